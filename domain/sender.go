@@ -1,0 +1,228 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// SenderStream names the stream of one sender on one channel.
+func SenderStream(channel, senderID string) string {
+	return "sender-" + channel + "-" + senderID
+}
+
+// Sender profile events.
+type (
+	// Welcomed records the first contact and the language it was greeted in.
+	Welcomed struct {
+		Name     string `json:"name,omitempty"`
+		Language string `json:"language"`
+	}
+	// FactRecorded stores (or replaces) one fact about the sender.
+	FactRecorded struct {
+		Key    string `json:"key"`
+		Value  string `json:"value"`
+		Source string `json:"source,omitempty"` // "user", "summarizer", "marker"
+	}
+	// FactRemoved deletes one fact.
+	FactRemoved struct {
+		Key string `json:"key"`
+	}
+	// FactsPurged deletes every fact the sender had.
+	FactsPurged struct {
+		Count int `json:"count"`
+	}
+	// LanguageSwitched changes the language replies and status texts use.
+	LanguageSwitched struct {
+		From string `json:"from,omitempty"`
+		To   string `json:"to"`
+	}
+	// PersonalitySet changes how the assistant behaves; empty resets it.
+	PersonalitySet struct {
+		Personality string `json:"personality"`
+	}
+)
+
+func (Welcomed) EventType() string         { return "Welcomed" }
+func (FactRecorded) EventType() string     { return "FactRecorded" }
+func (FactRemoved) EventType() string      { return "FactRemoved" }
+func (FactsPurged) EventType() string      { return "FactsPurged" }
+func (LanguageSwitched) EventType() string { return "LanguageSwitched" }
+func (PersonalitySet) EventType() string   { return "PersonalitySet" }
+
+// RegisterSenderEvents adds the sender profile events to a registry.
+func RegisterSenderEvents(r *Registry) {
+	for _, p := range []Payload{Welcomed{}, FactRecorded{}, FactRemoved{}, FactsPurged{}, LanguageSwitched{}, PersonalitySet{}} {
+		r.Register(p, 1)
+	}
+}
+
+// Fact validation errors.
+var (
+	ErrFactKey   = errors.New("invalid fact key")
+	ErrFactValue = errors.New("invalid fact value")
+)
+
+const (
+	maxFactKey   = 50
+	maxFactValue = 200
+)
+
+// SenderProfile is the state folded from a sender stream.
+type SenderProfile struct {
+	Version     int64
+	Welcomed    bool
+	WelcomedAt  time.Time
+	Name        string
+	Language    string
+	Personality string
+	Facts       map[string]string
+}
+
+// Apply folds one event into the profile. Unknown payloads are ignored so
+// that later issues can add sender events without touching this fold.
+func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
+	p.Version = version
+	switch ev := e.(type) {
+	case Welcomed:
+		p.Welcomed, p.WelcomedAt, p.Name = true, at, ev.Name
+		if p.Language == "" {
+			p.Language = ev.Language
+		}
+	case FactRecorded:
+		if p.Facts == nil {
+			p.Facts = map[string]string{}
+		}
+		p.Facts[ev.Key] = ev.Value
+	case FactRemoved:
+		delete(p.Facts, ev.Key)
+	case FactsPurged:
+		p.Facts = nil
+	case LanguageSwitched:
+		p.Language = ev.To
+	case PersonalitySet:
+		p.Personality = ev.Personality
+	}
+}
+
+// NormalizeFactKey lower-cases a key and joins words with underscores.
+func NormalizeFactKey(key string) string {
+	key = strings.ToLower(strings.TrimSpace(key))
+	return strings.Join(strings.FieldsFunc(key, func(r rune) bool {
+		return unicode.IsSpace(r) || r == '-'
+	}), "_")
+}
+
+// ValidateFact applies the seed's plausibility rules: short keys, short
+// values, no numeric-only keys or values, no prices, no table rows.
+func ValidateFact(key, value string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("%w: empty", ErrFactKey)
+	case len([]rune(key)) > maxFactKey:
+		return fmt.Errorf("%w: longer than %d characters", ErrFactKey, maxFactKey)
+	case isNumeric(key):
+		return fmt.Errorf("%w: %q is only digits", ErrFactKey, key)
+	}
+	value = strings.TrimSpace(value)
+	switch {
+	case value == "":
+		return fmt.Errorf("%w: empty", ErrFactValue)
+	case len([]rune(value)) > maxFactValue:
+		return fmt.Errorf("%w: longer than %d characters", ErrFactValue, maxFactValue)
+	case strings.HasPrefix(value, "$"):
+		return fmt.Errorf("%w: looks like a price", ErrFactValue)
+	case strings.Count(value, "|") >= 2:
+		return fmt.Errorf("%w: looks like a table row", ErrFactValue)
+	case isNumeric(strings.NewReplacer(".", "", ",", "").Replace(value)):
+		return fmt.Errorf("%w: only a number", ErrFactValue)
+	}
+	return nil
+}
+
+func isNumeric(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// RecordFact decides the events for storing a fact: none when the fact is
+// already known with the same value.
+func (p SenderProfile) RecordFact(key, value, source string) ([]Payload, error) {
+	key = NormalizeFactKey(key)
+	value = strings.TrimSpace(value)
+	if err := ValidateFact(key, value); err != nil {
+		return nil, err
+	}
+	if old, ok := p.Facts[key]; ok && old == value {
+		return nil, nil
+	}
+	return []Payload{FactRecorded{Key: key, Value: value, Source: source}}, nil
+}
+
+// RemoveFact decides the events for deleting a fact.
+func (p SenderProfile) RemoveFact(key string) []Payload {
+	key = NormalizeFactKey(key)
+	if _, ok := p.Facts[key]; !ok {
+		return nil
+	}
+	return []Payload{FactRemoved{Key: key}}
+}
+
+// PurgeFacts decides the events for deleting every fact.
+func (p SenderProfile) PurgeFacts() []Payload {
+	return []Payload{FactsPurged{Count: len(p.Facts)}}
+}
+
+// SwitchLanguage decides the events for changing the reply language.
+func (p SenderProfile) SwitchLanguage(lang string) []Payload {
+	lang = strings.TrimSpace(lang)
+	if lang == "" || strings.EqualFold(lang, p.Language) {
+		return nil
+	}
+	return []Payload{LanguageSwitched{From: p.Language, To: lang}}
+}
+
+// SetPersonality decides the events for changing the personality; "reset"
+// or an empty value clears it.
+func (p SenderProfile) SetPersonality(style string) []Payload {
+	style = strings.TrimSpace(style)
+	if strings.EqualFold(style, "reset") {
+		style = ""
+	}
+	if style == p.Personality {
+		return nil
+	}
+	return []Payload{PersonalitySet{Personality: style}}
+}
+
+// Welcome decides the first-contact event; none if already welcomed.
+func (p SenderProfile) Welcome(name, lang string) []Payload {
+	if p.Welcomed {
+		return nil
+	}
+	return []Payload{Welcomed{Name: name, Language: lang}}
+}
+
+// SortedFacts returns the facts ordered by key.
+func (p SenderProfile) SortedFacts() [][2]string {
+	keys := make([]string, 0, len(p.Facts))
+	for k := range p.Facts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([][2]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, [2]string{k, p.Facts[k]})
+	}
+	return out
+}

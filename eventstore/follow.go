@@ -1,0 +1,76 @@
+package eventstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// FollowOptions tunes Follow.
+type FollowOptions struct {
+	// BatchSize is the most events handed to the handler at once.
+	BatchSize int
+	// PollInterval bounds how long an event can wait unseen when no change
+	// signal arrives (another process, a transaction that held back the
+	// visibility horizon and then rolled back).
+	PollInterval time.Duration
+}
+
+func (o FollowOptions) withDefaults() FollowOptions {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 500
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 200 * time.Millisecond
+	}
+	return o
+}
+
+// Follow reads the global log after position after and hands each batch to
+// fn in delivery order, until ctx ends or fn fails. fn returns the position
+// to continue after (normally the last event's); returning a smaller one
+// makes Follow read those events again.
+func Follow(ctx context.Context, s Store, after int64, opts FollowOptions, fn func(context.Context, []domain.Event) (int64, error)) error {
+	opts = opts.withDefaults()
+	changes := s.Changes(ctx)
+	// A signal that found nothing readable means some transaction still
+	// holds the horizon back; retry soon rather than at the next poll.
+	retry := time.Millisecond
+	for {
+		events, err := s.ReadAll(ctx, after, opts.BatchSize)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("follow after %d: %w", after, err)
+		}
+		if len(events) > 0 {
+			next, err := fn(ctx, events)
+			if err != nil {
+				return err
+			}
+			after = next
+			retry = time.Millisecond
+			if len(events) == opts.BatchSize {
+				continue
+			}
+		}
+		wait := opts.PollInterval
+		if len(events) == 0 && retry < opts.PollInterval {
+			wait = retry
+			retry *= 2
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-changes:
+			timer.Stop()
+			retry = time.Millisecond
+		case <-timer.C:
+		}
+	}
+}

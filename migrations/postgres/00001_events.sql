@@ -1,0 +1,27 @@
+-- +goose Up
+-- The global log. transaction_id lets readers deliver in commit order
+-- without a global append lock: see eventstore/postgres.
+CREATE TABLE events (
+    position       bigserial   PRIMARY KEY,
+    transaction_id xid8        NOT NULL DEFAULT pg_current_xact_id(),
+    stream_id      text        NOT NULL,
+    version        bigint      NOT NULL,
+    event_id       uuid        NOT NULL UNIQUE,
+    type           text        NOT NULL,
+    data           json        NOT NULL,
+    metadata       json        NOT NULL,
+    recorded_at    timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (stream_id, version)
+);
+CREATE INDEX events_delivery ON events (transaction_id, position);
+
+-- Positions processed by named consumers and projections.
+CREATE TABLE checkpoints (
+    name       text        PRIMARY KEY,
+    position   bigint      NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+
+-- +goose Down
+DROP TABLE checkpoints;
+DROP TABLE events;
