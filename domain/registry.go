@@ -69,13 +69,16 @@ func (r *Registry) Types() []string {
 	return out
 }
 
-// Decode returns the typed payload of a recorded event, upcasting it to the
-// current schema version first.
-func (r *Registry) Decode(e Event) (Payload, error) {
+// Upcast returns the event's data in the current schema version of its type.
+func (r *Registry) Upcast(e Event) (json.RawMessage, error) {
 	reg, ok := r.types[e.Type]
 	if !ok {
 		return nil, fmt.Errorf("decode event at position %d (%s): %w", e.Position, e.Type, ErrUnknownEventType)
 	}
+	return r.upcast(reg, e)
+}
+
+func (r *Registry) upcast(reg *registration, e Event) (json.RawMessage, error) {
 	data := e.Data
 	v := e.Metadata.SchemaVersion
 	if v == 0 {
@@ -90,6 +93,20 @@ func (r *Registry) Decode(e Event) (Payload, error) {
 		if data, err = up(data); err != nil {
 			return nil, fmt.Errorf("upcast event at position %d (%s) from version %d: %w", e.Position, e.Type, v, err)
 		}
+	}
+	return data, nil
+}
+
+// Decode returns the typed payload of a recorded event, upcasting it to the
+// current schema version first.
+func (r *Registry) Decode(e Event) (Payload, error) {
+	reg, ok := r.types[e.Type]
+	if !ok {
+		return nil, fmt.Errorf("decode event at position %d (%s): %w", e.Position, e.Type, ErrUnknownEventType)
+	}
+	data, err := r.upcast(reg, e)
+	if err != nil {
+		return nil, err
 	}
 	ptr := reflect.New(reg.typ)
 	if err := json.Unmarshal(data, ptr.Interface()); err != nil {

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/migrations"
+)
+
+func migrateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply pending schema migrations (serve also does this at start)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			return printSchema(cmd, a)
+		},
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "status",
+		Short: "Print the schema version without changing anything",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a, err := openApp(cmd.Context(), app.OpenOptions{SkipMigrate: true})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			return printSchema(cmd, a)
+		},
+	})
+	return cmd
+}
+
+func printSchema(cmd *cobra.Command, a *app.App) error {
+	current, latest, err := migrations.Status(cmd.Context(), a.Store.DB(), migrations.Dialect(a.Dialect))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: schema version %d (this omega knows up to %d)\n", a.Where(), current, latest)
+	return nil
+}

@@ -1,0 +1,168 @@
+// Package config reads omega's configuration from OMEGA_* environment
+// variables and validates all of it before anything starts.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is the whole configuration. Every field is documented in the
+// README's configuration table; keep the two in step.
+type Config struct {
+	DataDir     string `env:"DATA_DIR" envDefault:"~/.omega"`
+	DatabaseURL string `env:"DATABASE_URL"`
+	LogLevel    string `env:"LOG_LEVEL" envDefault:"info"`
+	LogFormat   string `env:"LOG_FORMAT" envDefault:"text"`
+
+	HTTPAddr string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8787"`
+	APIToken string `env:"API_TOKEN"`
+
+	// ConversationIdle is how long a conversation may rest before the next
+	// message starts a new one.
+	ConversationIdle time.Duration `env:"CONVERSATION_IDLE" envDefault:"2h"`
+	Timezone         string        `env:"TIMEZONE" envDefault:"Local"`
+}
+
+// Load parses the environment (OMEGA_ prefix) and validates the result,
+// reporting every problem at once.
+func Load() (Config, error) {
+	return parse(env.Options{Prefix: "OMEGA_"})
+}
+
+// LoadFrom parses the given variables instead of the process environment.
+func LoadFrom(vars map[string]string) (Config, error) {
+	return parse(env.Options{Prefix: "OMEGA_", Environment: vars})
+}
+
+func parse(opts env.Options) (Config, error) {
+	var c Config
+	if err := env.ParseWithOptions(&c, opts); err != nil {
+		return c, fmt.Errorf("configuration: %w", err)
+	}
+	dir, err := expandHome(c.DataDir)
+	if err != nil {
+		return c, fmt.Errorf("configuration: OMEGA_DATA_DIR: %w", err)
+	}
+	c.DataDir = dir
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Validate checks every field and joins all problems into one error.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.DataDir == "" {
+		bad("OMEGA_DATA_DIR must not be empty")
+	}
+	if c.DatabaseURL != "" {
+		u, err := url.Parse(c.DatabaseURL)
+		switch {
+		case err != nil:
+			bad("OMEGA_DATABASE_URL is not a URL (postgres://user:pass@host:5432/db?sslmode=disable)")
+		case u.Scheme != "postgres" && u.Scheme != "postgresql":
+			bad("OMEGA_DATABASE_URL must start with postgres:// (got %q); leave it unset for the embedded SQLite store", u.Scheme)
+		}
+	}
+	if _, ok := levels[strings.ToLower(c.LogLevel)]; !ok {
+		bad("OMEGA_LOG_LEVEL must be debug, info, warn or error (got %q)", c.LogLevel)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		bad("OMEGA_LOG_FORMAT must be text or json (got %q)", c.LogFormat)
+	}
+	if c.HTTPAddr != "" {
+		host, _, err := net.SplitHostPort(c.HTTPAddr)
+		switch {
+		case err != nil:
+			bad("OMEGA_HTTP_ADDR must be host:port (got %q)", c.HTTPAddr)
+		case !isLoopback(host) && c.APIToken == "":
+			bad("OMEGA_HTTP_ADDR %q is not a loopback address: set OMEGA_API_TOKEN so the API is not open to the network", c.HTTPAddr)
+		}
+	}
+	if c.ConversationIdle <= 0 {
+		bad("OMEGA_CONVERSATION_IDLE must be positive (got %s)", c.ConversationIdle)
+	}
+	if _, err := c.Location(); err != nil {
+		bad("OMEGA_TIMEZONE %q is not a known time zone", c.Timezone)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
+	}
+	return nil
+}
+
+// Location returns the time zone used to interpret times without offset.
+func (c Config) Location() (*time.Location, error) {
+	if c.Timezone == "" || c.Timezone == "Local" {
+		return time.Local, nil
+	}
+	return time.LoadLocation(c.Timezone)
+}
+
+// SQLitePath is where the embedded store lives.
+func (c Config) SQLitePath() string { return filepath.Join(c.DataDir, "omega.db") }
+
+// Backend names the store the configuration selects.
+func (c Config) Backend() string {
+	if c.DatabaseURL != "" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+var levels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+// Logger builds the process logger.
+func (c Config) Logger() *slog.Logger {
+	opts := &slog.HandlerOptions{Level: levels[strings.ToLower(c.LogLevel)]}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory for %q: %w", p, err)
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
+}
+
+type lines []error
+
+func (l lines) Error() string {
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n  - ")
+}
+
+func (l lines) Unwrap() []error { return l }
+
+// ErrInvalid is matched by errors.Is for any validation failure.
+var ErrInvalid = errors.New("invalid configuration")

@@ -1,0 +1,191 @@
+package messaging
+
+import (
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v3/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// Options configures the buses.
+type Options struct {
+	// Backend is "postgres" (commands over watermill-sql, shared by every
+	// omega process on the database) or "sqlite" (commands in-process).
+	Backend string
+	DB      *sql.DB
+	Log     Log
+	// Registry upcasts old event payloads before handlers see them.
+	Registry *domain.Registry
+	Logger   *slog.Logger
+	// MaxRetries and InitialInterval tune the retry middleware.
+	MaxRetries      int
+	InitialInterval time.Duration
+}
+
+// Buses is the CQRS wiring: one router, a command bus and processors for
+// commands and events.
+type Buses struct {
+	Router     *message.Router
+	CommandBus *cqrs.CommandBus
+	Commands   *cqrs.CommandProcessor
+	Events     *cqrs.EventGroupProcessor
+	closers    []func() error
+}
+
+// Marshaler names messages by their EventType or CommandName method, so
+// names match the type names stored in the log.
+var Marshaler = cqrs.JSONMarshaler{GenerateName: messageName}
+
+func messageName(v any) string {
+	switch m := v.(type) {
+	case domain.Payload:
+		return m.EventType()
+	case interface{ CommandName() string }:
+		return m.CommandName()
+	}
+	// Handlers register pointer types; look through them.
+	t := reflect.TypeOf(v)
+	if t != nil && t.Kind() == reflect.Pointer {
+		if m, ok := reflect.New(t.Elem()).Elem().Interface().(domain.Payload); ok {
+			return m.EventType()
+		}
+		if m, ok := reflect.New(t.Elem()).Elem().Interface().(interface{ CommandName() string }); ok {
+			return m.CommandName()
+		}
+	}
+	return cqrs.StructName(v)
+}
+
+// New builds the router with recoverer, retry with exponential backoff
+// and a poison queue, the command bus and the processors. Register
+// handlers on Commands and Events, then run Router.
+func New(opts Options) (*Buses, error) {
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 5
+	}
+	if opts.InitialInterval == 0 {
+		opts.InitialInterval = 200 * time.Millisecond
+	}
+	wlog := watermill.NewSlogLogger(opts.Logger)
+	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, wlog)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	poison, err := middleware.PoisonQueue(NewPoisonPublisher(opts.Log), "poison")
+	if err != nil {
+		return nil, fmt.Errorf("poison queue: %w", err)
+	}
+	// Outermost first: a message reaches the poison queue only after the
+	// retries are spent; panics become errors the retry can see.
+	router.AddMiddleware(
+		poison,
+		middleware.Retry{
+			MaxRetries:      opts.MaxRetries,
+			InitialInterval: opts.InitialInterval,
+			MaxInterval:     30 * time.Second,
+			Multiplier:      2,
+			Logger:          wlog,
+		}.Middleware,
+		middleware.Recoverer,
+	)
+	b := &Buses{Router: router}
+
+	pub, sub, err := commandTransport(opts, wlog)
+	if err != nil {
+		return nil, err
+	}
+	b.closers = append(b.closers, pub.Close)
+	topic := func(name string) string { return "omega_commands_" + name }
+	b.CommandBus, err = cqrs.NewCommandBusWithConfig(pub, cqrs.CommandBusConfig{
+		GeneratePublishTopic: func(p cqrs.CommandBusGeneratePublishTopicParams) (string, error) {
+			return topic(p.CommandName), nil
+		},
+		Marshaler: Marshaler,
+		Logger:    wlog,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("command bus: %w", err)
+	}
+	b.Commands, err = cqrs.NewCommandProcessorWithConfig(router, cqrs.CommandProcessorConfig{
+		GenerateSubscribeTopic: func(p cqrs.CommandProcessorGenerateSubscribeTopicParams) (string, error) {
+			return topic(p.CommandName), nil
+		},
+		SubscriberConstructor: func(cqrs.CommandProcessorSubscriberConstructorParams) (message.Subscriber, error) {
+			return sub, nil
+		},
+		Marshaler: Marshaler,
+		Logger:    wlog,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("command processor: %w", err)
+	}
+
+	events := NewStoreSubscriber(opts.Log, opts.Registry, opts.Logger)
+	b.closers = append(b.closers, events.Close)
+	b.Events, err = cqrs.NewEventGroupProcessorWithConfig(router, cqrs.EventGroupProcessorConfig{
+		GenerateSubscribeTopic: func(p cqrs.EventGroupProcessorGenerateSubscribeTopicParams) (string, error) {
+			return "group:" + p.EventGroupName, nil
+		},
+		SubscriberConstructor: func(cqrs.EventGroupProcessorSubscriberConstructorParams) (message.Subscriber, error) {
+			return events, nil
+		},
+		AckOnUnknownEvent: true,
+		Marshaler:         Marshaler,
+		Logger:            wlog,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("event processor: %w", err)
+	}
+	return b, nil
+}
+
+// commandTransport picks where commands travel: a table per command
+// through watermill-sql on PostgreSQL (durable, shared by processes, one
+// consumer group so each command runs once), an in-process channel on the
+// single-process SQLite backend.
+func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publisher, message.Subscriber, error) {
+	if opts.Backend == "postgres" {
+		pub, err := wsql.NewPublisher(opts.DB, wsql.PublisherConfig{
+			SchemaAdapter:        wsql.DefaultPostgreSQLSchema{},
+			AutoInitializeSchema: true,
+		}, wlog)
+		if err != nil {
+			return nil, nil, fmt.Errorf("command publisher: %w", err)
+		}
+		sub, err := wsql.NewSubscriber(opts.DB, wsql.SubscriberConfig{
+			ConsumerGroup:    "omega",
+			SchemaAdapter:    wsql.DefaultPostgreSQLSchema{},
+			OffsetsAdapter:   wsql.DefaultPostgreSQLOffsetsAdapter{},
+			InitializeSchema: true,
+			PollInterval:     100 * time.Millisecond,
+		}, wlog)
+		if err != nil {
+			return nil, nil, fmt.Errorf("command subscriber: %w", err)
+		}
+		return pub, sub, nil
+	}
+	ch := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 64, Persistent: false}, wlog)
+	return ch, ch, nil
+}
+
+// Close releases the buses' publishers and subscribers; call it after the
+// router has stopped.
+func (b *Buses) Close() error {
+	var first error
+	for _, c := range b.closers {
+		if err := c(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

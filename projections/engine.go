@@ -1,0 +1,296 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+)
+
+// Engine keeps projections up to date and rebuilds them.
+type Engine struct {
+	db          *sql.DB
+	store       eventstore.Store
+	dialect     Dialect
+	registry    *domain.Registry
+	projections []Projection
+	logger      *slog.Logger
+	// BatchSize is the most events applied in one transaction.
+	BatchSize int
+	// SkipBad makes rebuilds skip events of unknown type or undecodable
+	// payload (each is logged) instead of stopping at the first one.
+	SkipBad bool
+}
+
+// New returns an engine over db, which must be the database the store
+// keeps its log in (checkpoints live beside the read models).
+func New(db *sql.DB, store eventstore.Store, d Dialect, reg *domain.Registry, logger *slog.Logger, ps ...Projection) *Engine {
+	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000}
+}
+
+// Projections returns the registered projections.
+func (e *Engine) Projections() []Projection { return e.projections }
+
+// Select returns the named projections, or all of them for no names.
+func (e *Engine) Select(names ...string) ([]Projection, error) {
+	if len(names) == 0 {
+		return e.projections, nil
+	}
+	var out []Projection
+	for _, n := range names {
+		p := e.find(n)
+		if p == nil {
+			return nil, fmt.Errorf("unknown projection %q (known: %v)", n, e.names())
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func (e *Engine) find(name string) Projection {
+	for _, p := range e.projections {
+		if p.Name() == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (e *Engine) names() []string {
+	out := make([]string, len(e.projections))
+	for i, p := range e.projections {
+		out[i] = p.Name()
+	}
+	return out
+}
+
+// Setup creates the tables of every projection that does not have them.
+func (e *Engine) Setup(ctx context.Context) error {
+	for _, p := range e.projections {
+		err := e.inTx(ctx, func(tx *sql.Tx) error { return createTables(ctx, tx, e.dialect, p, "") })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run follows the log for every projection until ctx ends. A projection
+// whose apply fails is retried with backoff; the failure is logged with
+// the event's position and type, and the other projections go on.
+func (e *Engine) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, p := range e.projections {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.follow(ctx, p)
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+func (e *Engine) follow(ctx context.Context, p Projection) {
+	backoff := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		pos, err := e.checkpoint(ctx, e.db, checkpointName(p))
+		if err == nil {
+			err = eventstore.Follow(ctx, e.store, pos, eventstore.FollowOptions{BatchSize: e.BatchSize},
+				func(ctx context.Context, evs []domain.Event) (int64, error) {
+					next, err := e.applyBatch(ctx, []Projection{p}, "", pos, evs)
+					if err != nil {
+						return 0, err
+					}
+					pos = next
+					backoff = 100 * time.Millisecond
+					return next, nil
+				})
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		var moved *movedError
+		if errors.As(err, &moved) {
+			e.logger.Info("projection checkpoint moved by another writer; continuing from it", "projection", p.Name(), "position", moved.actual)
+			continue
+		}
+		e.logger.Error("projection stalled; retrying", "projection", p.Name(), "err", err, "retry_in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 30*time.Second)
+	}
+}
+
+// movedError reports that a checkpoint is not where the applier expected:
+// another process (or a rebuild) advanced or reset it.
+type movedError struct{ actual int64 }
+
+func (m *movedError) Error() string { return fmt.Sprintf("checkpoint moved to %d", m.actual) }
+
+// applyBatch applies evs to every projection in one transaction and moves
+// their checkpoints from expected to the last event's position. Locking
+// the checkpoint rows makes concurrent appliers (two processes, a rebuild
+// beside a server) apply each event exactly once.
+func (e *Engine) applyBatch(ctx context.Context, ps []Projection, prefix string, expected int64, evs []domain.Event) (int64, error) {
+	last := evs[len(evs)-1].Position
+	err := e.inTx(ctx, func(sqlTx *sql.Tx) error {
+		for _, p := range ps {
+			actual, err := e.lockCheckpoint(ctx, sqlTx, prefix+checkpointName(p))
+			if err != nil {
+				return err
+			}
+			if actual != expected {
+				return &movedError{actual: actual}
+			}
+		}
+		tx := &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix}
+		for _, ev := range evs {
+			if !e.registry.Known(ev.Type) {
+				if e.SkipBad {
+					e.logger.Warn("skipping event of unknown type", "position", ev.Position, "type", ev.Type, "stream", ev.StreamID)
+					continue
+				}
+				return fmt.Errorf("event at position %d in %s has unknown type %q: %w (replay --skip-bad skips such events)", ev.Position, ev.StreamID, ev.Type, domain.ErrUnknownEventType)
+			}
+			for _, p := range ps {
+				if err := p.Apply(ctx, tx, ev); err != nil {
+					if e.SkipBad {
+						e.logger.Warn("skipping event the projection cannot apply", "projection", p.Name(), "position", ev.Position, "type", ev.Type, "err", err)
+						continue
+					}
+					return fmt.Errorf("projection %s: apply %s at position %d: %w", p.Name(), ev.Type, ev.Position, err)
+				}
+			}
+		}
+		for _, p := range ps {
+			if err := e.saveCheckpoint(ctx, sqlTx, prefix+checkpointName(p), last); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return last, nil
+}
+
+func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (e *Engine) checkpoint(ctx context.Context, q querier, name string) (int64, error) {
+	var pos int64
+	err := q.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1", name).Scan(&pos)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read checkpoint %s: %w", name, err)
+	}
+	return pos, nil
+}
+
+func (e *Engine) lockCheckpoint(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+	if e.dialect == SQLite {
+		// SQLite write transactions are already exclusive.
+		return e.checkpoint(ctx, tx, name)
+	}
+	// Create the row first so that there is something to lock.
+	if _, err := tx.ExecContext(ctx, "INSERT INTO checkpoints (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING", name); err != nil {
+		return 0, fmt.Errorf("init checkpoint %s: %w", name, err)
+	}
+	var pos int64
+	if err := tx.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1 FOR UPDATE", name).Scan(&pos); err != nil {
+		return 0, fmt.Errorf("lock checkpoint %s: %w", name, err)
+	}
+	return pos, nil
+}
+
+func (e *Engine) saveCheckpoint(ctx context.Context, tx *sql.Tx, name string, pos int64) error {
+	now := time.Now().UnixMicro()
+	var err error
+	if e.dialect == SQLite {
+		_, err = tx.ExecContext(ctx, "INSERT INTO checkpoints (name, position, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at", name, pos, now)
+	} else {
+		_, err = tx.ExecContext(ctx, "INSERT INTO checkpoints (name, position, updated_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at", name, pos)
+	}
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", name, err)
+	}
+	return nil
+}
+
+func (e *Engine) deleteCheckpoint(ctx context.Context, tx *sql.Tx, name string) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM checkpoints WHERE name = $1", name); err != nil {
+		return fmt.Errorf("reset checkpoint %s: %w", name, err)
+	}
+	return nil
+}
+
+// Status is a projection's progress.
+type Status struct {
+	Name     string
+	Position int64
+}
+
+// Statuses returns every projection's checkpoint.
+func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
+	out := make([]Status, 0, len(e.projections))
+	for _, p := range e.projections {
+		pos, err := e.checkpoint(ctx, e.db, checkpointName(p))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Status{Name: p.Name(), Position: pos})
+	}
+	return out, nil
+}
+
+// CatchUp applies every pending event to every projection once and
+// returns; tools use it to read up-to-date models without a server.
+func (e *Engine) CatchUp(ctx context.Context) error {
+	for _, p := range e.projections {
+		for attempt := 0; ; attempt++ {
+			pos, err := e.checkpoint(ctx, e.db, checkpointName(p))
+			if err != nil {
+				return err
+			}
+			_, err = e.catchUp(ctx, []Projection{p}, "", pos, -1, noProgress{})
+			var moved *movedError
+			if errors.As(err, &moved) && attempt < 3 {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
