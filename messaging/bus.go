@@ -174,7 +174,11 @@ func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publi
 		}
 		return pub, sub, nil
 	}
-	ch := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 64, Persistent: false}, wlog)
+	// Blocking until the handler acks keeps commands in the order they were
+	// sent (GoChannel otherwise hands them over from racing goroutines) and
+	// lets a sender know its command ran. Start the router before sending:
+	// a command sent with no subscriber is dropped.
+	ch := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, wlog)
 	return ch, ch, nil
 }
 
