@@ -1,0 +1,326 @@
+package promptctx
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Prompt section names, as they appear as "## Name" in SYSTEM_PROMPT.md.
+const (
+	Identity   = "Identity"
+	Soul       = "Soul"
+	System     = "System"
+	Scheduling = "Scheduling"
+	Projects   = "Projects"
+	Meta       = "Meta"
+)
+
+// Names of the data blocks reported in SectionsUsed, so a turn's timeline
+// shows exactly what the model was given.
+const (
+	BlockPersonality      = "personality"
+	BlockProjectAwareness = "project_awareness"
+	BlockProjectRole      = "project_role"
+	BlockHeartbeat        = "heartbeat_checklist"
+	BlockPlatform         = "platform_hint"
+	BlockGroupRules       = "group_rules"
+	BlockProfile          = "profile"
+	BlockTasks            = "tasks"
+	BlockSummaries        = "summaries"
+	BlockLessons          = "lessons"
+	BlockOutcomes         = "outcomes"
+	BlockSkills           = "skills"
+	BlockTime             = "time"
+	BlockLanguage         = "language"
+	BlockHistory          = "history"
+)
+
+// Turn is one past message of the conversation.
+type Turn struct {
+	Role string // "user" or "assistant"
+	Text string
+	At   time.Time
+}
+
+// Task is one pending scheduled task of the sender.
+type Task struct {
+	ID          string
+	Description string
+	Due         time.Time
+	Repeat      string // once, daily, weekly, monthly, weekdays
+	Action      bool   // an autonomous action rather than a reminder
+}
+
+// Input is everything Build needs, already loaded by the caller.
+type Input struct {
+	// Prompts maps a section name (Identity, Soul, ...) to its text.
+	Prompts map[string]string
+	// FirstInSession is true when no provider session can be resumed; false
+	// asks for a Continuation as well.
+	FirstInSession bool
+	Message        string
+	SenderName     string
+	Language       string // canonical name, e.g. "Spanish"; empty means English
+	Personality    string
+	ActiveProject  string
+	ProjectRole    string   // the active project's ROLE.md, if any
+	Projects       []string // names of available projects
+	Heartbeat      string   // current heartbeat checklist, if any
+	Now            time.Time
+	Location       *time.Location // the user's zone; nil means UTC
+	PlatformHint   string
+	IsGroup        bool
+	Facts          [][2]string
+	History        []Turn
+	Summaries      []string
+	Lessons        []string
+	Outcomes       []string
+	PendingTasks   []Task
+	Skills         []string
+}
+
+// Output is what the provider is given.
+type Output struct {
+	// System is the full system prompt. It is always built: providers
+	// without sessions use it every time, and a failed resume falls back to it.
+	System string
+	// SectionsUsed names the sections and blocks in System, in order.
+	SectionsUsed []string
+	// Messages is the conversation for a full call: History then Message.
+	Messages []Turn
+	// Continuation is the whole prompt for a resumed session (empty when
+	// FirstInSession): a short context update, the gated sections and the
+	// message. The session already holds identity, soul, rules and history.
+	Continuation string
+	// ContinuationSections names what Continuation contains, in order.
+	ContinuationSections []string
+}
+
+// Group rules from the seed; SILENT is how the model declines to answer.
+const groupRules = `Group chat rules:
+- This is a group chat. Only respond when you are mentioned by name, asked a direct question, or can add genuine value.
+- Never reveal personal facts learned in private conversations.
+- If the message does not need a response from you, reply with exactly SILENT and nothing else.`
+
+// Build assembles the prompts for one turn.
+func Build(in Input) Output {
+	gate := Gate(in.Message)
+	lang := in.Language
+	if lang == "" {
+		lang = "English"
+	}
+
+	var full builder
+	full.add(Identity, in.Prompts[Identity])
+	full.add(Soul, in.Prompts[Soul])
+	full.add(System, in.Prompts[System])
+	if in.Personality != "" {
+		full.add(BlockPersonality, "Personality preference from the user (follow it within your Soul's boundaries): "+in.Personality)
+	}
+	addProjectBlocks(&full, in)
+	addGated(&full, in, gate)
+	full.add(BlockPlatform, in.PlatformHint)
+	if in.IsGroup {
+		full.add(BlockGroupRules, groupRules)
+	}
+	if gate.Profile {
+		full.add(BlockProfile, profileBlock(in))
+	} else if in.SenderName != "" {
+		full.add(BlockProfile, "You are talking to "+in.SenderName+".")
+	}
+	addData(&full, in, gate)
+	full.add(BlockLessons, list("Learned behavioral rules:", in.Lessons))
+	full.add(BlockSkills, skillsLine(in.Skills))
+	full.add(BlockTime, timeLine(in))
+	full.add(BlockLanguage, "IMPORTANT: Always respond in "+lang+".")
+
+	out := Output{
+		System:       full.String(),
+		SectionsUsed: full.names,
+		Messages:     messages(in),
+	}
+	if len(in.History) > 0 {
+		out.SectionsUsed = append(out.SectionsUsed, BlockHistory)
+	}
+	if !in.FirstInSession {
+		out.Continuation, out.ContinuationSections = continuation(in, gate, lang)
+	}
+	return out
+}
+
+// continuation is the seed's minimal context update: the session already
+// carries identity, soul, system rules, the profile and the history.
+func continuation(in Input, gate Sections, lang string) (string, []string) {
+	var c builder
+	c.add(BlockTime, timeLine(in))
+	c.add(BlockLanguage, "Respond in "+lang+".")
+	if in.Personality != "" {
+		c.add(BlockPersonality, "Personality preference: "+in.Personality)
+	}
+	addProjectBlocks(&c, in)
+	addGated(&c, in, gate)
+	addData(&c, in, gate)
+	text := "[Context update]\n" + c.String() + "\n[End of context update]\n\n" + in.Message
+	return text, c.names
+}
+
+func addProjectBlocks(b *builder, in Input) {
+	if len(in.Projects) > 0 || in.ActiveProject != "" {
+		b.add(BlockProjectAwareness, projectAwareness(in))
+	}
+	if in.ActiveProject != "" && strings.TrimSpace(in.ProjectRole) != "" {
+		b.add(BlockProjectRole, "Active project \""+in.ActiveProject+"\" instructions:\n"+in.ProjectRole)
+	}
+}
+
+func addGated(b *builder, in Input, gate Sections) {
+	if gate.Scheduling {
+		b.add(Scheduling, in.Prompts[Scheduling])
+	}
+	if gate.Projects {
+		b.add(Projects, in.Prompts[Projects])
+	}
+	if gate.Meta {
+		b.add(Meta, in.Prompts[Meta])
+		if strings.TrimSpace(in.Heartbeat) != "" {
+			b.add(BlockHeartbeat, "Current heartbeat checklist:\n"+strings.TrimSpace(in.Heartbeat))
+		}
+	}
+}
+
+func addData(b *builder, in Input, gate Sections) {
+	if gate.Tasks {
+		b.add(BlockTasks, tasksBlock(in))
+	}
+	if gate.Recall {
+		b.add(BlockSummaries, list("Recent conversation summaries:", in.Summaries))
+	}
+	if gate.Outcomes {
+		b.add(BlockOutcomes, list("Recent outcomes:", in.Outcomes))
+	}
+}
+
+func profileBlock(in Input) string {
+	var lines []string
+	if in.SenderName != "" {
+		lines = append(lines, "- name: "+in.SenderName)
+	}
+	for _, f := range in.Facts {
+		if f[0] == "name" && in.SenderName != "" {
+			continue
+		}
+		lines = append(lines, "- "+f[0]+": "+f[1])
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "User profile:\n" + strings.Join(lines, "\n")
+}
+
+// tasksBlock is emitted even when empty: "no tasks" is information the
+// model needs before it creates one.
+func tasksBlock(in Input) string {
+	if len(in.PendingTasks) == 0 {
+		return "User's scheduled tasks: none."
+	}
+	loc := location(in)
+	var b strings.Builder
+	b.WriteString("User's scheduled tasks:")
+	for _, t := range in.PendingTasks {
+		kind := ""
+		if t.Action {
+			kind = " [action]"
+		}
+		repeat := t.Repeat
+		if repeat == "" {
+			repeat = "once"
+		}
+		fmt.Fprintf(&b, "\n- [%s] %s%s (due: %s, %s)", shortID(t.ID), t.Description, kind,
+			t.Due.In(loc).Format("2006-01-02 15:04 MST"), repeat)
+	}
+	return b.String()
+}
+
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func projectAwareness(in Input) string {
+	var b strings.Builder
+	if len(in.Projects) > 0 {
+		b.WriteString("Available projects: " + strings.Join(in.Projects, ", ") + ".")
+	} else {
+		b.WriteString("No projects yet.")
+	}
+	if in.ActiveProject != "" {
+		b.WriteString(" Active project: " + in.ActiveProject + ".")
+	} else {
+		b.WriteString(" No project is active.")
+	}
+	b.WriteString(" Switch with PROJECT_ACTIVATE: <name> or PROJECT_DEACTIVATE.")
+	return b.String()
+}
+
+func skillsLine(skills []string) string {
+	if len(skills) == 0 {
+		return ""
+	}
+	return "Available skills: " + strings.Join(skills, ", ") + "."
+}
+
+func timeLine(in Input) string {
+	now := in.Now
+	if now.IsZero() {
+		return ""
+	}
+	local := now.In(location(in))
+	return fmt.Sprintf("Current time: %s (%s, UTC%s)", local.Format("Monday 2006-01-02 15:04 MST"),
+		location(in).String(), local.Format("-07:00"))
+}
+
+func location(in Input) *time.Location {
+	if in.Location == nil {
+		return time.UTC
+	}
+	return in.Location
+}
+
+func list(title string, items []string) string {
+	var b strings.Builder
+	for _, it := range items {
+		if it = strings.TrimSpace(it); it != "" {
+			b.WriteString("\n- " + it)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return title + b.String()
+}
+
+func messages(in Input) []Turn {
+	msgs := make([]Turn, 0, len(in.History)+1)
+	msgs = append(msgs, in.History...)
+	return append(msgs, Turn{Role: "user", Text: in.Message, At: in.Now})
+}
+
+// builder joins non-empty parts with blank lines and remembers their names.
+type builder struct {
+	parts []string
+	names []string
+}
+
+func (b *builder) add(name, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	b.parts = append(b.parts, text)
+	b.names = append(b.names, name)
+}
+
+func (b *builder) String() string { return strings.Join(b.parts, "\n\n") }

@@ -1,0 +1,146 @@
+package providers
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+const anthropicVersion = "2023-06-01"
+
+// Anthropic calls the Anthropic Messages API.
+type Anthropic struct {
+	api          httpAPI
+	key          string
+	baseURL      string
+	defaultModel string
+	maxTokens    int
+}
+
+// NewAnthropic returns an anthropic provider without retries.
+func NewAnthropic(cfg Config) *Anthropic {
+	return &Anthropic{
+		api:          newHTTPAPI(NameAnthropic, cfg, cfg.AnthropicAPIKey),
+		key:          cfg.AnthropicAPIKey,
+		baseURL:      cmp.Or(cfg.AnthropicBaseURL, "https://api.anthropic.com"),
+		defaultModel: cfg.ModelFast,
+		maxTokens:    cmp.Or(cfg.MaxTokens, 8192),
+	}
+}
+
+func (a *Anthropic) Name() string { return NameAnthropic }
+
+// Check reports whether a key and a usable base URL are configured.
+func (a *Anthropic) Check(ctx context.Context) error {
+	if a.key == "" {
+		return &Error{Class: Unavailable, Provider: NameAnthropic,
+			Msg: "no API key: set OMEGA_ANTHROPIC_API_KEY"}
+	}
+	return checkBaseURL(NameAnthropic, a.baseURL, "OMEGA_ANTHROPIC_BASE_URL")
+}
+
+type anthropicMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type anthropicRequest struct {
+	Model     string             `json:"model"`
+	MaxTokens int                `json:"max_tokens"`
+	System    string             `json:"system,omitempty"`
+	Messages  []anthropicMessage `json:"messages"`
+}
+
+type anthropicResponse struct {
+	Model   string `json:"model"`
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StopReason string `json:"stop_reason"`
+	Usage      struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error) {
+	if err := a.Check(ctx); err != nil {
+		return Response{}, err
+	}
+	start := time.Now()
+	body := anthropicRequest{
+		Model:     cmp.Or(req.Model, a.defaultModel),
+		MaxTokens: a.maxTokens,
+		System:    req.System,
+		Messages:  anthropicMessages(req),
+	}
+	headers := map[string]string{"x-api-key": a.key, "anthropic-version": anthropicVersion}
+	var out anthropicResponse
+	if err := a.api.post(ctx, joinURL(a.baseURL, "/v1/messages"), req.Timeout, headers, body, &out); err != nil {
+		return Response{}, err
+	}
+
+	var text strings.Builder
+	for _, block := range out.Content {
+		if block.Type == "text" {
+			text.WriteString(block.Text)
+		}
+	}
+	if text.Len() == 0 {
+		return Response{}, &Error{Class: Malformed, Provider: NameAnthropic,
+			Msg: fmt.Sprintf("no text in reply (stop_reason %q)", out.StopReason)}
+	}
+	return Response{
+		Text:         text.String(),
+		Model:        cmp.Or(out.Model, body.Model),
+		Duration:     time.Since(start),
+		NumTurns:     1,
+		InputTokens:  out.Usage.InputTokens,
+		OutputTokens: out.Usage.OutputTokens,
+		PromptBytes:  promptBytes(req),
+		ReplyBytes:   text.Len(),
+	}, nil
+}
+
+// anthropicMessages maps the history and the prompt to API messages. Empty
+// messages are dropped because the API rejects them.
+func anthropicMessages(req Request) []anthropicMessage {
+	msgs := make([]anthropicMessage, 0, len(req.History)+1)
+	for _, m := range req.History {
+		if strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		msgs = append(msgs, anthropicMessage{Role: apiRole(m.Role), Content: m.Content})
+	}
+	return append(msgs, anthropicMessage{Role: "user", Content: req.Prompt})
+}
+
+// apiRole maps a history role to user or assistant, the only two roles a
+// conversation turn can have in both APIs.
+func apiRole(role string) string {
+	if strings.EqualFold(role, "assistant") {
+		return "assistant"
+	}
+	return "user"
+}
+
+func promptBytes(req Request) int {
+	n := len(req.System) + len(req.Prompt)
+	for _, m := range req.History {
+		n += len(m.Content)
+	}
+	return n
+}
+
+func checkBaseURL(provider, base, envName string) error {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &Error{Class: Unavailable, Provider: provider,
+			Msg: fmt.Sprintf("base URL is not an http(s) URL: set %s", envName)}
+	}
+	return nil
+}

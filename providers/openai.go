@@ -1,0 +1,111 @@
+package providers
+
+import (
+	"cmp"
+	"context"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// OpenAI calls any OpenAI-compatible chat completions API: OpenAI itself,
+// or local servers such as Ollama, LM Studio and vLLM, which need no key.
+type OpenAI struct {
+	api          httpAPI
+	key          string
+	baseURL      string
+	defaultModel string
+}
+
+// NewOpenAI returns an openai provider without retries.
+func NewOpenAI(cfg Config) *OpenAI {
+	return &OpenAI{
+		api:          newHTTPAPI(NameOpenAI, cfg, cfg.OpenAIAPIKey),
+		key:          cfg.OpenAIAPIKey,
+		baseURL:      cmp.Or(cfg.OpenAIBaseURL, "https://api.openai.com/v1"),
+		defaultModel: cfg.ModelFast,
+	}
+}
+
+func (o *OpenAI) Name() string { return NameOpenAI }
+
+// Check reports whether the base URL is usable and, for api.openai.com,
+// whether a key is set; local servers work without one.
+func (o *OpenAI) Check(ctx context.Context) error {
+	if err := checkBaseURL(NameOpenAI, o.baseURL, "OMEGA_OPENAI_BASE_URL"); err != nil {
+		return err
+	}
+	if u, _ := url.Parse(o.baseURL); o.key == "" && strings.EqualFold(u.Hostname(), "api.openai.com") {
+		return &Error{Class: Unavailable, Provider: NameOpenAI,
+			Msg: "no API key: set OMEGA_OPENAI_API_KEY, or point OMEGA_OPENAI_BASE_URL at a local server"}
+	}
+	return nil
+}
+
+type openAIMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type openAIRequest struct {
+	Model    string          `json:"model"`
+	Messages []openAIMessage `json:"messages"`
+}
+
+type openAIResponse struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Message struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+}
+
+func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+	if err := o.Check(ctx); err != nil {
+		return Response{}, err
+	}
+	start := time.Now()
+	body := openAIRequest{Model: cmp.Or(req.Model, o.defaultModel), Messages: openAIMessages(req)}
+	headers := map[string]string{}
+	if o.key != "" {
+		headers["Authorization"] = "Bearer " + o.key
+	}
+	var out openAIResponse
+	if err := o.api.post(ctx, joinURL(o.baseURL, "/chat/completions"), req.Timeout, headers, body, &out); err != nil {
+		return Response{}, err
+	}
+	if len(out.Choices) == 0 || out.Choices[0].Message.Content == nil || *out.Choices[0].Message.Content == "" {
+		return Response{}, &Error{Class: Malformed, Provider: NameOpenAI, Msg: "no message content in reply"}
+	}
+	text := *out.Choices[0].Message.Content
+	return Response{
+		Text:         text,
+		Model:        cmp.Or(out.Model, body.Model),
+		Duration:     time.Since(start),
+		NumTurns:     1,
+		InputTokens:  out.Usage.PromptTokens,
+		OutputTokens: out.Usage.CompletionTokens,
+		PromptBytes:  promptBytes(req),
+		ReplyBytes:   len(text),
+	}, nil
+}
+
+func openAIMessages(req Request) []openAIMessage {
+	msgs := make([]openAIMessage, 0, len(req.History)+2)
+	if req.System != "" {
+		msgs = append(msgs, openAIMessage{Role: "system", Content: req.System})
+	}
+	for _, m := range req.History {
+		if strings.TrimSpace(m.Content) == "" {
+			continue
+		}
+		msgs = append(msgs, openAIMessage{Role: apiRole(m.Role), Content: m.Content})
+	}
+	return append(msgs, openAIMessage{Role: "user", Content: req.Prompt})
+}

@@ -1,0 +1,135 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+)
+
+// RetryPolicy says how WithRetry retries. Zero fields take the defaults.
+type RetryPolicy struct {
+	MaxRetries int           // retries after the first attempt; default 3, negative means none
+	Base       time.Duration // first backoff ceiling, doubled per retry; default 1s
+	Max        time.Duration // backoff ceiling; default 30s
+	// MaxRetryAfter caps a server's Retry-After hint so a hostile or buggy
+	// server cannot park a turn for hours. Default 60s.
+	MaxRetryAfter time.Duration
+	// SkipTimeouts makes Timeout failures final.
+	SkipTimeouts bool
+	// Sleep waits d or until ctx ends; tests inject a recorder. Default: a
+	// timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Jitter picks a wait in [0, ceiling]; default uniform random (full
+	// jitter, so that many clients failing together spread out).
+	Jitter func(ceiling time.Duration) time.Duration
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxRetries == 0 {
+		p.MaxRetries = 3
+	}
+	if p.Base <= 0 {
+		p.Base = time.Second
+	}
+	if p.Max <= 0 {
+		p.Max = 30 * time.Second
+	}
+	if p.MaxRetryAfter <= 0 {
+		p.MaxRetryAfter = 60 * time.Second
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleepCtx
+	}
+	if p.Jitter == nil {
+		p.Jitter = func(c time.Duration) time.Duration {
+			if c <= 0 {
+				return 0
+			}
+			return rand.N(c + 1)
+		}
+	}
+	return p
+}
+
+// WithRetry wraps p so that retryable failures are retried with exponential
+// backoff and full jitter, never waiting less than a server's Retry-After.
+func WithRetry(p Provider, policy RetryPolicy, logger *slog.Logger) Provider {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &retrying{inner: p, policy: policy.withDefaults(), logger: logger}
+}
+
+type retrying struct {
+	inner  Provider
+	policy RetryPolicy
+	logger *slog.Logger
+}
+
+func (r *retrying) Name() string                    { return r.inner.Name() }
+func (r *retrying) Check(ctx context.Context) error { return r.inner.Check(ctx) }
+
+func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := r.inner.Complete(ctx, req)
+		if err == nil || !r.shouldRetry(err, attempt) || ctx.Err() != nil {
+			return resp, err
+		}
+		wait := r.wait(err, attempt)
+		r.logger.WarnContext(ctx, "provider call failed, retrying",
+			"provider", r.inner.Name(), "class", ClassOf(err).String(),
+			"attempt", attempt+1, "wait", wait, "error", err)
+		if serr := r.policy.Sleep(ctx, wait); serr != nil {
+			return Response{}, fmt.Errorf("waiting to retry after %w: %w", err, serr)
+		}
+	}
+}
+
+func (r *retrying) shouldRetry(err error, attempt int) bool {
+	if attempt >= r.policy.MaxRetries {
+		return false
+	}
+	c := ClassOf(err)
+	if c == Timeout && r.policy.SkipTimeouts {
+		return false
+	}
+	return c.Retryable()
+}
+
+// wait is a full-jitter backoff, raised to the server's (capped) Retry-After.
+func (r *retrying) wait(err error, attempt int) time.Duration {
+	ceiling := r.policy.Base << attempt
+	if ceiling > r.policy.Max || ceiling <= 0 {
+		ceiling = r.policy.Max
+	}
+	wait := r.policy.Jitter(ceiling)
+	if hint := retryAfterOf(err); hint > 0 {
+		wait = max(wait, min(hint, r.policy.MaxRetryAfter))
+	}
+	return wait
+}
+
+func retryAfterOf(err error) time.Duration {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe.RetryAfter
+	}
+	return 0
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Exits 0 but prints something that is not Claude Code JSON.
+echo 'Welcome to Claude Code! this is not json'
