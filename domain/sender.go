@@ -20,6 +20,7 @@ type (
 	Welcomed struct {
 		Name     string `json:"name,omitempty"`
 		Language string `json:"language"`
+		TurnID   string `json:"turn_id,omitempty"` // the turn that greeted
 	}
 	// FactRecorded stores (or replaces) one fact about the sender.
 	FactRecorded struct {
@@ -44,6 +45,25 @@ type (
 	PersonalitySet struct {
 		Personality string `json:"personality"`
 	}
+	// SessionStarted records the provider session a (sender, project)
+	// conversation continues in.
+	SessionStarted struct {
+		Project   string `json:"project,omitempty"`
+		SessionID string `json:"session_id"`
+		Provider  string `json:"provider"`
+	}
+	// SessionCleared forgets a provider session (forget, project switch,
+	// failed resume).
+	SessionCleared struct {
+		Project string `json:"project,omitempty"`
+		Reason  string `json:"reason"`
+	}
+	ProjectActivated struct {
+		Project string `json:"project"`
+	}
+	ProjectDeactivated struct {
+		Project string `json:"project"`
+	}
 )
 
 func (Welcomed) EventType() string         { return "Welcomed" }
@@ -52,10 +72,17 @@ func (FactRemoved) EventType() string      { return "FactRemoved" }
 func (FactsPurged) EventType() string      { return "FactsPurged" }
 func (LanguageSwitched) EventType() string { return "LanguageSwitched" }
 func (PersonalitySet) EventType() string   { return "PersonalitySet" }
+func (SessionStarted) EventType() string   { return "SessionStarted" }
+func (SessionCleared) EventType() string   { return "SessionCleared" }
+func (ProjectActivated) EventType() string { return "ProjectActivated" }
+func (ProjectDeactivated) EventType() string {
+	return "ProjectDeactivated"
+}
 
 // RegisterSenderEvents adds the sender profile events to a registry.
 func RegisterSenderEvents(r *Registry) {
-	for _, p := range []Payload{Welcomed{}, FactRecorded{}, FactRemoved{}, FactsPurged{}, LanguageSwitched{}, PersonalitySet{}} {
+	for _, p := range []Payload{Welcomed{}, FactRecorded{}, FactRemoved{}, FactsPurged{}, LanguageSwitched{}, PersonalitySet{},
+		SessionStarted{}, SessionCleared{}, ProjectActivated{}, ProjectDeactivated{}} {
 		r.Register(p, 1)
 	}
 }
@@ -80,6 +107,10 @@ type SenderProfile struct {
 	Language    string
 	Personality string
 	Facts       map[string]string
+	// Sessions maps a project ("" for none) to its provider session.
+	Sessions      map[string]string
+	ActiveProject string
+	WelcomedTurn  string
 }
 
 // Apply folds one event into the profile. Unknown payloads are ignored so
@@ -88,7 +119,7 @@ func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
 	p.Version = version
 	switch ev := e.(type) {
 	case Welcomed:
-		p.Welcomed, p.WelcomedAt, p.Name = true, at, ev.Name
+		p.Welcomed, p.WelcomedAt, p.Name, p.WelcomedTurn = true, at, ev.Name, ev.TurnID
 		if p.Language == "" {
 			p.Language = ev.Language
 		}
@@ -105,7 +136,34 @@ func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
 		p.Language = ev.To
 	case PersonalitySet:
 		p.Personality = ev.Personality
+	case SessionStarted:
+		if p.Sessions == nil {
+			p.Sessions = map[string]string{}
+		}
+		p.Sessions[ev.Project] = ev.SessionID
+	case SessionCleared:
+		delete(p.Sessions, ev.Project)
+	case ProjectActivated:
+		p.ActiveProject = ev.Project
+	case ProjectDeactivated:
+		p.ActiveProject = ""
 	}
+}
+
+// StartSession decides the events for continuing in a provider session.
+func (p SenderProfile) StartSession(project, sessionID, provider string) []Payload {
+	if sessionID == "" || p.Sessions[project] == sessionID {
+		return nil
+	}
+	return []Payload{SessionStarted{Project: project, SessionID: sessionID, Provider: provider}}
+}
+
+// ClearSession decides the events for forgetting a provider session.
+func (p SenderProfile) ClearSession(project, reason string) []Payload {
+	if _, ok := p.Sessions[project]; !ok {
+		return nil
+	}
+	return []Payload{SessionCleared{Project: project, Reason: reason}}
 }
 
 // NormalizeFactKey lower-cases a key and joins words with underscores.
@@ -206,11 +264,11 @@ func (p SenderProfile) SetPersonality(style string) []Payload {
 }
 
 // Welcome decides the first-contact event; none if already welcomed.
-func (p SenderProfile) Welcome(name, lang string) []Payload {
+func (p SenderProfile) Welcome(name, lang, turnID string) []Payload {
 	if p.Welcomed {
 		return nil
 	}
-	return []Payload{Welcomed{Name: name, Language: lang}}
+	return []Payload{Welcomed{Name: name, Language: lang, TurnID: turnID}}
 }
 
 // SortedFacts returns the facts ordered by key.

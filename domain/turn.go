@@ -1,0 +1,355 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// TurnStream names the stream of one turn.
+func TurnStream(turnID string) string { return "turn-" + turnID }
+
+// TurnIDFromStream returns the turn id of a turn stream, or "".
+func TurnIDFromStream(stream string) string {
+	id, ok := strings.CutPrefix(stream, "turn-")
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+// AttachmentRef is a file that came with a message, saved in the inbox.
+type AttachmentRef struct {
+	Name   string `json:"name"`
+	MIME   string `json:"mime,omitempty"`
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// ReplyTarget sends a turn's replies somewhere other than where the
+// message came from (webhook AI mode).
+type ReplyTarget struct {
+	Channel string `json:"channel"`
+	ChatID  string `json:"chat_id"`
+}
+
+// HistoryMessage is one message of the conversation given to a provider.
+type HistoryMessage struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+// Turn events, in the order a turn usually records them.
+type (
+	MessageReceived struct {
+		Channel     string          `json:"channel"`
+		SenderID    string          `json:"sender_id"`
+		SenderName  string          `json:"sender_name,omitempty"`
+		ChatID      string          `json:"chat_id"`
+		Text        string          `json:"text"`
+		PlatformID  string          `json:"platform_id,omitempty"`
+		IsGroup     bool            `json:"is_group,omitempty"`
+		Mentioned   bool            `json:"mentioned,omitempty"`
+		Trusted     bool            `json:"trusted,omitempty"` // owner channels: terminal, HTTP with token
+		Attachments []AttachmentRef `json:"attachments,omitempty"`
+		ReplyTo     *ReplyTarget    `json:"reply_to,omitempty"`
+		ReceivedAt  time.Time       `json:"received_at"`
+	}
+	AccessGranted struct {
+		Reason string `json:"reason"`
+	}
+	AccessDenied struct {
+		Reason string `json:"reason"`
+	}
+	// WelcomeSent: the first-contact greeting went out (the sender stream
+	// records Welcomed).
+	WelcomeSent struct {
+		Language string `json:"language"`
+		Text     string `json:"text"`
+	}
+	// AckSent: the sender was busy, so this turn was acknowledged and queued.
+	AckSent struct {
+		Text string `json:"text"`
+	}
+	// CommandAnswered: the message was a bot command, answered without a
+	// provider call.
+	CommandAnswered struct {
+		Command string `json:"command"`
+		Reply   string `json:"reply"`
+	}
+	// ContextBuilt records exactly what the provider will be given.
+	ContextBuilt struct {
+		ConversationID   string           `json:"conversation_id"`
+		Project          string           `json:"project,omitempty"`
+		Language         string           `json:"language"`
+		Model            string           `json:"model"`
+		SessionID        string           `json:"session_id,omitempty"` // resumed provider session
+		Continuation     bool             `json:"continuation,omitempty"`
+		SectionsUsed     []string         `json:"sections_used"`
+		System           string           `json:"system"`
+		Prompt           string           `json:"prompt"`
+		History          []HistoryMessage `json:"history,omitempty"`
+		FactsCount       int              `json:"facts_count"`
+		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
+	}
+	ProviderCalled struct {
+		Provider  string `json:"provider"`
+		Model     string `json:"model"`
+		SessionID string `json:"session_id,omitempty"`
+		Attempt   int    `json:"attempt"`
+		// FullContext is set when a failed resume is retried without the session.
+		FullContext bool `json:"full_context,omitempty"`
+	}
+	ProviderReplied struct {
+		Provider       string `json:"provider"`
+		Model          string `json:"model"`
+		Text           string `json:"text"` // raw, before markers are stripped
+		SessionID      string `json:"session_id,omitempty"`
+		DurationMs     int64  `json:"duration_ms"`
+		InputTokens    int    `json:"input_tokens,omitempty"`
+		OutputTokens   int    `json:"output_tokens,omitempty"`
+		NumTurns       int    `json:"num_turns,omitempty"`
+		Resumes        int    `json:"resumes,omitempty"`
+		PromptBytes    int    `json:"prompt_bytes"`
+		ReplyBytes     int    `json:"reply_bytes"`
+		StatusMessages int    `json:"status_messages,omitempty"`
+	}
+	ProviderFailed struct {
+		Provider string `json:"provider"`
+		Class    string `json:"class"`
+		Message  string `json:"message"` // safe: no secrets
+		// RetryFullContext: the resumed session failed and the call will be
+		// repeated once with the full context.
+		RetryFullContext bool  `json:"retry_full_context,omitempty"`
+		DurationMs       int64 `json:"duration_ms"`
+		StatusMessages   int   `json:"status_messages,omitempty"`
+	}
+	// ReplyReady is the text the user will see, after markers and commands.
+	ReplyReady struct {
+		Text string `json:"text"`
+	}
+	TurnSuppressed struct {
+		Reason string `json:"reason"`
+	}
+	ReplySent struct {
+		Kind        string   `json:"kind"` // reply, command, deny, error
+		Chunks      int      `json:"chunks"`
+		PlatformIDs []string `json:"platform_ids,omitempty"`
+		PlainText   bool     `json:"plain_text,omitempty"`
+	}
+	ReplyFailed struct {
+		Kind  string `json:"kind"`
+		Class string `json:"class"` // blocked, rejected, not_connected, no_channel, error
+		Error string `json:"error"`
+	}
+	AttachmentsRemoved struct {
+		Paths []string `json:"paths"`
+	}
+	TurnCompleted struct {
+		Status     string `json:"status"` // ok, command, denied, error, suppressed, undelivered
+		DurationMs int64  `json:"duration_ms"`
+	}
+)
+
+func (MessageReceived) EventType() string    { return "MessageReceived" }
+func (AccessGranted) EventType() string      { return "AccessGranted" }
+func (AccessDenied) EventType() string       { return "AccessDenied" }
+func (WelcomeSent) EventType() string        { return "WelcomeSent" }
+func (AckSent) EventType() string            { return "AckSent" }
+func (CommandAnswered) EventType() string    { return "CommandAnswered" }
+func (ContextBuilt) EventType() string       { return "ContextBuilt" }
+func (ProviderCalled) EventType() string     { return "ProviderCalled" }
+func (ProviderReplied) EventType() string    { return "ProviderReplied" }
+func (ProviderFailed) EventType() string     { return "ProviderFailed" }
+func (ReplyReady) EventType() string         { return "ReplyReady" }
+func (TurnSuppressed) EventType() string     { return "TurnSuppressed" }
+func (ReplySent) EventType() string          { return "ReplySent" }
+func (ReplyFailed) EventType() string        { return "ReplyFailed" }
+func (AttachmentsRemoved) EventType() string { return "AttachmentsRemoved" }
+func (TurnCompleted) EventType() string      { return "TurnCompleted" }
+
+// RegisterTurnEvents adds the turn events to a registry.
+func RegisterTurnEvents(r *Registry) {
+	for _, p := range []Payload{MessageReceived{}, AccessGranted{}, AccessDenied{}, WelcomeSent{}, AckSent{},
+		CommandAnswered{}, ContextBuilt{}, ProviderCalled{}, ProviderReplied{}, ProviderFailed{}, ReplyReady{},
+		TurnSuppressed{}, ReplySent{}, ReplyFailed{}, AttachmentsRemoved{}, TurnCompleted{}} {
+		r.Register(p, 1)
+	}
+}
+
+// Turn statuses.
+const (
+	StatusOK          = "ok"
+	StatusCommand     = "command"
+	StatusDenied      = "denied"
+	StatusError       = "error"
+	StatusSuppressed  = "suppressed"
+	StatusUndelivered = "undelivered"
+)
+
+// Turn is the state folded from a turn stream.
+type Turn struct {
+	ID        string
+	Version   int64
+	Received  *MessageReceived
+	StartedAt time.Time
+
+	Granted, Denied bool
+	DenyReason      string
+	WelcomeSent     bool
+	Acked           bool
+	Command         *CommandAnswered
+	Context         *ContextBuilt
+	Calls           int // ProviderCalled count
+	Reply           *ProviderReplied
+	Failure         *ProviderFailed
+	Ready           *ReplyReady
+	Suppressed      bool
+	Sent            *ReplySent
+	SendFailed      *ReplyFailed
+	Cleaned         bool
+	Completed       *TurnCompleted
+}
+
+// Apply folds one event into the turn.
+func (t *Turn) Apply(p Payload, version int64, at time.Time) {
+	t.Version = version
+	switch e := p.(type) {
+	case MessageReceived:
+		t.Received, t.StartedAt = &e, at
+	case AccessGranted:
+		t.Granted = true
+	case AccessDenied:
+		t.Denied, t.DenyReason = true, e.Reason
+	case WelcomeSent:
+		t.WelcomeSent = true
+	case AckSent:
+		t.Acked = true
+	case CommandAnswered:
+		t.Command = &e
+	case ContextBuilt:
+		t.Context = &e
+	case ProviderCalled:
+		t.Calls++
+	case ProviderReplied:
+		t.Reply, t.Failure = &e, nil
+	case ProviderFailed:
+		t.Failure = &e
+	case ReplyReady:
+		t.Ready = &e
+	case TurnSuppressed:
+		t.Suppressed = true
+	case ReplySent:
+		t.Sent = &e
+	case ReplyFailed:
+		t.SendFailed = &e
+	case AttachmentsRemoved:
+		t.Cleaned = true
+	case TurnCompleted:
+		t.Completed = &e
+	}
+}
+
+// Step is the next thing a turn needs done.
+type Step int
+
+const (
+	StepNone Step = iota // nothing: completed, or no message
+	StepAuthorize
+	StepWelcome
+	StepCommand
+	StepBuildContext
+	StepCallProvider
+	StepProcessReply
+	StepSendReply
+	StepCleanup
+	StepComplete
+)
+
+var stepNames = [...]string{"none", "authorize", "welcome", "command", "build_context", "call_provider", "process_reply", "send_reply", "cleanup", "complete"}
+
+func (s Step) String() string { return stepNames[s] }
+
+// TurnEnv is what the next step depends on beyond the turn's own stream.
+type TurnEnv struct {
+	SenderWelcomed bool // the sender stream already records Welcomed
+	IsCommand      bool // the message is a bot command
+}
+
+// Next decides the single next step of a turn.
+func (t *Turn) Next(env TurnEnv) Step {
+	switch {
+	case t.Received == nil || t.Completed != nil:
+		return StepNone
+	case !t.Granted && !t.Denied:
+		return StepAuthorize
+	case t.Denied:
+		return t.finish()
+	case !t.WelcomeSent && !env.SenderWelcomed && !t.Received.IsGroup:
+		return StepWelcome
+	case env.IsCommand && t.Context == nil:
+		if t.Command == nil {
+			return StepCommand
+		}
+		return t.finish()
+	case t.Context == nil:
+		return StepBuildContext
+	case t.Reply == nil && (t.Failure == nil || t.Failure.RetryFullContext):
+		return StepCallProvider
+	case t.Reply != nil && t.Ready == nil && !t.Suppressed:
+		return StepProcessReply
+	default:
+		return t.finish()
+	}
+}
+
+// finish sends what is to be sent, cleans up and completes.
+func (t *Turn) finish() Step {
+	if t.Sent == nil && t.SendFailed == nil && !t.Suppressed {
+		return StepSendReply
+	}
+	if len(t.Received.Attachments) > 0 && !t.Cleaned {
+		return StepCleanup
+	}
+	return StepComplete
+}
+
+// Outcome is the status a finished turn completes with.
+func (t *Turn) Outcome() string {
+	switch {
+	case t.Denied:
+		return StatusDenied
+	case t.Suppressed:
+		return StatusSuppressed
+	case t.SendFailed != nil:
+		return StatusUndelivered
+	case t.Command != nil:
+		return StatusCommand
+	case t.Reply == nil:
+		return StatusError
+	default:
+		return StatusOK
+	}
+}
+
+// ReplyKind names what the send step delivers.
+func (t *Turn) ReplyKind() string {
+	switch {
+	case t.Denied:
+		return "deny"
+	case t.Command != nil && t.Context == nil:
+		return "command"
+	case t.Reply == nil:
+		return "error"
+	default:
+		return "reply"
+	}
+}
+
+// Target is where the turn's replies go.
+func (t *Turn) Target() ReplyTarget {
+	if t.Received.ReplyTo != nil {
+		return *t.Received.ReplyTo
+	}
+	return ReplyTarget{Channel: t.Received.Channel, ChatID: t.Received.ChatID}
+}
