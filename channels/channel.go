@@ -25,9 +25,12 @@ type Incoming struct {
 	// PlatformID is the platform's own id of the message or update; the
 	// pipeline deduplicates on (Channel, PlatformID) so a redelivered
 	// update is never processed twice.
-	PlatformID  string
-	IsGroup     bool
-	Mentioned   bool // the bot was mentioned or replied to (groups)
+	PlatformID string
+	IsGroup    bool
+	Mentioned  bool // the bot was mentioned or replied to (groups)
+	// Trusted marks the owner's own channels (terminal, HTTP behind its
+	// token): their senders are allowed without an allowlist.
+	Trusted     bool
 	Attachments []Attachment
 	ReceivedAt  time.Time
 }

@@ -26,13 +26,6 @@ type AttachmentRef struct {
 	SHA256 string `json:"sha256,omitempty"`
 }
 
-// ReplyTarget sends a turn's replies somewhere other than where the
-// message came from (webhook AI mode).
-type ReplyTarget struct {
-	Channel string `json:"channel"`
-	ChatID  string `json:"chat_id"`
-}
-
 // HistoryMessage is one message of the conversation given to a provider.
 type HistoryMessage struct {
 	Role string `json:"role"`
@@ -52,7 +45,6 @@ type (
 		Mentioned   bool            `json:"mentioned,omitempty"`
 		Trusted     bool            `json:"trusted,omitempty"` // owner channels: terminal, HTTP with token
 		Attachments []AttachmentRef `json:"attachments,omitempty"`
-		ReplyTo     *ReplyTarget    `json:"reply_to,omitempty"`
 		ReceivedAt  time.Time       `json:"received_at"`
 	}
 	AccessGranted struct {
@@ -66,6 +58,7 @@ type (
 	WelcomeSent struct {
 		Language string `json:"language"`
 		Text     string `json:"text"`
+		Error    string `json:"error,omitempty"` // the send failed; the turn goes on
 	}
 	// AckSent: the sender was busy, so this turn was acknowledged and queued.
 	AckSent struct {
@@ -87,7 +80,8 @@ type (
 		Continuation     bool             `json:"continuation,omitempty"`
 		SectionsUsed     []string         `json:"sections_used"`
 		System           string           `json:"system"`
-		Prompt           string           `json:"prompt"`
+		Prompt           string           `json:"prompt"`  // what the first call sends
+		Message          string           `json:"message"` // the sanitized message, for a full-context call
 		History          []HistoryMessage `json:"history,omitempty"`
 		FactsCount       int              `json:"facts_count"`
 		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
@@ -133,6 +127,7 @@ type (
 	}
 	ReplySent struct {
 		Kind        string   `json:"kind"` // reply, command, deny, error
+		Text        string   `json:"text"`
 		Chunks      int      `json:"chunks"`
 		PlatformIDs []string `json:"platform_ids,omitempty"`
 		PlainText   bool     `json:"plain_text,omitempty"`
@@ -344,12 +339,4 @@ func (t *Turn) ReplyKind() string {
 	default:
 		return "reply"
 	}
-}
-
-// Target is where the turn's replies go.
-func (t *Turn) Target() ReplyTarget {
-	if t.Received.ReplyTo != nil {
-		return *t.Received.ReplyTo
-	}
-	return ReplyTarget{Channel: t.Received.Channel, ChatID: t.Received.ChatID}
 }

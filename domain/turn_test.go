@@ -62,13 +62,6 @@ func TestTurnNext(t *testing.T) {
 	}
 }
 
-func TestTurnTarget(t *testing.T) {
-	turn := fold(MessageReceived{Channel: "http", ChatID: "1", ReplyTo: &ReplyTarget{Channel: "telegram", ChatID: "99"}})
-	if got := turn.Target(); got.Channel != "telegram" || got.ChatID != "99" {
-		t.Fatalf("target = %+v", got)
-	}
-}
-
 func TestSenderDecisions(t *testing.T) {
 	var p SenderProfile
 	apply := func(ps []Payload) {

@@ -26,7 +26,13 @@ type Engine struct {
 	// SkipBad makes rebuilds skip events of unknown type or undecodable
 	// payload (each is logged) instead of stopping at the first one.
 	SkipBad bool
+
+	applied eventstore.Broadcaster
 }
+
+// Applied signals after every batch the running engine commits, so
+// readers waiting for a read model to catch up need not poll blindly.
+func (e *Engine) Applied(ctx context.Context) <-chan struct{} { return e.applied.Subscribe(ctx) }
 
 // New returns an engine over db, which must be the database the store
 // keeps its log in (checkpoints live beside the read models).
@@ -110,6 +116,7 @@ func (e *Engine) follow(ctx context.Context, p Projection) {
 					}
 					pos = next
 					backoff = 100 * time.Millisecond
+					e.applied.Notify()
 					return next, nil
 				})
 		}

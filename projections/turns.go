@@ -1,0 +1,210 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// Turns is the read model of turns: the open-turns queue the scheduler
+// works from (in arrival order per sender), conversations with their
+// messages, and the audit log. They share one projection so that when a
+// turn shows as completed, its exchange is already in the history the
+// sender's next turn reads.
+type Turns struct{}
+
+func (Turns) Name() string { return "turns" }
+func (Turns) Tables() []string {
+	return []string{"turns", "conversations", "messages", "audit"}
+}
+
+func (Turns) Schema(_ Dialect, t func(string) string) []string {
+	return []string{
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+			turn_id         TEXT PRIMARY KEY,
+			sender          TEXT NOT NULL,
+			channel         TEXT NOT NULL,
+			sender_id       TEXT NOT NULL,
+			chat_id         TEXT NOT NULL,
+			arrival         BIGINT NOT NULL,
+			received_at     BIGINT NOT NULL,
+			input           TEXT NOT NULL,
+			status          TEXT NOT NULL DEFAULT 'open',
+			acked           INTEGER NOT NULL DEFAULT 0,
+			conversation_id TEXT NOT NULL DEFAULT '',
+			project         TEXT NOT NULL DEFAULT '',
+			provider        TEXT NOT NULL DEFAULT '',
+			model           TEXT NOT NULL DEFAULT '',
+			duration_ms     BIGINT NOT NULL DEFAULT 0,
+			prompt_bytes    BIGINT NOT NULL DEFAULT 0,
+			reply_bytes     BIGINT NOT NULL DEFAULT 0,
+			output          TEXT NOT NULL DEFAULT '',
+			completed_at    BIGINT
+		)`, t("turns")),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (status, sender, arrival)`, t("turns_open"), t("turns")),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+			id         TEXT PRIMARY KEY,
+			sender     TEXT NOT NULL,
+			project    TEXT NOT NULL,
+			started_at BIGINT NOT NULL,
+			last_at    BIGINT NOT NULL,
+			messages   BIGINT NOT NULL DEFAULT 0
+		)`, t("conversations")),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (sender, project, last_at)`, t("conversations_by_sender"), t("conversations")),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+			turn_id         TEXT NOT NULL,
+			role            TEXT NOT NULL,
+			conversation_id TEXT NOT NULL,
+			sender          TEXT NOT NULL,
+			project         TEXT NOT NULL,
+			text            TEXT NOT NULL,
+			at              BIGINT NOT NULL,
+			PRIMARY KEY (turn_id, role)
+		)`, t("messages")),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (conversation_id, at)`, t("messages_by_conversation"), t("messages")),
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+			turn_id      TEXT PRIMARY KEY,
+			at           BIGINT NOT NULL,
+			channel      TEXT NOT NULL,
+			sender_id    TEXT NOT NULL,
+			input        TEXT NOT NULL,
+			output       TEXT NOT NULL,
+			provider     TEXT NOT NULL,
+			model        TEXT NOT NULL,
+			duration_ms  BIGINT NOT NULL,
+			prompt_bytes BIGINT NOT NULL,
+			reply_bytes  BIGINT NOT NULL,
+			status       TEXT NOT NULL
+		)`, t("audit")),
+	}
+}
+
+// SenderKey is how read models name a sender: "<channel>-<id>".
+func SenderKey(channel, senderID string) string { return channel + "-" + senderID }
+
+func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+	id := domain.TurnIDFromStream(e.StreamID)
+	if id == "" {
+		return nil
+	}
+	switch e.Type {
+	case "MessageReceived", "AckSent", "ContextBuilt", "ProviderReplied", "ReplyReady", "CommandAnswered", "TurnCompleted":
+	default:
+		return nil
+	}
+	p, err := tx.Decode(e)
+	if err != nil {
+		return err
+	}
+	at := e.RecordedAt.UnixMicro()
+	exec := func(q string, args ...any) error {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("turns: apply %s of %s: %w", e.Type, id, err)
+		}
+		return nil
+	}
+	switch ev := p.(type) {
+	case domain.MessageReceived:
+		return exec(fmt.Sprintf(`INSERT INTO %[1]s (turn_id, sender, channel, sender_id, chat_id, arrival, received_at, input)
+			SELECT $1, $2, $3, $4, $5, COALESCE(MAX(arrival), 0) + 1, $6, $7 FROM %[1]s`, tx.T("turns")),
+			id, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, at, ev.Text)
+	case domain.AckSent:
+		return exec(fmt.Sprintf(`UPDATE %s SET acked = 1 WHERE turn_id = $1`, tx.T("turns")), id)
+	case domain.ContextBuilt:
+		if err := exec(fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3, prompt_bytes = $4 WHERE turn_id = $1`, tx.T("turns")),
+			id, ev.ConversationID, ev.Project, len(ev.System)+len(ev.Prompt)); err != nil {
+			return err
+		}
+		return addMessage(ctx, tx, exec, id, "user", at)
+	case domain.ProviderReplied:
+		return exec(fmt.Sprintf(`UPDATE %s SET provider = $2, model = $3, duration_ms = $4, reply_bytes = $5 WHERE turn_id = $1`, tx.T("turns")),
+			id, ev.Provider, ev.Model, ev.DurationMs, ev.ReplyBytes)
+	case domain.ReplyReady:
+		if err := exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Text); err != nil {
+			return err
+		}
+		return addMessageText(ctx, tx, exec, id, "assistant", ev.Text, at)
+	case domain.CommandAnswered:
+		return exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Reply)
+	case domain.TurnCompleted:
+		if err := exec(fmt.Sprintf(`UPDATE %s SET status = $2, completed_at = $3 WHERE turn_id = $1`, tx.T("turns")), id, ev.Status, at); err != nil {
+			return err
+		}
+		return exec(fmt.Sprintf(`INSERT INTO %s (turn_id, at, channel, sender_id, input, output, provider, model, duration_ms, prompt_bytes, reply_bytes, status)
+			SELECT turn_id, $2, channel, sender_id, input, output, provider, model, duration_ms, prompt_bytes, reply_bytes, status FROM %s WHERE turn_id = $1`,
+			tx.T("audit"), tx.T("turns")), id, at)
+	}
+	return nil
+}
+
+
+// addMessage stores the turn's input as the user's message.
+func addMessage(ctx context.Context, tx *Tx, exec func(string, ...any) error, id, role string, at int64) error {
+	var input string
+	if err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT input FROM %s WHERE turn_id = $1`, tx.T("turns")), id).Scan(&input); err != nil {
+		return fmt.Errorf("turns: read input of %s: %w", id, err)
+	}
+	return addMessageText(ctx, tx, exec, id, role, input, at)
+}
+
+// addMessageText appends a message to the turn's conversation, starting
+// the conversation if this is its first message.
+func addMessageText(ctx context.Context, tx *Tx, exec func(string, ...any) error, id, role, text string, at int64) error {
+	var conv, sender, project string
+	if err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT conversation_id, sender, project FROM %s WHERE turn_id = $1`, tx.T("turns")), id).Scan(&conv, &sender, &project); err != nil {
+		return fmt.Errorf("turns: read turn %s: %w", id, err)
+	}
+	if conv == "" {
+		return nil
+	}
+	if err := exec(fmt.Sprintf(`INSERT INTO %s (id, sender, project, started_at, last_at, messages) VALUES ($1, $2, $3, $4, $4, 1)
+		ON CONFLICT (id) DO UPDATE SET last_at = excluded.last_at, messages = %s.messages + 1`, tx.T("conversations"), tx.T("conversations")),
+		conv, sender, project, at); err != nil {
+		return err
+	}
+	return exec(fmt.Sprintf(`INSERT INTO %s (turn_id, role, conversation_id, sender, project, text, at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text`, tx.T("messages")),
+		id, role, conv, sender, project, text, at)
+}
+
+// Sessions is the read model of provider sessions per sender and project.
+type Sessions struct{}
+
+func (Sessions) Name() string     { return "sessions" }
+func (Sessions) Tables() []string { return []string{"provider_sessions"} }
+func (Sessions) Schema(_ Dialect, t func(string) string) []string {
+	return []string{fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+		sender     TEXT NOT NULL,
+		project    TEXT NOT NULL,
+		session_id TEXT NOT NULL,
+		provider   TEXT NOT NULL,
+		updated_at BIGINT NOT NULL,
+		PRIMARY KEY (sender, project)
+	)`, t("provider_sessions"))}
+}
+
+func (Sessions) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+	sender, _, _, ok := SenderOf(e.StreamID)
+	if !ok || (e.Type != "SessionStarted" && e.Type != "SessionCleared") {
+		return nil
+	}
+	p, err := tx.Decode(e)
+	if err != nil {
+		return err
+	}
+	var q string
+	var args []any
+	switch ev := p.(type) {
+	case domain.SessionStarted:
+		q = fmt.Sprintf(`INSERT INTO %s (sender, project, session_id, provider, updated_at) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (sender, project) DO UPDATE SET session_id = excluded.session_id, provider = excluded.provider, updated_at = excluded.updated_at`, tx.T("provider_sessions"))
+		args = []any{sender, ev.Project, ev.SessionID, ev.Provider, e.RecordedAt.UnixMicro()}
+	case domain.SessionCleared:
+		q, args = fmt.Sprintf(`DELETE FROM %s WHERE sender = $1 AND project = $2`, tx.T("provider_sessions")), []any{sender, ev.Project}
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("sessions: apply %s of %s: %w", e.Type, sender, err)
+	}
+	return nil
+}
