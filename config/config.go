@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // Config is the whole configuration. Every field is documented in the
@@ -31,6 +33,15 @@ type Config struct {
 	// message starts a new one.
 	ConversationIdle time.Duration `env:"CONVERSATION_IDLE" envDefault:"2h"`
 	Timezone         string        `env:"TIMEZONE" envDefault:"Local"`
+	// Workspace is where the provider works and inbox attachments are
+	// saved; empty means DATA_DIR/workspace.
+	Workspace    string        `env:"WORKSPACE"`
+	HistoryLimit int           `env:"HISTORY_LIMIT" envDefault:"20"`
+	LeaseTTL     time.Duration `env:"LEASE_TTL" envDefault:"15s"`
+	StatusFirst  time.Duration `env:"STATUS_FIRST" envDefault:"15s"`
+	StatusEvery  time.Duration `env:"STATUS_EVERY" envDefault:"120s"`
+
+	Provider providers.Config
 }
 
 // Load parses the environment (OMEGA_ prefix) and validates the result,
@@ -91,6 +102,20 @@ func (c Config) Validate() error {
 			bad("OMEGA_HTTP_ADDR %q is not a loopback address: set OMEGA_API_TOKEN so the API is not open to the network", c.HTTPAddr)
 		}
 	}
+	if c.HistoryLimit < 0 {
+		bad("OMEGA_HISTORY_LIMIT must not be negative (got %d)", c.HistoryLimit)
+	}
+	if c.LeaseTTL < time.Second {
+		bad("OMEGA_LEASE_TTL must be at least 1s (got %s)", c.LeaseTTL)
+	}
+	if c.StatusFirst < 0 || c.StatusEvery <= 0 {
+		bad("OMEGA_STATUS_FIRST must not be negative and OMEGA_STATUS_EVERY must be positive")
+	}
+	switch c.Provider.Provider {
+	case providers.NameClaudeCode, providers.NameAnthropic, providers.NameOpenAI:
+	default:
+		bad("OMEGA_PROVIDER must be %s, %s or %s (got %q)", providers.NameClaudeCode, providers.NameAnthropic, providers.NameOpenAI, c.Provider.Provider)
+	}
 	if c.ConversationIdle <= 0 {
 		bad("OMEGA_CONVERSATION_IDLE must be positive (got %s)", c.ConversationIdle)
 	}
@@ -109,6 +134,14 @@ func (c Config) Location() (*time.Location, error) {
 		return time.Local, nil
 	}
 	return time.LoadLocation(c.Timezone)
+}
+
+// WorkspaceDir is where the provider works.
+func (c Config) WorkspaceDir() string {
+	if c.Workspace != "" {
+		return c.Workspace
+	}
+	return filepath.Join(c.DataDir, "workspace")
 }
 
 // SQLitePath is where the embedded store lives.

@@ -1,0 +1,121 @@
+package whatsapp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types"
+)
+
+type sentMsg struct {
+	to  types.JID
+	msg *waE2E.Message
+}
+
+// fakeClient records what the channel asks of whatsmeow.
+type fakeClient struct {
+	mu          sync.Mutex
+	pn, lid     types.JID
+	loggedIn    bool
+	connectErrs []error // returned by successive Connect calls, then nil
+	connects    int
+	connected   chan struct{} // one value per Connect call
+	sendErr     error
+	sent        []sentMsg
+	uploads     [][]byte
+	download    []byte
+	downloadErr error
+	downloads   int
+	presences   []types.JID
+	handler     func(any) bool
+	qr          chan whatsmeow.QRChannelItem
+	pairCode    string
+	pairedPhone string
+}
+
+func newFakeClient() *fakeClient {
+	return &fakeClient{
+		pn:        types.NewJID("15550001111", types.DefaultUserServer),
+		lid:       types.NewJID("99887766", types.HiddenUserServer),
+		loggedIn:  true,
+		connected: make(chan struct{}, 64),
+	}
+}
+
+func (f *fakeClient) Connect() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.connects++
+	f.connected <- struct{}{}
+	if len(f.connectErrs) > 0 {
+		err := f.connectErrs[0]
+		f.connectErrs = f.connectErrs[1:]
+		return err
+	}
+	return nil
+}
+
+func (f *fakeClient) Disconnect() {}
+
+func (f *fakeClient) IsLoggedIn() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.loggedIn
+}
+
+func (f *fakeClient) OwnJIDs() (types.JID, types.JID) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pn, f.lid
+}
+
+func (f *fakeClient) SendMessage(_ context.Context, to types.JID, msg *waE2E.Message) (whatsmeow.SendResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sendErr != nil {
+		return whatsmeow.SendResponse{}, f.sendErr
+	}
+	f.sent = append(f.sent, sentMsg{to, msg})
+	return whatsmeow.SendResponse{ID: fmt.Sprintf("OUT%d", len(f.sent))}, nil
+}
+
+func (f *fakeClient) Upload(_ context.Context, data []byte, _ whatsmeow.MediaType) (whatsmeow.UploadResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.uploads = append(f.uploads, data)
+	return whatsmeow.UploadResponse{URL: "https://mmg.example/x", DirectPath: "/v/x", MediaKey: []byte("key"), FileLength: uint64(len(data))}, nil
+}
+
+func (f *fakeClient) Download(context.Context, whatsmeow.DownloadableMessage) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.downloads++
+	return f.download, f.downloadErr
+}
+
+func (f *fakeClient) SendChatPresence(_ context.Context, jid types.JID, _ types.ChatPresence, _ types.ChatPresenceMedia) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.presences = append(f.presences, jid)
+	return nil
+}
+
+func (f *fakeClient) AddEventHandler(h func(any) bool) { f.handler = h }
+
+func (f *fakeClient) GetQRChannel(context.Context) (<-chan whatsmeow.QRChannelItem, error) {
+	return f.qr, nil
+}
+
+func (f *fakeClient) PairPhone(_ context.Context, phone string) (string, error) {
+	f.pairedPhone = phone
+	return f.pairCode, nil
+}
+
+func (f *fakeClient) sentMessages() []sentMsg {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]sentMsg(nil), f.sent...)
+}
