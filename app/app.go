@@ -80,10 +80,11 @@ func NewRegistry() *domain.Registry {
 	r := domain.NewRegistry()
 	domain.RegisterSystemEvents(r)
 	domain.RegisterSenderEvents(r)
+	domain.RegisterTurnEvents(r)
 	return r
 }
 
 // Projections lists every read model.
 func Projections() []projections.Projection {
-	return []projections.Projection{projections.Facts{}}
+	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{}}
 }

@@ -1,0 +1,61 @@
+package telegram
+
+import (
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Telegram allows about one message per second per chat (short bursts
+// are tolerated) and about 30 per second overall.
+const (
+	chatRate    = rate.Limit(1)
+	chatBurst   = 3
+	globalRate  = rate.Limit(30)
+	globalBurst = 30
+	// maxChats bounds the per-chat limiter map; idle limiters are dropped.
+	maxChats = 4096
+)
+
+// pacer spaces outgoing messages with token buckets so Telegram's flood
+// control is rarely hit. A first reply finds full buckets and leaves at
+// once.
+type pacer struct {
+	mu     sync.Mutex
+	global *rate.Limiter
+	chats  map[string]*rate.Limiter
+}
+
+func newPacer() *pacer {
+	return &pacer{
+		global: rate.NewLimiter(globalRate, globalBurst),
+		chats:  map[string]*rate.Limiter{},
+	}
+}
+
+// reserve takes a token from the chat's and the global bucket and returns
+// how long the caller must wait before sending.
+func (p *pacer) reserve(chatID string, now time.Time) time.Duration {
+	p.mu.Lock()
+	chat := p.chatLimiter(chatID, now)
+	p.mu.Unlock()
+	return max(chat.ReserveN(now, 1).DelayFrom(now), p.global.ReserveN(now, 1).DelayFrom(now))
+}
+
+// chatLimiter returns the chat's limiter; callers hold p.mu.
+func (p *pacer) chatLimiter(chatID string, now time.Time) *rate.Limiter {
+	if l, ok := p.chats[chatID]; ok {
+		return l
+	}
+	if len(p.chats) >= maxChats {
+		for id, l := range p.chats {
+			if l.TokensAt(now) >= chatBurst {
+				delete(p.chats, id) // full bucket: forgetting it changes nothing
+			}
+		}
+	}
+	l := rate.NewLimiter(chatRate, chatBurst)
+	p.chats[chatID] = l
+	return l
+}

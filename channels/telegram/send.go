@@ -1,0 +1,196 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mymmrac/telego"
+	ta "github.com/mymmrac/telego/telegoapi"
+	tu "github.com/mymmrac/telego/telegoutil"
+
+	"github.com/omega-gateway/omega/channels"
+)
+
+const (
+	// maxSendAttempts bounds retries after 429 Too Many Requests.
+	maxSendAttempts = 5
+	// maxCaptionLen is Telegram's caption limit in UTF-16 code units.
+	maxCaptionLen = 1024
+	parseModeHTML = "HTML"
+)
+
+// SendText implements channels.Channel: Markdown is converted to Telegram
+// HTML, split into messages of at most 4096 UTF-16 units and sent in
+// order. A chunk whose entities Telegram rejects is resent as plain text.
+func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.SendResult, error) {
+	var res channels.SendResult
+	id, err := parseChatID(chatID)
+	if err != nil {
+		return res, err
+	}
+	chunks := chunkHTML(MarkdownToHTML(text), MaxMessageLen)
+	if len(chunks) == 0 {
+		return res, fmt.Errorf("telegram send to chat %s: empty message: %w", chatID, channels.ErrRejected)
+	}
+	for i, chunk := range chunks {
+		msg, plain, err := c.sendChunk(ctx, id, chatID, chunk)
+		if err != nil {
+			return res, fmt.Errorf("telegram send chunk %d/%d to chat %s: %w", i+1, len(chunks), chatID, err)
+		}
+		res.PlatformIDs = append(res.PlatformIDs, strconv.Itoa(msg.MessageID))
+		res.Chunks++
+		res.PlainText = res.PlainText || plain
+	}
+	return res, nil
+}
+
+func (c *Channel) sendChunk(ctx context.Context, id int64, chatID, chunk string) (*telego.Message, bool, error) {
+	var msg *telego.Message
+	err := c.sendPaced(ctx, chatID, func(ctx context.Context) (err error) {
+		msg, err = c.bot.SendMessage(ctx, &telego.SendMessageParams{ChatID: tu.ID(id), Text: chunk, ParseMode: parseModeHTML})
+		return err
+	})
+	if !isEntityError(err) {
+		return msg, false, err
+	}
+	c.log.Warn("telegram rejected formatting, sending plain text", "chat", chatID, "err", err)
+	plain := htmlToPlain(chunk)
+	err = c.sendPaced(ctx, chatID, func(ctx context.Context) (err error) {
+		msg, err = c.bot.SendMessage(ctx, &telego.SendMessageParams{ChatID: tu.ID(id), Text: plain})
+		return err
+	})
+	return msg, true, err
+}
+
+// SendTyping implements channels.Channel. Chat actions skip pacing and
+// are not retried: a late typing indicator is worthless.
+func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
+	id, err := parseChatID(chatID)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	err = c.bot.SendChatAction(ctx, &telego.SendChatActionParams{ChatID: tu.ID(id), Action: telego.ChatActionTyping})
+	if err != nil {
+		return fmt.Errorf("telegram typing to chat %s: %w", chatID, c.classify(err))
+	}
+	return nil
+}
+
+// SendPhoto implements channels.Channel. A caption too long for Telegram
+// follows the photo as a separate message.
+func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.Attachment, caption string) error {
+	id, err := parseChatID(chatID)
+	if err != nil {
+		return err
+	}
+	htmlCaption := MarkdownToHTML(caption)
+	separate := utf16Len(htmlCaption) > maxCaptionLen
+	if separate {
+		htmlCaption = ""
+	}
+	name := photo.Name
+	if name == "" {
+		name = "photo.jpg"
+	}
+	send := func(caption, mode string) error {
+		return c.sendPaced(ctx, chatID, func(ctx context.Context) error {
+			_, err := c.bot.SendPhoto(ctx, &telego.SendPhotoParams{
+				ChatID:    tu.ID(id),
+				Photo:     tu.FileFromBytes(photo.Data, name),
+				Caption:   caption,
+				ParseMode: mode,
+			})
+			return err
+		})
+	}
+	mode := parseModeHTML
+	if htmlCaption == "" {
+		mode = ""
+	}
+	err = send(htmlCaption, mode)
+	if isEntityError(err) {
+		err = send(htmlToPlain(htmlCaption), "")
+	}
+	if err != nil {
+		return fmt.Errorf("telegram photo to chat %s: %w", chatID, err)
+	}
+	if separate {
+		if _, err := c.SendText(ctx, chatID, caption); err != nil {
+			return fmt.Errorf("telegram photo caption: %w", err)
+		}
+	}
+	return nil
+}
+
+// sendPaced waits for the pacer, then calls send, waiting out 429s for a
+// bounded number of attempts. Errors are classified for the pipeline.
+func (c *Channel) sendPaced(ctx context.Context, chatID string, send func(context.Context) error) error {
+	for attempt := 1; ; attempt++ {
+		if err := c.sleep(ctx, c.pacer.reserve(chatID, time.Now())); err != nil {
+			return err
+		}
+		callCtx, cancel := context.WithTimeout(ctx, sendTimeout)
+		err := send(callCtx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		wait, limited := retryAfter(err)
+		if !limited || attempt == maxSendAttempts {
+			return c.classify(err)
+		}
+		c.log.Warn("telegram flood control, waiting", "chat", chatID, "retry_after", wait, "attempt", attempt)
+		if err := c.sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+func retryAfter(err error) (time.Duration, bool) {
+	var apiErr *ta.Error
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode != http.StatusTooManyRequests {
+		return 0, false
+	}
+	wait := time.Second
+	if apiErr.Parameters != nil && apiErr.Parameters.RetryAfter > 0 {
+		wait = time.Duration(apiErr.Parameters.RetryAfter) * time.Second
+	}
+	return wait, true
+}
+
+// classify wraps API refusals in the channels error classes; other errors
+// (network, 5xx) are returned with the token redacted.
+func (c *Channel) classify(err error) error {
+	var apiErr *ta.Error
+	if !errors.As(err, &apiErr) {
+		return c.redact(err)
+	}
+	switch {
+	case apiErr.ErrorCode == http.StatusForbidden:
+		return fmt.Errorf("%w: %w", channels.ErrBlocked, apiErr)
+	case apiErr.ErrorCode == http.StatusBadRequest:
+		return fmt.Errorf("%w: %w", channels.ErrRejected, apiErr)
+	}
+	return apiErr
+}
+
+func isEntityError(err error) bool {
+	var apiErr *ta.Error
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == http.StatusBadRequest &&
+		strings.Contains(apiErr.Description, "can't parse entities")
+}
+
+func parseChatID(chatID string) (int64, error) {
+	id, err := strconv.ParseInt(chatID, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("telegram chat id %q: %w", chatID, channels.ErrRejected)
+	}
+	return id, nil
+}
