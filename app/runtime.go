@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/prompts"
@@ -27,6 +29,9 @@ type Runtime struct {
 	Scheduler *handlers.Scheduler
 	Buses     *messaging.Buses
 	channels  map[string]channels.Channel
+
+	mu       sync.Mutex
+	received []string // turns this process received, for WaitIdle
 }
 
 // RuntimeOptions chooses what a process hosts.
@@ -123,12 +128,49 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, er
 // Deliver is what channels call with each incoming message: a message
 // seen before is acknowledged again without a second turn.
 func (r *Runtime) Deliver(ctx context.Context, in channels.Incoming) error {
-	_, err := r.Gateway.Receive(ctx, in)
+	id, err := r.Gateway.Receive(ctx, in)
 	if errors.Is(err, handlers.ErrDuplicate) {
 		r.Logger.Info("duplicate message ignored", "channel", in.Channel, "platform_id", in.PlatformID)
 		return nil
 	}
+	if err == nil {
+		r.mu.Lock()
+		r.received = append(r.received, id)
+		r.mu.Unlock()
+	}
 	return err
+}
+
+// WaitIdle waits until every turn delivered through Deliver has completed.
+func (r *Runtime) WaitIdle(ctx context.Context) error {
+	r.mu.Lock()
+	ids := append([]string(nil), r.received...)
+	r.mu.Unlock()
+	for _, id := range ids {
+		for {
+			done, err := r.turnCompleted(ctx, id)
+			if err != nil {
+				return err
+			}
+			if done {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Runtime) turnCompleted(ctx context.Context, id string) (bool, error) {
+	evs, err := r.Store.Load(ctx, domain.TurnStream(id), 1)
+	if err != nil {
+		return false, err
+	}
+	return len(evs) > 0 && evs[len(evs)-1].Type == "TurnCompleted", nil
 }
 
 // Run runs everything until ctx ends, then stops the channels.

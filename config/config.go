@@ -15,6 +15,8 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/omega-gateway/omega/channels/telegram"
+	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -42,6 +44,8 @@ type Config struct {
 	StatusEvery  time.Duration `env:"STATUS_EVERY" envDefault:"120s"`
 
 	Provider providers.Config
+	Telegram telegram.Config
+	WhatsApp whatsapp.Config
 }
 
 // Load parses the environment (OMEGA_ prefix) and validates the result,
@@ -115,6 +119,11 @@ func (c Config) Validate() error {
 	case providers.NameClaudeCode, providers.NameAnthropic, providers.NameOpenAI:
 	default:
 		bad("OMEGA_PROVIDER must be %s, %s or %s (got %q)", providers.NameClaudeCode, providers.NameAnthropic, providers.NameOpenAI, c.Provider.Provider)
+	}
+	if c.Telegram.Token != "" {
+		if err := c.Telegram.Validate(); err != nil {
+			bad("%v", err)
+		}
 	}
 	if c.ConversationIdle <= 0 {
 		bad("OMEGA_CONVERSATION_IDLE must be positive (got %s)", c.ConversationIdle)

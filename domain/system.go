@@ -20,4 +20,19 @@ func PoisonStream(handler string) string { return "poison-" + handler }
 // RegisterSystemEvents adds the infrastructure-level events.
 func RegisterSystemEvents(r *Registry) {
 	r.Register(MessagePoisoned{}, 1)
+	r.Register(WebhookDelivered{}, 1)
 }
+
+// WebhookDelivered records a direct-mode webhook message sent to a channel.
+type WebhookDelivered struct {
+	Channel string `json:"channel"`
+	ChatID  string `json:"chat_id"`
+	Text    string `json:"text"`
+	Chunks  int    `json:"chunks"`
+	Error   string `json:"error,omitempty"` // set when delivery failed
+}
+
+func (WebhookDelivered) EventType() string { return "WebhookDelivered" }
+
+// WebhookStream is where one webhook request is recorded.
+func WebhookStream(id string) string { return "webhook-" + id }

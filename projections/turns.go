@@ -112,14 +112,14 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 	case domain.AckSent:
 		return exec(fmt.Sprintf(`UPDATE %s SET acked = 1 WHERE turn_id = $1`, tx.T("turns")), id)
 	case domain.ContextBuilt:
-		if err := exec(fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3, prompt_bytes = $4 WHERE turn_id = $1`, tx.T("turns")),
-			id, ev.ConversationID, ev.Project, len(ev.System)+len(ev.Prompt)); err != nil {
+		if err := exec(fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3 WHERE turn_id = $1`, tx.T("turns")),
+			id, ev.ConversationID, ev.Project); err != nil {
 			return err
 		}
 		return addMessage(ctx, tx, exec, id, "user", at)
 	case domain.ProviderReplied:
-		return exec(fmt.Sprintf(`UPDATE %s SET provider = $2, model = $3, duration_ms = $4, reply_bytes = $5 WHERE turn_id = $1`, tx.T("turns")),
-			id, ev.Provider, ev.Model, ev.DurationMs, ev.ReplyBytes)
+		return exec(fmt.Sprintf(`UPDATE %s SET provider = $2, model = $3, duration_ms = $4, prompt_bytes = $5, reply_bytes = $6 WHERE turn_id = $1`, tx.T("turns")),
+			id, ev.Provider, ev.Model, ev.DurationMs, ev.PromptBytes, ev.ReplyBytes)
 	case domain.ReplyReady:
 		if err := exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Text); err != nil {
 			return err

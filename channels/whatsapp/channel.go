@@ -21,7 +21,8 @@ import (
 )
 
 const (
-	channelName = "whatsapp"
+	// Name is the channel name of WhatsApp messages.
+	Name = "whatsapp"
 	// formatHint follows the platform hint of the original gateway.
 	formatHint = "Platform: WhatsApp. Avoid markdown tables and headers — use bold (*text*) and bullet lists instead."
 	// maxCaption is where WhatsApp starts truncating image captions.
@@ -96,7 +97,7 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
 	}
 	c := &Channel{
 		cfg:        cfg,
-		log:        logger.With("channel", channelName),
+		log:        logger.With("channel", Name),
 		client:     cl,
 		seen:       newSeenSet(seenSize),
 		minBackoff: time.Second,
@@ -108,7 +109,7 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
 }
 
 // Name implements channels.Channel.
-func (c *Channel) Name() string { return channelName }
+func (c *Channel) Name() string { return Name }
 
 // FormatHint implements channels.FormatHinter.
 func (c *Channel) FormatHint() string { return formatHint }

@@ -41,7 +41,7 @@ func (c *Channel) toIncoming(ctx context.Context, evt *events.Message) (in chann
 	msg := evt.Message
 	text := messageText(msg)
 	in = channels.Incoming{
-		Channel:    channelName,
+		Channel:    Name,
 		SenderID:   senderNumber(info.MessageSource),
 		SenderName: info.PushName,
 		ChatID:     info.Chat.ToNonAD().String(),

@@ -47,7 +47,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), migrateCmd(), replayCmd(), eventsCmd(), factsCmd())
+	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), whatsappCmd())
 	return root
 }
 

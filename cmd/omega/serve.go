@@ -5,11 +5,13 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
+	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram"
+	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/handlers"
-	"github.com/omega-gateway/omega/messaging"
 )
 
 func serveCmd() *cobra.Command {
@@ -28,38 +30,83 @@ func serve(ctx context.Context) error {
 		return err
 	}
 	defer a.Close()
-	log := a.Logger
-	log.Info("omega starting", "store", a.Where(), "data_dir", a.Config.DataDir)
-	if err := a.Engine.Setup(ctx); err != nil {
-		return err
+	cfg, log := a.Config, a.Logger
+	log.Info("omega starting", "store", a.Where(), "data_dir", cfg.DataDir, "workspace", cfg.WorkspaceDir(), "provider", cfg.Provider.Provider)
+
+	auth := handlers.Auth{Allowed: map[string][]string{}}
+	var chans []channels.Channel
+	var apiSrv *api.Server
+	if cfg.HTTPAddr != "" {
+		apiSrv = &api.Server{Addr: cfg.HTTPAddr, Token: cfg.APIToken, Logger: log, DefaultSenders: map[string]string{}}
+		if _, err := apiSrv.Listen(); err != nil {
+			return err
+		}
+		chans = append(chans, apiSrv)
 	}
-	buses, err := messaging.New(messaging.Options{
-		Backend: a.Store.Backend(), DB: a.Store.DB(), Log: a.Store, Registry: a.Registry, Logger: log,
-	})
+	var tg *telegram.Channel
+	if cfg.Telegram.Token != "" {
+		if tg, err = telegram.New(cfg.Telegram, log); err != nil {
+			return err
+		}
+		auth.Allowed[telegram.Name] = cfg.Telegram.AllowedUserIDs()
+		chans = append(chans, tg)
+	}
+	if cfg.WhatsApp.Enabled {
+		container, err := whatsapp.OpenDeviceStore(ctx, a.Store.DB(), string(a.Dialect), log)
+		if err != nil {
+			return err
+		}
+		wa, err := whatsapp.New(ctx, cfg.WhatsApp, container, log)
+		if err != nil {
+			return err
+		}
+		wa.OnLoggedOut = func(reason string) { notifyOwner(ctx, tg, cfg.Telegram.AllowedUserIDs(), "WhatsApp logged out ("+reason+"). Run `omega whatsapp pair` or send /whatsapp to pair again.", log) }
+		if !wa.Paired() {
+			log.Warn("WhatsApp is enabled but no device is paired: run `omega whatsapp pair` (or send /whatsapp on Telegram)")
+		}
+		auth.Allowed[whatsapp.Name] = cfg.WhatsApp.AllowedNumbers
+		chans = append(chans, wa)
+	}
+	for _, name := range []string{telegram.Name, whatsapp.Name} {
+		if ids, ok := auth.Allowed[name]; ok && len(ids) == 0 {
+			log.Warn("no allowlist for this channel: every sender is denied (deny by default)", "channel", name,
+				"fix", fmt.Sprintf("set OMEGA_%s", map[string]string{telegram.Name: "TELEGRAM_ALLOWED_USERS", whatsapp.Name: "WHATSAPP_ALLOWED_NUMBERS"}[name]))
+		}
+	}
+	if len(chans) == 0 {
+		log.Warn("no channel is enabled: set OMEGA_HTTP_ADDR, OMEGA_TELEGRAM_TOKEN or OMEGA_WHATSAPP_ENABLED")
+	}
+
+	rt, err := a.NewRuntime(ctx, app.RuntimeOptions{Channels: chans, Auth: &auth})
 	if err != nil {
 		return err
 	}
-	defer buses.Close()
-	senders := handlers.Senders{Store: a.Store, Registry: a.Registry}
-	if err := buses.Commands.AddHandlers(senders.CommandHandlers()...); err != nil {
-		return fmt.Errorf("register command handlers: %w", err)
-	}
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.Engine.Run(gctx) })
-	g.Go(func() error { return buses.Router.Run(gctx) })
-	g.Go(func() error {
-		select {
-		case <-buses.Router.Running():
-			log.Info("omega ready", "store", a.Where())
-		case <-gctx.Done():
+	if apiSrv != nil {
+		apiSrv.Receiver, apiSrv.Store, apiSrv.Registry, apiSrv.Channels = rt.Gateway, a.Store, a.Registry, rt
+		for name, ids := range auth.Allowed {
+			if len(ids) > 0 {
+				apiSrv.DefaultSenders[name] = ids[0]
+			}
 		}
-		return nil
-	})
-	err = g.Wait()
-	if ctx.Err() != nil {
-		log.Info("omega stopped")
-		return nil
 	}
-	return err
+	log.Info("omega ready", "channels", len(chans))
+	if err := rt.Run(ctx); err != nil {
+		return err
+	}
+	log.Info("omega stopped")
+	return nil
+}
+
+// notifyOwner tells the owner about a problem through Telegram when it is
+// running; the log line is written either way.
+func notifyOwner(ctx context.Context, tg *telegram.Channel, owners []string, text string, log interface {
+	Error(string, ...any)
+}) {
+	log.Error(text)
+	if tg == nil || len(owners) == 0 {
+		return
+	}
+	if _, err := tg.SendText(ctx, owners[0], text); err != nil {
+		log.Error("could not notify the owner on Telegram", "err", err)
+	}
 }

@@ -1,0 +1,156 @@
+// Package terminal is the local user's channel: `omega chat` reads lines
+// from the terminal (with history on the arrow keys) and prints replies as
+// the pipeline records them.
+package terminal
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"golang.org/x/term"
+
+	"github.com/omega-gateway/omega/channels"
+)
+
+// Name is the channel name of terminal messages.
+const Name = "terminal"
+
+// Channel is the terminal channel. Its one sender is the local user, who
+// is trusted: being at the keyboard of omega's machine is authentication.
+type Channel struct {
+	In       *os.File
+	Out      io.Writer
+	SenderID string // default: the OS user name
+	Prompt   string
+	// OnEnd runs when input ends (end of file or /exit), after which no
+	// more messages come; `omega chat` uses it to finish and exit.
+	OnEnd func()
+
+	mu      sync.Mutex
+	term    *term.Terminal
+	restore func()
+}
+
+var _ channels.Channel = (*Channel)(nil)
+
+func (c *Channel) Name() string { return Name }
+
+func (c *Channel) FormatHint() string {
+	return "Platform: terminal. Plain text reads best; light Markdown is fine."
+}
+
+// Start reads lines until end of input, "/exit", or ctx ends.
+func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
+	if c.SenderID == "" {
+		c.SenderID = "owner"
+	}
+	if c.Prompt == "" {
+		c.Prompt = "you> "
+	}
+	lines := make(chan string)
+	errc := make(chan error, 1)
+	if term.IsTerminal(int(c.In.Fd())) {
+		state, err := term.MakeRaw(int(c.In.Fd()))
+		if err != nil {
+			return fmt.Errorf("terminal: %w", err)
+		}
+		c.restore = func() { _ = term.Restore(int(c.In.Fd()), state) }
+		c.mu.Lock()
+		c.term = term.NewTerminal(struct {
+			io.Reader
+			io.Writer
+		}{c.In, c.Out}, c.Prompt)
+		c.mu.Unlock()
+		go func() {
+			for {
+				line, err := c.term.ReadLine()
+				if err != nil {
+					errc <- err
+					return
+				}
+				lines <- line
+			}
+		}()
+	} else {
+		go func() {
+			sc := bufio.NewScanner(c.In)
+			sc.Buffer(make([]byte, 1<<20), 1<<20)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			errc <- io.EOF
+		}()
+	}
+	defer c.Stop(context.Background())
+	defer func() {
+		if c.OnEnd != nil {
+			go c.OnEnd()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-errc:
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("terminal: read: %w", err)
+		case line := <-lines:
+			line = strings.TrimSpace(line)
+			if line == "" {
+				continue
+			}
+			if line == "/exit" || line == "/quit" {
+				return nil
+			}
+			err := deliver(ctx, channels.Incoming{Channel: Name, SenderID: c.SenderID, SenderName: c.SenderID, ChatID: c.SenderID, Text: line, Trusted: true})
+			if err != nil {
+				c.print("! could not record your message: " + err.Error())
+			}
+		}
+	}
+}
+
+// Stop restores the terminal.
+func (c *Channel) Stop(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.restore != nil {
+		c.restore()
+		c.restore = nil
+		c.term = nil
+	}
+	return nil
+}
+
+func (c *Channel) print(text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.term != nil {
+		// Writing through the terminal keeps the line being typed intact.
+		fmt.Fprint(c.term, strings.ReplaceAll(text, "\n", "\r\n")+"\r\n")
+		return
+	}
+	fmt.Fprintln(c.Out, text)
+}
+
+// SendText prints a reply.
+func (c *Channel) SendText(_ context.Context, _ string, text string) (channels.SendResult, error) {
+	c.print("omega> " + text)
+	return channels.SendResult{Chunks: 1}, nil
+}
+
+// SendTyping is silent: the prompt already shows omega is working.
+func (c *Channel) SendTyping(context.Context, string) error { return nil }
+
+// SendPhoto tells where the image is instead of drawing it.
+func (c *Channel) SendPhoto(_ context.Context, _ string, photo channels.Attachment, caption string) error {
+	c.print(fmt.Sprintf("omega> [image %s, %d bytes] %s", photo.Name, len(photo.Data), caption))
+	return nil
+}
