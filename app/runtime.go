@@ -119,8 +119,8 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, er
 		return nil, err
 	}
 	senders := handlers.Senders{Store: a.Store, Registry: a.Registry}
-	if err := r.Buses.Commands.AddHandlers(senders.CommandHandlers()...); err != nil {
-		return nil, fmt.Errorf("register command handlers: %w", err)
+	if err := r.Buses.AddCommandHandlers(ctx, senders.CommandHandlers()...); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

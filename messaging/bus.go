@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,8 @@ type Buses struct {
 	Commands   *cqrs.CommandProcessor
 	Events     *cqrs.EventGroupProcessor
 	closers    []func() error
+	backend    string
+	db         *sql.DB
 }
 
 // Marshaler names messages by their EventType or CommandName method, so
@@ -98,17 +101,16 @@ func New(opts Options) (*Buses, error) {
 		}.Middleware,
 		middleware.Recoverer,
 	)
-	b := &Buses{Router: router}
+	b := &Buses{Router: router, backend: opts.Backend, db: opts.DB}
 
 	pub, sub, err := commandTransport(opts, wlog)
 	if err != nil {
 		return nil, err
 	}
 	b.closers = append(b.closers, pub.Close)
-	topic := func(name string) string { return "omega_commands_" + name }
 	b.CommandBus, err = cqrs.NewCommandBusWithConfig(pub, cqrs.CommandBusConfig{
 		GeneratePublishTopic: func(p cqrs.CommandBusGeneratePublishTopicParams) (string, error) {
-			return topic(p.CommandName), nil
+			return commandTopic(p.CommandName), nil
 		},
 		Marshaler: Marshaler,
 		Logger:    wlog,
@@ -118,7 +120,7 @@ func New(opts Options) (*Buses, error) {
 	}
 	b.Commands, err = cqrs.NewCommandProcessorWithConfig(router, cqrs.CommandProcessorConfig{
 		GenerateSubscribeTopic: func(p cqrs.CommandProcessorGenerateSubscribeTopicParams) (string, error) {
-			return topic(p.CommandName), nil
+			return commandTopic(p.CommandName), nil
 		},
 		SubscriberConstructor: func(cqrs.CommandProcessorSubscriberConstructorParams) (message.Subscriber, error) {
 			return sub, nil
@@ -156,18 +158,16 @@ func New(opts Options) (*Buses, error) {
 func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publisher, message.Subscriber, error) {
 	if opts.Backend == "postgres" {
 		pub, err := wsql.NewPublisher(opts.DB, wsql.PublisherConfig{
-			SchemaAdapter:        wsql.DefaultPostgreSQLSchema{},
-			AutoInitializeSchema: true,
+			SchemaAdapter: wsql.DefaultPostgreSQLSchema{},
 		}, wlog)
 		if err != nil {
 			return nil, nil, fmt.Errorf("command publisher: %w", err)
 		}
 		sub, err := wsql.NewSubscriber(opts.DB, wsql.SubscriberConfig{
-			ConsumerGroup:    "omega",
-			SchemaAdapter:    wsql.DefaultPostgreSQLSchema{},
-			OffsetsAdapter:   wsql.DefaultPostgreSQLOffsetsAdapter{},
-			InitializeSchema: true,
-			PollInterval:     100 * time.Millisecond,
+			ConsumerGroup:  "omega",
+			SchemaAdapter:  wsql.DefaultPostgreSQLSchema{},
+			OffsetsAdapter: wsql.DefaultPostgreSQLOffsetsAdapter{},
+			PollInterval:   100 * time.Millisecond,
 		}, wlog)
 		if err != nil {
 			return nil, nil, fmt.Errorf("command subscriber: %w", err)
@@ -181,6 +181,51 @@ func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publi
 	ch := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, wlog)
 	return ch, ch, nil
 }
+
+// AddCommandHandlers registers command handlers. On PostgreSQL it first
+// creates their topics' tables under an advisory lock: watermill-sql's own
+// lazy CREATE TABLE IF NOT EXISTS fails when two processes start at once.
+func (b *Buses) AddCommandHandlers(ctx context.Context, hs ...cqrs.CommandHandler) error {
+	if b.backend == "postgres" {
+		topics := make([]string, len(hs))
+		for i, h := range hs {
+			topics[i] = commandTopic(Marshaler.Name(h.NewCommand()))
+		}
+		if err := prepareTopics(ctx, b.db, topics); err != nil {
+			return err
+		}
+	}
+	if err := b.Commands.AddHandlers(hs...); err != nil {
+		return fmt.Errorf("register command handlers: %w", err)
+	}
+	return nil
+}
+
+// topicsLock is the advisory lock key serializing topic creation.
+const topicsLock = 0x6f6d656761 // "omega"
+
+func prepareTopics(ctx context.Context, db *sql.DB, topics []string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("prepare command topics: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", topicsLock); err != nil {
+		return fmt.Errorf("prepare command topics: lock: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", topicsLock)
+	for _, topic := range topics {
+		qs := append(wsql.DefaultPostgreSQLSchema{}.SchemaInitializingQueries(topic), wsql.DefaultPostgreSQLOffsetsAdapter{}.SchemaInitializingQueries(topic)...)
+		for _, q := range qs {
+			if _, err := conn.ExecContext(ctx, q.Query, q.Args...); err != nil {
+				return fmt.Errorf("prepare command topic %s: %w", topic, err)
+			}
+		}
+	}
+	return nil
+}
+
+func commandTopic(name string) string { return "omega_commands_" + name }
 
 // Close releases the buses' publishers and subscribers; call it after the
 // router has stopped.

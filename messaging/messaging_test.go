@@ -68,7 +68,7 @@ func TestBuses(t *testing.T) {
 			defer b.Close()
 
 			senders := handlers.Senders{Store: s, Registry: reg}
-			if err := b.Commands.AddHandlers(senders.CommandHandlers()...); err != nil {
+			if err := b.AddCommandHandlers(context.Background(), senders.CommandHandlers()...); err != nil {
 				t.Fatal(err)
 			}
 			var mu sync.Mutex

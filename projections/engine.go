@@ -79,7 +79,12 @@ func (e *Engine) names() []string {
 // Setup creates the tables of every projection that does not have them.
 func (e *Engine) Setup(ctx context.Context) error {
 	for _, p := range e.projections {
-		err := e.inTx(ctx, func(tx *sql.Tx) error { return createTables(ctx, tx, e.dialect, p, "") })
+		err := e.inTx(ctx, func(tx *sql.Tx) error {
+			if err := e.lockSchema(ctx, tx); err != nil {
+				return err
+			}
+			return createTables(ctx, tx, e.dialect, p, "")
+		})
 		if err != nil {
 			return err
 		}
@@ -190,6 +195,20 @@ func (e *Engine) applyBatch(ctx context.Context, ps []Projection, prefix string,
 		return 0, err
 	}
 	return last, nil
+}
+
+// schemaLock serializes DDL of processes starting at once: PostgreSQL's
+// CREATE TABLE IF NOT EXISTS is not safe against a concurrent twin.
+const schemaLock = 0x6f6d6567612d70 // "omega-p"
+
+func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
+	if e.dialect != Postgres {
+		return nil // SQLite write transactions are exclusive already
+	}
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", schemaLock); err != nil {
+		return fmt.Errorf("lock projection schema: %w", err)
+	}
+	return nil
 }
 
 func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {

@@ -35,6 +35,9 @@ func (e *Engine) Rebuild(ctx context.Context, ps []Projection, progress Progress
 		progress = noProgress{}
 	}
 	err := e.inTx(ctx, func(tx *sql.Tx) error {
+		if err := e.lockSchema(ctx, tx); err != nil {
+			return err
+		}
 		for _, p := range ps {
 			if err := dropTables(ctx, tx, p, ""); err != nil {
 				return err
@@ -186,6 +189,9 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 
 func (e *Engine) resetShadow(ctx context.Context, p Projection) error {
 	return e.inTx(ctx, func(tx *sql.Tx) error {
+		if err := e.lockSchema(ctx, tx); err != nil {
+			return err
+		}
 		if err := dropTables(ctx, tx, p, shadowPrefix); err != nil {
 			return err
 		}
