@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/eventstore/postgres"
+	"github.com/omega-gateway/omega/eventstore/sqlite"
+	"github.com/omega-gateway/omega/internal/pgtest"
+)
+
+// buildOmega compiles the binary once per test.
+func buildOmega(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "omega")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// crashClaude answers slowly for "slow" prompts, logging each call first.
+func crashClaude(t *testing.T, dir string) (bin, callLog string) {
+	bin, callLog = filepath.Join(dir, "claude"), filepath.Join(dir, "calls.log")
+	script := `#!/bin/sh
+prompt=""; while [ $# -gt 0 ]; do case "$1" in -p) prompt="$2"; shift 2;; *) shift;; esac; done
+last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
+echo "$last" >> "` + callLog + `"
+case "$prompt" in *slow*) sleep 2;; esac
+printf '{"type":"result","subtype":"success","is_error":false,"result":"done: %s","session_id":"s-%s","num_turns":1}\n' "$last" "$$"
+`
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, callLog
+}
+
+type proc struct {
+	cmd *exec.Cmd
+	log *bytes.Buffer
+}
+
+func startServe(t *testing.T, bin string, env []string) *proc {
+	t.Helper()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = env
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, log: &buf}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("omega serve output:\n%s", buf.String())
+		}
+	})
+	return p
+}
+
+func waitHTTP(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("omega did not start: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func postMessage(t *testing.T, url, sender, text, wait string) map[string]any {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"sender_id": sender, "text": text})
+	c := &http.Client{Timeout: 90 * time.Second}
+	resp, err := c.Post(url+"/api/messages?wait="+wait, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("bad reply %s: %v", b, err)
+	}
+	return out
+}
+
+// kill -9 while the provider is working on a turn, with another turn
+// queued: after a restart both complete, the interrupted one with exactly
+// one reply and the queued one untouched by the crash.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	cases := []struct {
+		name string
+		env  func(t *testing.T) (vars []string, open func() eventstore.Store)
+	}{
+		{"sqlite", func(t *testing.T) ([]string, func() eventstore.Store) {
+			dir := t.TempDir()
+			return []string{"OMEGA_DATA_DIR=" + dir}, func() eventstore.Store {
+				s, err := sqlite.Open(context.Background(), filepath.Join(dir, "omega.db"), sqlite.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+		}},
+		{"postgres", func(t *testing.T) ([]string, func() eventstore.Store) {
+			dsn := pgtest.DSN(t)
+			return []string{"OMEGA_DATA_DIR=" + t.TempDir(), "OMEGA_DATABASE_URL=" + dsn}, func() eventstore.Store {
+				s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { s.Close() })
+				return s
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			vars, open := c.env(t)
+			claude, callLog := crashClaude(t, t.TempDir())
+			addr := freeAddr(t)
+			url := "http://" + addr
+			env := append(os.Environ(), vars...)
+			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_STATUS_FIRST=0s", "OMEGA_LOG_LEVEL=debug", "HOME="+t.TempDir())
+
+			first := startServe(t, bin, env)
+			waitHTTP(t, url)
+			slow := postMessage(t, url, "carol", "a slow question", "0s")
+			queued := postMessage(t, url, "carol", "and a quick one", "0s")
+			other := postMessage(t, url, "dave", "slow too", "0s")
+			// Wait until the provider is at work on carol's first turn.
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				b, _ := os.ReadFile(callLog)
+				if strings.Contains(string(b), "a slow question") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("provider never called; calls: %q", b)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = first.cmd.Wait()
+
+			startServe(t, bin, env)
+			waitHTTP(t, url)
+			for _, turn := range []map[string]any{slow, queued, other} {
+				id := turn["turn_id"].(string)
+				resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(url + "/api/turns/" + id + "?wait=45s")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out map[string]any
+				json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				if out["status"] != "ok" {
+					t.Fatalf("turn %s after restart: %v", id, out)
+				}
+			}
+
+			s := open()
+			for _, turn := range []map[string]any{slow, queued, other} {
+				id := turn["turn_id"].(string)
+				evs, err := s.Load(context.Background(), domain.TurnStream(id), 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				counts := map[string]int{}
+				for _, e := range evs {
+					counts[e.Type]++
+				}
+				if counts["MessageReceived"] != 1 || counts["ReplySent"] != 1 || counts["TurnCompleted"] != 1 || counts["ProviderReplied"] != 1 {
+					t.Fatalf("turn %s events: %v", id, counts)
+				}
+			}
+			b, _ := os.ReadFile(callLog)
+			calls := strings.Split(strings.TrimSpace(string(b)), "\n")
+			count := func(text string) int {
+				n := 0
+				for _, c := range calls {
+					if c == text {
+						n++
+					}
+				}
+				return n
+			}
+			// The interrupted call is repeated once (its reply was never
+			// recorded); the others ran exactly once.
+			if count("a slow question") != 2 || count("and a quick one") != 1 || count("slow too") > 2 {
+				t.Fatalf("provider calls:\n%s", fmt.Sprint(strings.Join(calls, "\n")))
+			}
+		})
+	}
+}
