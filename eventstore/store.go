@@ -118,6 +118,13 @@ func WithBeforeCommit(ctx context.Context, hook func() error) context.Context {
 	return context.WithValue(ctx, hookKey{}, hook)
 }
 
+// HasBeforeCommit reports whether ctx carries a hook, so a backend can
+// skip an explicit transaction when nothing needs to run inside it.
+func HasBeforeCommit(ctx context.Context) bool {
+	hook, ok := ctx.Value(hookKey{}).(func() error)
+	return ok && hook != nil
+}
+
 // BeforeCommit runs the hook set by WithBeforeCommit, if any.
 func BeforeCommit(ctx context.Context) error {
 	if hook, ok := ctx.Value(hookKey{}).(func() error); ok && hook != nil {

@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+const (
+	notifyChannel = "omega_events"
+	// notifyWindow coalesces NOTIFYs: at most one per process per window.
+	notifyWindow = 25 * time.Millisecond
+)
+
+// notifier sends pg_notify after commits, outside the append transactions.
+type notifier struct {
+	db       *sql.DB
+	log      *slog.Logger
+	instance string
+	pending  chan struct{}
+}
+
+func newNotifier(db *sql.DB, log *slog.Logger, instance string) *notifier {
+	return &notifier{db: db, log: log, instance: instance, pending: make(chan struct{}, 1)}
+}
+
+// signal asks for a NOTIFY without blocking; signals coalesce.
+func (n *notifier) signal() {
+	select {
+	case n.pending <- struct{}{}:
+	default:
+	}
+}
+
+func (n *notifier) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-n.pending:
+		}
+		// The payload names this process so its own listener can skip
+		// signals the local broadcaster already delivered.
+		if _, err := n.db.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, n.instance); err != nil && ctx.Err() == nil {
+			n.log.Warn("notify other processes of new events", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(notifyWindow):
+		}
+	}
+}
+
+// listen turns notifications from other processes into local signals.
+func (s *Store) listen(ctx context.Context, instance string) {
+	go func() {
+		// Listen blocks until the listener is connected; Close unblocks it.
+		if err := s.listener.Listen(notifyChannel); err != nil && ctx.Err() == nil {
+			s.log.Error("listen for new events; other processes' appends will be seen by polling only", "err", err)
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case n, ok := <-s.listener.NotificationChannel():
+			if !ok {
+				return
+			}
+			// nil means the connection was re-established: anything
+			// could have been missed meanwhile.
+			if n == nil || n.Extra != instance {
+				s.local.Notify()
+			}
+		}
+	}
+}
+
+func (s *Store) listenerEvent(ev pq.ListenerEventType, err error) {
+	switch ev {
+	case pq.ListenerEventDisconnected:
+		s.log.Warn("event listener lost its connection; reconnecting", "err", err)
+	case pq.ListenerEventConnectionAttemptFailed:
+		s.log.Warn("event listener reconnect failed; retrying with backoff", "err", err)
+	case pq.ListenerEventReconnected:
+		s.log.Info("event listener reconnected")
+	}
+}

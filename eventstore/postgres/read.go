@@ -1,0 +1,113 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+const eventColumns = `position, stream_id, version, event_id, type, data, metadata, recorded_at`
+
+// The horizon test keeps every transaction that may still commit, and
+// everything after it in delivery order, out of the result (package doc).
+const (
+	readFirstSQL = `SELECT ` + eventColumns + ` FROM events
+WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY transaction_id, position
+LIMIT $1`
+	readAfterSQL = `SELECT ` + eventColumns + ` FROM events
+WHERE (transaction_id, position) > (SELECT transaction_id, position FROM events WHERE position = $1)
+  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+ORDER BY transaction_id, position
+LIMIT $2`
+	loadSQL = `SELECT ` + eventColumns + ` FROM events
+WHERE stream_id = $1 AND version >= $2
+ORDER BY version`
+)
+
+// ReadAll implements eventstore.Store. after must be 0 or the position of
+// an event ReadAll has returned.
+func (s *Store) ReadAll(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("read all after %d: limit %d must be positive", after, limit)
+	}
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if after <= 0 {
+		rows, err = s.readFirstStmt.QueryContext(ctx, limit)
+	} else {
+		rows, err = s.readAfterStmt.QueryContext(ctx, after, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read all after %d: %w", after, err)
+	}
+	events, err := scanEvents(rows, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read all after %d: %w", after, err)
+	}
+	if len(events) == 0 && after > 0 {
+		// An unknown cursor would otherwise read as "nothing new" forever.
+		if err := s.checkPosition(ctx, after); err != nil {
+			return nil, err
+		}
+	}
+	return events, nil
+}
+
+func (s *Store) checkPosition(ctx context.Context, pos int64) error {
+	var exists bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM events WHERE position = $1)`, pos).Scan(&exists); err != nil {
+		return fmt.Errorf("read all after %d: %w", pos, err)
+	}
+	if !exists {
+		return fmt.Errorf("read all after %d: no event has that position", pos)
+	}
+	return nil
+}
+
+// Load implements eventstore.Store.
+func (s *Store) Load(ctx context.Context, stream string, fromVersion int64) ([]domain.Event, error) {
+	rows, err := s.db.QueryContext(ctx, loadSQL, stream, fromVersion)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", stream, err)
+	}
+	events, err := scanEvents(rows, 0)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", stream, err)
+	}
+	return events, nil
+}
+
+// StreamVersion implements eventstore.Store.
+func (s *Store) StreamVersion(ctx context.Context, stream string) (int64, error) {
+	var v int64
+	err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1`, stream).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("version of %s: %w", stream, err)
+	}
+	return v, nil
+}
+
+func scanEvents(rows *sql.Rows, capacity int) ([]domain.Event, error) {
+	defer rows.Close()
+	events := make([]domain.Event, 0, capacity)
+	for rows.Next() {
+		var (
+			e  domain.Event
+			md []byte
+		)
+		if err := rows.Scan(&e.Position, &e.StreamID, &e.Version, &e.ID, &e.Type, &e.Data, &md, &e.RecordedAt); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(md, &e.Metadata); err != nil {
+			return nil, fmt.Errorf("event at position %d: metadata: %w", e.Position, err)
+		}
+		events = append(events, e)
+	}
+	return events, rows.Err()
+}

@@ -1,0 +1,99 @@
+package postgres
+
+import (
+	"strings"
+	"unicode"
+)
+
+// redactKeyValue rewrites a key=value DSN ("host=h password='x y'") with
+// the password replaced. Anything it cannot parse is hidden entirely.
+func redactKeyValue(dsn string) string {
+	pairs, ok := parseKeyValue(dsn)
+	if !ok {
+		return "(unparseable DSN)"
+	}
+	var b strings.Builder
+	for i, kv := range pairs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		v := kv[1]
+		if strings.EqualFold(kv[0], "password") {
+			v = "xxxxx"
+		}
+		b.WriteString(kv[0])
+		b.WriteByte('=')
+		b.WriteString(quoteValue(v))
+	}
+	return b.String()
+}
+
+// parseKeyValue follows libpq's rules: values may be single-quoted, and a
+// backslash escapes the next character.
+func parseKeyValue(s string) ([][2]string, bool) {
+	var pairs [][2]string
+	r := []rune(s)
+	i := 0
+	skipSpace := func() {
+		for i < len(r) && unicode.IsSpace(r[i]) {
+			i++
+		}
+	}
+	for {
+		skipSpace()
+		if i == len(r) {
+			return pairs, true
+		}
+		start := i
+		for i < len(r) && r[i] != '=' && !unicode.IsSpace(r[i]) {
+			i++
+		}
+		key := string(r[start:i])
+		skipSpace()
+		if key == "" || i == len(r) || r[i] != '=' {
+			return nil, false
+		}
+		i++
+		skipSpace()
+		var val strings.Builder
+		quoted := i < len(r) && r[i] == '\''
+		if quoted {
+			i++
+		}
+		for {
+			if i == len(r) {
+				if quoted {
+					return nil, false
+				}
+				break
+			}
+			c := r[i]
+			if quoted && c == '\'' {
+				i++
+				break
+			}
+			if !quoted && unicode.IsSpace(c) {
+				break
+			}
+			if c == '\\' {
+				i++
+				if i == len(r) {
+					return nil, false
+				}
+				c = r[i]
+			}
+			val.WriteRune(c)
+			i++
+		}
+		pairs = append(pairs, [2]string{key, val.String()})
+	}
+}
+
+func quoteValue(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t\n'\\") {
+		return v
+	}
+	v = strings.ReplaceAll(v, `\`, `\\`)
+	v = strings.ReplaceAll(v, `'`, `\'`)
+	return "'" + v + "'"
+}

@@ -1,0 +1,228 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/migrations"
+)
+
+// Options tunes Open.
+type Options struct {
+	// MaxOpenConns caps the connection pool (default 32).
+	MaxOpenConns int
+	// Logger receives connection and listener events (default slog.Default()).
+	Logger *slog.Logger
+	// SkipMigrate leaves the schema alone (for `omega migrate` and tools
+	// that must not change the database).
+	SkipMigrate bool
+}
+
+const (
+	defaultMaxOpenConns = 32
+	connectAttempts     = 4
+	connectBackoff      = 250 * time.Millisecond
+	connectTimeout      = 5 * time.Second
+)
+
+// Store is the PostgreSQL event store. It is safe for concurrent use.
+type Store struct {
+	db       *sql.DB
+	log      *slog.Logger
+	local    eventstore.Broadcaster
+	notifier *notifier
+	listener *pq.Listener
+
+	appendStmt, readFirstStmt, readAfterStmt *sql.Stmt
+
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ eventstore.Store       = (*Store)(nil)
+	_ eventstore.Checkpoints = (*Store)(nil)
+)
+
+// Open connects to the database at dsn, waits briefly for it to answer,
+// applies pending migrations unless opts.SkipMigrate, and starts listening
+// for appends made by other processes.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger = logger.With("component", "eventstore/postgres")
+	maxOpen := opts.MaxOpenConns
+	if maxOpen <= 0 {
+		maxOpen = defaultMaxOpenConns
+	}
+
+	connector, err := pq.NewConnector(dsn)
+	if err != nil {
+		// The parse error may quote the DSN, password included.
+		return nil, fmt.Errorf("postgres: invalid DSN %s", Redact(dsn))
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(maxOpen)
+	// Keep every connection: the default of 2 idle connections makes
+	// concurrent writers reconnect constantly.
+	db.SetMaxIdleConns(maxOpen)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+
+	if err := ping(ctx, db, logger, dsn); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if !opts.SkipMigrate {
+		if err := migrations.Up(ctx, db, migrations.Postgres, migrations.Options{Logger: logger}); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("postgres %s: %w", Redact(dsn), err)
+		}
+	}
+
+	s := &Store{db: db, log: logger}
+	if err := s.prepare(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+
+	bg, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	instance := uuid.NewString()
+	s.notifier = newNotifier(db, logger, instance)
+	s.listener = pq.NewListener(dsn, 100*time.Millisecond, 30*time.Second, s.listenerEvent)
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.notifier.run(bg)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.listen(bg, instance)
+	}()
+	return s, nil
+}
+
+// ping waits for the server with a short bounded retry, so that a
+// database starting next to omega (docker compose) is not a fatal error.
+func ping(ctx context.Context, db *sql.DB, logger *slog.Logger, dsn string) error {
+	var err error
+	wait := connectBackoff
+	for attempt := 1; attempt <= connectAttempts; attempt++ {
+		pctx, cancel := context.WithTimeout(ctx, connectTimeout)
+		err = db.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if attempt == connectAttempts || ctx.Err() != nil {
+			break
+		}
+		logger.Warn("postgres not reachable, retrying", "target", Redact(dsn), "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+	return fmt.Errorf("postgres: cannot connect to %s: %w", describe(dsn), err)
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	stmts := []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&s.appendStmt, appendSQL},
+		{&s.readFirstStmt, readFirstSQL},
+		{&s.readAfterStmt, readAfterSQL},
+	}
+	for _, st := range stmts {
+		prepared, err := s.db.PrepareContext(ctx, st.query)
+		if err != nil {
+			s.closeStmts()
+			return fmt.Errorf("postgres: prepare statements (is the schema migrated?): %w", err)
+		}
+		*st.dst = prepared
+	}
+	return nil
+}
+
+func (s *Store) closeStmts() {
+	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// DB returns the store's connection pool, so projections can commit their
+// writes and their checkpoint in one transaction.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Backend implements eventstore.Store.
+func (s *Store) Backend() string { return "postgres" }
+
+// Changes implements eventstore.Store.
+func (s *Store) Changes(ctx context.Context) <-chan struct{} {
+	return s.local.Subscribe(ctx)
+}
+
+// Close stops the listener and closes the pool. It is safe to call twice.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.stop()
+		lerr := s.listener.Close()
+		s.wg.Wait()
+		s.closeStmts()
+		s.closeErr = errors.Join(lerr, s.db.Close())
+	})
+	return s.closeErr
+}
+
+// Redact returns dsn with its password removed, for logs and errors.
+// Anything it cannot parse is hidden entirely.
+func Redact(dsn string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "(unparseable postgres URL)"
+		}
+		q := u.Query()
+		for k := range q {
+			if strings.EqualFold(k, "password") {
+				q.Set(k, "xxxxx")
+			}
+		}
+		u.RawQuery = q.Encode()
+		return u.Redacted()
+	}
+	return redactKeyValue(dsn)
+}
+
+// describe names the server a DSN points at, for connection errors.
+func describe(dsn string) string {
+	cfg, err := pq.NewConfig(dsn)
+	if err != nil {
+		return Redact(dsn)
+	}
+	host := cfg.Host
+	if cfg.Hostaddr.IsValid() {
+		host = cfg.Hostaddr.String()
+	}
+	return fmt.Sprintf("host %s port %d database %q as user %q", host, cfg.Port, cfg.Database, cfg.User)
+}

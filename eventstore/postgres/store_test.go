@@ -1,0 +1,72 @@
+package postgres
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omega-gateway/omega/eventstore/storetest"
+	"github.com/omega-gateway/omega/internal/pgtest"
+)
+
+func openTest(t testing.TB) *Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Open(ctx, pgtest.DSN(t), Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Store { return openTest(t) }, storetest.Options{})
+}
+
+func TestRedact(t *testing.T) {
+	cases := []struct {
+		dsn      string
+		contains []string
+	}{
+		{"postgres://omega:s3cret@db.example:5433/omega?sslmode=disable", []string{"db.example:5433", "/omega", "omega:xxxxx@"}},
+		{"postgresql://omega@db/omega?password=s3cret&sslmode=require", []string{"db/omega", "password=xxxxx", "sslmode=require"}},
+		{"host=db port=5433 dbname=omega user=omega password=s3cret", []string{"host=db", "port=5433", "dbname=omega", "password=xxxxx"}},
+		{"host=db password='s3cret with spaces' dbname=omega", []string{"host=db", "password=xxxxx", "dbname=omega"}},
+		{`host=db password=s3cret\ escaped dbname=omega`, []string{"host=db", "password=xxxxx", "dbname=omega"}},
+		{"host=db password='s3cret", []string{"unparseable"}},
+		{"postgres://omega:s3cret@db:bad/omega", []string{"unparseable"}},
+	}
+	for _, c := range cases {
+		got := Redact(c.dsn)
+		if strings.Contains(got, "s3cret") {
+			t.Errorf("Redact(%q) = %q leaks the password", c.dsn, got)
+		}
+		for _, want := range c.contains {
+			if !strings.Contains(got, want) {
+				t.Errorf("Redact(%q) = %q, want it to contain %q", c.dsn, got, want)
+			}
+		}
+	}
+}
+
+func TestOpenUnreachableNamesServerNotPassword(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dsn := "postgres://omega:s3cret@127.0.0.1:1/omegadb?sslmode=disable&connect_timeout=2"
+	_, err := Open(ctx, dsn, Options{})
+	if err == nil {
+		t.Fatal("Open succeeded against port 1")
+	}
+	msg := err.Error()
+	for _, want := range []string{"127.0.0.1", "port 1", `"omegadb"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not mention %s", msg, want)
+		}
+	}
+	if strings.Contains(msg, "s3cret") {
+		t.Errorf("error %q leaks the password", msg)
+	}
+}

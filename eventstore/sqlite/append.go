@@ -1,0 +1,135 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+)
+
+const selectVersion = `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream_id = ?`
+
+const insertEvent = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
+VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+// Append implements eventstore.Store.
+func (s *Store) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...domain.NewEvent) (eventstore.AppendResult, error) {
+	if err := eventstore.Validate(stream, expected, events); err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	rows, err := encodeEvents(stream, events)
+	if err != nil {
+		return eventstore.AppendResult{}, err
+	}
+	st, err := s.appendStatements(ctx)
+	if err != nil {
+		return eventstore.AppendResult{}, fmt.Errorf("append %s: %w", stream, err)
+	}
+	// The write pool begins IMMEDIATE: the version read below already holds
+	// the write lock, so no other writer can move the stream before commit.
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return eventstore.AppendResult{}, fmt.Errorf("append %s: begin: %w", stream, err)
+	}
+	res, err := st.appendTx(ctx, tx, stream, expected, rows)
+	if err == nil {
+		err = eventstore.BeforeCommit(ctx)
+	}
+	if err != nil {
+		_ = tx.Rollback()
+		return eventstore.AppendResult{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return eventstore.AppendResult{}, fmt.Errorf("append %s: commit: %w", stream, err)
+	}
+	s.bcast.Notify()
+	return res, nil
+}
+
+// eventRow is a NewEvent encoded for its row, prepared outside the
+// transaction so that the write lock is held as briefly as possible.
+type eventRow struct {
+	id       string
+	typ      string
+	data     string
+	metadata string
+}
+
+func encodeEvents(stream string, events []domain.NewEvent) ([]eventRow, error) {
+	rows := make([]eventRow, len(events))
+	for i, e := range events {
+		md, err := json.Marshal(e.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("append %s: event %s metadata: %w", stream, e.ID, err)
+		}
+		if !json.Valid(e.Data) {
+			return nil, fmt.Errorf("append %s: %w: event %d (%s) data is not JSON", stream, eventstore.ErrInvalidAppend, i, e.Type)
+		}
+		rows[i] = eventRow{id: e.ID.String(), typ: e.Type, data: string(e.Data), metadata: string(md)}
+	}
+	return rows, nil
+}
+
+// appendStmts are prepared once on the write pool's single connection, so
+// appends skip SQL compilation while they hold the write lock.
+type appendStmts struct {
+	version, insert *sql.Stmt
+}
+
+// appendStatements prepares lazily rather than in Open: with SkipMigrate the
+// events table may not exist yet.
+func (s *Store) appendStatements(ctx context.Context) (*appendStmts, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if s.stmts != nil {
+		return s.stmts, nil
+	}
+	version, err := s.write.PrepareContext(ctx, selectVersion)
+	if err != nil {
+		return nil, fmt.Errorf("prepare version query: %w", err)
+	}
+	insert, err := s.write.PrepareContext(ctx, insertEvent)
+	if err != nil {
+		version.Close()
+		return nil, fmt.Errorf("prepare insert: %w", err)
+	}
+	s.stmts = &appendStmts{version: version, insert: insert}
+	return s.stmts, nil
+}
+
+func (st *appendStmts) close() error {
+	if st == nil {
+		return nil
+	}
+	return errors.Join(st.version.Close(), st.insert.Close())
+}
+
+func (st *appendStmts) appendTx(ctx context.Context, tx *sql.Tx, stream string, expected eventstore.ExpectedVersion, rows []eventRow) (eventstore.AppendResult, error) {
+	var current int64
+	if err := tx.StmtContext(ctx, st.version).QueryRowContext(ctx, stream).Scan(&current); err != nil {
+		return eventstore.AppendResult{}, fmt.Errorf("append %s: read version: %w", stream, err)
+	}
+	if expected != eventstore.Any && int64(expected) != current {
+		return eventstore.AppendResult{}, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: current}
+	}
+	insert := tx.StmtContext(ctx, st.insert)
+	now := time.Now().UnixMicro()
+	res := eventstore.AppendResult{FromVersion: current + 1, ToVersion: current + int64(len(rows)), Positions: make([]int64, len(rows))}
+	for i, r := range rows {
+		// A duplicate event id fails here with SQLite's "UNIQUE constraint
+		// failed: events.event_id"; the rollback leaves nothing behind.
+		out, err := insert.ExecContext(ctx, stream, current+1+int64(i), r.id, r.typ, r.data, r.metadata, now)
+		if err != nil {
+			return eventstore.AppendResult{}, fmt.Errorf("append %s: insert event %s: %w", stream, r.id, err)
+		}
+		if res.Positions[i], err = out.LastInsertId(); err != nil {
+			return eventstore.AppendResult{}, fmt.Errorf("append %s: position of event %s: %w", stream, r.id, err)
+		}
+	}
+	return res, nil
+}
