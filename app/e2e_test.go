@@ -75,6 +75,10 @@ func TestConversationOverHTTP(t *testing.T) {
 			waitFor(t, "read models", func() bool {
 				return queryInt(t, n, `SELECT count(*) FROM audit`) == 12
 			})
+			// The facts and sessions read models follow the log on their own.
+			if err := n.rt.Engine.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
 			if got := queryInt(t, n, `SELECT count(*) FROM audit WHERE channel = 'http' AND status = 'ok' AND provider = 'claude-code' AND model <> '' AND duration_ms >= 0 AND prompt_bytes > 0 AND reply_bytes > 0`); got != 10 {
 				t.Fatalf("%d complete ok audit rows for ana, want 10", got)
 			}
