@@ -47,8 +47,9 @@ type Server struct {
 	// MaxWait caps ?wait= (default 5m).
 	MaxWait time.Duration
 
-	srv *http.Server
-	ln  net.Listener
+	srv   *http.Server
+	ln    net.Listener
+	watch turnWatcher
 }
 
 var _ channels.Channel = (*Server)(nil)
@@ -84,6 +85,9 @@ func (s *Server) Start(ctx context.Context, _ channels.Deliver) error {
 			return err
 		}
 	}
+	s.watch.mu.Lock()
+	s.watch.store, s.watch.logger, s.watch.ctx = s.Store, s.Logger, ctx
+	s.watch.mu.Unlock()
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	s.Logger.Info("http channel listening", "addr", s.ln.Addr().String(), "token_required", s.Token != "")
 	errc := make(chan error, 1)
@@ -245,38 +249,46 @@ func (s *Server) waitParam(r *http.Request) (time.Duration, error) {
 
 var errNoTurn = errors.New("no such turn")
 
-// await reads the turn, waiting up to wait for its reply to be recorded.
+// await reads the turn, waiting up to wait for it to complete.
 func (s *Server) await(ctx context.Context, id string, wait time.Duration) (TurnOut, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	changes := s.Store.Changes(ctx)
-	for {
-		out, done, err := s.read(context.WithoutCancel(ctx), id)
-		if err != nil || done || wait == 0 {
-			return out, err
-		}
-		select {
-		case <-ctx.Done():
-			return out, nil
-		case <-changes:
-		case <-time.After(100 * time.Millisecond):
-		}
+	read := func() (TurnOut, bool, int64, error) { return s.read(context.WithoutCancel(ctx), id) }
+	out, done, first, err := read()
+	if err != nil || done || wait == 0 {
+		return out, err
+	}
+	stream := domain.TurnStream(id)
+	completed, forget := s.watch.watch(stream, first)
+	defer forget()
+	// The turn may have completed between the read and the registration.
+	if out, done, _, err = read(); err != nil || done {
+		return out, err
+	}
+	select {
+	case <-completed:
+		out, _, _, err = read()
+		return out, err
+	case <-ctx.Done():
+		return out, nil
 	}
 }
 
-func (s *Server) read(ctx context.Context, id string) (TurnOut, bool, error) {
+// read folds the turn's stream; it also returns the position of its first
+// event, where a watcher can start following.
+func (s *Server) read(ctx context.Context, id string) (TurnOut, bool, int64, error) {
 	evs, err := s.Store.Load(ctx, domain.TurnStream(id), 1)
 	if err != nil {
-		return TurnOut{}, false, err
+		return TurnOut{}, false, 0, err
 	}
 	if len(evs) == 0 {
-		return TurnOut{}, false, errNoTurn
+		return TurnOut{}, false, 0, errNoTurn
 	}
 	var t domain.Turn
 	for _, e := range evs {
 		p, err := s.Registry.Decode(e)
 		if err != nil {
-			return TurnOut{}, false, err
+			return TurnOut{}, false, 0, err
 		}
 		t.Apply(p, e.Version, e.RecordedAt)
 	}
@@ -286,9 +298,9 @@ func (s *Server) read(ctx context.Context, id string) (TurnOut, bool, error) {
 	}
 	if t.Completed != nil {
 		out.Status = t.Completed.Status
-		return out, true, nil
+		return out, true, evs[0].Position, nil
 	}
-	return out, false, nil
+	return out, false, evs[0].Position, nil
 }
 
 type webhookIn struct {

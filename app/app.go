@@ -81,10 +81,14 @@ func NewRegistry() *domain.Registry {
 	domain.RegisterSystemEvents(r)
 	domain.RegisterSenderEvents(r)
 	domain.RegisterTurnEvents(r)
+	domain.RegisterWhatsAppEvents(r)
+	domain.RegisterTaskEvents(r)
+	domain.RegisterAgentEvents(r)
 	return r
 }
 
 // Projections lists every read model.
 func Projections() []projections.Projection {
-	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{}}
+	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
+		projections.Tasks{}, projections.ClosedConversations{}}
 }

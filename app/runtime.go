@@ -41,9 +41,16 @@ type RuntimeOptions struct {
 	Provider handlers.Provider
 	// Auth replaces the allowlists built from the configuration.
 	Auth *handlers.Auth
-	// Hooks of later capabilities.
+	// Commands and Replies replace the default command and marker hooks.
 	Commands handlers.CommandHook
 	Replies  handlers.ReplyHook
+	// WhatsApp pairs WhatsApp for /whatsapp and WHATSAPP_QR; nil means
+	// WhatsApp is not enabled.
+	WhatsApp handlers.WhatsAppPairing
+	// BotName is the bot's @name, so that "/cmd@name" is recognised.
+	BotName string
+	// Sandbox describes the provider's sandbox mode for /status.
+	Sandbox string
 }
 
 // Channel implements handlers.ChannelSet.
@@ -95,12 +102,26 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, er
 		auth = *opts.Auth
 	}
 
+	read := handlers.ReadModel{DB: a.Store.DB()}
+	effects := handlers.Effects{Store: a.Store, Registry: a.Registry, Read: read}
+	replies := opts.Replies
+	if replies == nil {
+		replies = &handlers.Markers{Effects: effects, Location: loc, WhatsApp: opts.WhatsApp, Logger: a.Logger}
+	}
+	commands := opts.Commands
+	if commands == nil {
+		commands = &handlers.Commands{
+			Effects: effects, WhatsApp: opts.WhatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
+			DataDir: cfg.DataDir, Status: handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
+				Channels: names, Store: string(a.Store.Backend()), Sandbox: opts.Sandbox},
+		}
+	}
 	r.Driver = &handlers.Driver{
 		Store: a.Store, Registry: a.Registry,
 		Senders:  handlers.Senders{Store: a.Store, Registry: a.Registry},
-		Read:     handlers.ReadModel{DB: a.Store.DB()},
+		Read:     read,
 		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
-		Commands: opts.Commands, Replies: opts.Replies,
+		Commands: commands, Replies: replies,
 		Config: handlers.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
@@ -179,7 +200,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	r.Scheduler.Applied = r.Engine.Applied(gctx)
+	r.Scheduler.Applied = r.Engine.Applied
 	g.Go(func() error { return ignoreCancel(r.Engine.Run(gctx)) })
 	g.Go(func() error { return ignoreCancel(r.Scheduler.Run(gctx)) })
 	g.Go(func() error { return ignoreCancel(r.Buses.Router.Run(gctx)) })

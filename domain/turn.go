@@ -144,7 +144,28 @@ type (
 		Status     string `json:"status"` // ok, command, denied, error, suppressed, undelivered
 		DurationMs int64  `json:"duration_ms"`
 	}
+	// MarkersApplied records what the provider's markers did: one entry
+	// per marker, including the ones that were rejected. Step is the plan
+	// step whose reply carried them (0 for a direct reply).
+	MarkersApplied struct {
+		Step    int             `json:"step,omitempty"`
+		Markers []AppliedMarker `json:"markers"`
+	}
+	// ConversationClosed ends a conversation (FORGET_CONVERSATION, /forget):
+	// the sender's next message starts a new one.
+	ConversationClosed struct {
+		ConversationID string `json:"conversation_id"`
+		Sender         string `json:"sender"`
+		Project        string `json:"project,omitempty"`
+	}
 )
+
+// AppliedMarker is one marker and its effect.
+type AppliedMarker struct {
+	Name   string `json:"name"`
+	Effect string `json:"effect"`           // e.g. "scheduled 1a2b3c4d", "rejected: bad date"
+	Stream string `json:"stream,omitempty"` // where the effect was recorded
+}
 
 func (MessageReceived) EventType() string    { return "MessageReceived" }
 func (AccessGranted) EventType() string      { return "AccessGranted" }
@@ -162,12 +183,15 @@ func (ReplySent) EventType() string          { return "ReplySent" }
 func (ReplyFailed) EventType() string        { return "ReplyFailed" }
 func (AttachmentsRemoved) EventType() string { return "AttachmentsRemoved" }
 func (TurnCompleted) EventType() string      { return "TurnCompleted" }
+func (MarkersApplied) EventType() string     { return "MarkersApplied" }
+func (ConversationClosed) EventType() string { return "ConversationClosed" }
 
 // RegisterTurnEvents adds the turn events to a registry.
 func RegisterTurnEvents(r *Registry) {
 	for _, p := range []Payload{MessageReceived{}, AccessGranted{}, AccessDenied{}, WelcomeSent{}, AckSent{},
 		CommandAnswered{}, ContextBuilt{}, ProviderCalled{}, ProviderReplied{}, ProviderFailed{}, ReplyReady{},
-		TurnSuppressed{}, ReplySent{}, ReplyFailed{}, AttachmentsRemoved{}, TurnCompleted{}} {
+		TurnSuppressed{}, ReplySent{}, ReplyFailed{}, AttachmentsRemoved{}, TurnCompleted{},
+		MarkersApplied{}, ConversationClosed{}} {
 		r.Register(p, 1)
 	}
 }

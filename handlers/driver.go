@@ -35,14 +35,29 @@ type ChannelSet interface {
 // issue plugs in here).
 type CommandHook interface {
 	IsCommand(text string) bool
-	Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (command, reply string, err error)
+	Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (CommandAnswer, error)
+}
+
+// CommandAnswer is a command's reply and the turn events it records.
+type CommandAnswer struct {
+	Command, Reply string
+	Events         []domain.Payload
 }
 
 // ReplyHook turns the raw provider reply into what the user sees: it
 // applies markers as events and strips them (the markers issue plugs in
 // here). The raw reply is already recorded when it runs.
 type ReplyHook interface {
-	Process(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (text string, err error)
+	// Process handles raw, the provider's reply to the turn (step 0) or
+	// to plan step step (1-based).
+	Process(ctx context.Context, turn *domain.Turn, raw string, step int) (Processed, error)
+}
+
+// Processed is a reply made ready for the user: its text and the turn
+// events that record what its markers did.
+type Processed struct {
+	Text   string
+	Events []domain.Payload
 }
 
 // Auth decides who may talk to omega: owner channels (terminal, HTTP with
@@ -194,12 +209,13 @@ func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, p
 		return d.welcome(ctx, st, profile, log)
 	case domain.StepCommand:
 		stop := d.typing(ctx, st, log)
-		cmd, reply, err := d.Commands.Answer(ctx, &st.Turn, profile)
+		ans, err := d.Commands.Answer(ctx, &st.Turn, profile)
 		stop()
 		if err != nil {
 			return err
 		}
-		st.add(domain.CommandAnswered{Command: cmd, Reply: reply})
+		st.add(ans.Events...)
+		st.add(domain.CommandAnswered{Command: ans.Command, Reply: ans.Reply})
 	case domain.StepBuildContext:
 		built, err := d.buildContext(ctx, st, profile)
 		if err != nil {
@@ -457,14 +473,15 @@ func (d *Driver) processReply(ctx context.Context, st *turnState, profile domain
 		st.add(domain.TurnSuppressed{Reason: "SILENT"})
 		return nil
 	}
-	text := raw
+	out := Processed{Text: raw}
 	if d.Replies != nil {
 		var err error
-		if text, err = d.Replies.Process(ctx, &st.Turn, profile); err != nil {
+		if out, err = d.Replies.Process(ctx, &st.Turn, raw, 0); err != nil {
 			return err
 		}
 	}
-	st.add(domain.ReplyReady{Text: text})
+	st.add(out.Events...)
+	st.add(domain.ReplyReady{Text: out.Text})
 	return nil
 }
 

@@ -17,8 +17,8 @@ type Scheduler struct {
 	Leases   *Leases
 	Read     ReadModel
 	Channels []string // channels this process can deliver to
-	// Applied signals that the turns read model has moved on.
-	Applied <-chan struct{}
+	// Applied subscribes to signals that the read models have moved on.
+	Applied func(ctx context.Context) <-chan struct{}
 	Logger  *slog.Logger
 	// Sweep is how often open turns are looked for without a signal.
 	Sweep time.Duration
@@ -37,6 +37,13 @@ func (s *Scheduler) Kick() {
 	}
 }
 
+func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
+	if s.Applied == nil {
+		return nil
+	}
+	return s.Applied(ctx)
+}
+
 // Init prepares the scheduler; call it before Kick is used.
 func (s *Scheduler) Init() {
 	s.kick = make(chan struct{}, 1)
@@ -50,6 +57,7 @@ func (s *Scheduler) Init() {
 func (s *Scheduler) Run(ctx context.Context) error {
 	t := time.NewTicker(s.Sweep)
 	defer t.Stop()
+	applied := s.subscribe(ctx)
 	for {
 		s.sweep(ctx)
 		select {
@@ -57,7 +65,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			s.wg.Wait()
 			return ctx.Err()
 		case <-s.kick:
-		case <-s.Applied:
+		case <-applied:
 		case <-t.C:
 		}
 	}
@@ -72,19 +80,24 @@ func (s *Scheduler) sweep(ctx context.Context) {
 		return
 	}
 	seen := map[string]bool{}
-	for _, t := range open {
-		if seen[t.Sender] {
-			continue
-		}
-		seen[t.Sender] = true
+	for i, t := range open {
 		s.mu.Lock()
 		wake, running := s.active[t.Sender]
 		s.mu.Unlock()
-		if running {
-			select {
-			case wake <- struct{}{}:
-			default:
+		if seen[t.Sender] {
+			// A turn queued behind another: its worker must acknowledge it.
+			// Waking workers only for this keeps a busy system from
+			// re-reading every sender's queue on every change.
+			if running && !t.Acked && open[i-1].Sender == t.Sender {
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
 			}
+			continue
+		}
+		seen[t.Sender] = true
+		if running {
 			continue
 		}
 		ok, err := s.Leases.Acquire(ctx, t.Sender)
@@ -129,7 +142,8 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{})
 		}
 	}()
 
-	done := map[string]bool{} // completed here; the read model may lag
+	applied := s.subscribe(ctx)
+	done := map[string]bool{}  // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -149,7 +163,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{})
 		}
 		if lagging {
 			// The next turn's history must include the last exchange.
-			s.waitApplied(ctx, wake)
+			s.waitApplied(ctx, applied)
 			continue
 		}
 		if len(pending) == 0 {
@@ -213,11 +227,11 @@ func (s *Scheduler) ackQueued(ctx context.Context, queued []OpenTurn, acked map[
 	}
 }
 
-func (s *Scheduler) waitApplied(ctx context.Context, wake chan struct{}) {
+func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}) {
 	select {
 	case <-ctx.Done():
-	case <-wake:
-	case <-time.After(20 * time.Millisecond):
+	case <-applied:
+	case <-time.After(50 * time.Millisecond):
 	}
 }
 

@@ -91,3 +91,212 @@ func (f Facts) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 	}
 	return nil
 }
+
+// ApplyBatch applies evs with the effect of applying them one by one, in
+// a few multi-row statements: the latest state of each sender row and of
+// each fact is folded in memory and written once. Welcomed and FactsPurged
+// depend on or clear rows wholesale; before one of them the fold so far is
+// written and the event is applied on its own.
+func (f Facts) ApplyBatch(ctx context.Context, tx *Tx, evs []domain.Event) error {
+	b := newFactsBatch()
+	for _, e := range evs {
+		sender, channel, id, ok := SenderOf(e.StreamID)
+		if !ok {
+			continue
+		}
+		switch e.Type {
+		case "Welcomed", "FactsPurged":
+			if err := b.flush(ctx, tx); err != nil {
+				return err
+			}
+			if err := f.Apply(ctx, tx, e); err != nil {
+				return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
+			}
+			continue
+		case "FactRecorded", "FactRemoved", "LanguageSwitched", "PersonalitySet":
+		default:
+			continue
+		}
+		p, err := tx.Decode(e)
+		if err != nil {
+			return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
+		}
+		b.add(sender, channel, id, e, p)
+	}
+	return b.flush(ctx, tx)
+}
+
+// factsBatch is the folded effect of a run of events.
+type factsBatch struct {
+	senders map[string]*senderChange
+	order   []string // senders in first-seen order, for stable statements
+	facts   map[factKey]factChange
+	keys    []factKey
+}
+
+type senderChange struct {
+	channel, id           string
+	version               int64
+	language, personality *string // nil: unchanged
+}
+
+type factKey struct{ sender, key string }
+
+type factChange struct {
+	removed       bool
+	value, source string
+	at            int64
+}
+
+func newFactsBatch() *factsBatch {
+	return &factsBatch{senders: map[string]*senderChange{}, facts: map[factKey]factChange{}}
+}
+
+func (b *factsBatch) add(sender, channel, id string, e domain.Event, p domain.Payload) {
+	s := b.senders[sender]
+	if s == nil {
+		s = &senderChange{channel: channel, id: id}
+		b.senders[sender] = s
+		b.order = append(b.order, sender)
+	}
+	s.version = e.Version
+	switch ev := p.(type) {
+	case domain.LanguageSwitched:
+		s.language = &ev.To
+	case domain.PersonalitySet:
+		s.personality = &ev.Personality
+	case domain.FactRecorded:
+		b.setFact(factKey{sender, ev.Key}, factChange{value: ev.Value, source: ev.Source, at: e.RecordedAt.UnixMicro()})
+	case domain.FactRemoved:
+		b.setFact(factKey{sender, ev.Key}, factChange{removed: true})
+	}
+}
+
+func (b *factsBatch) setFact(k factKey, c factChange) {
+	if _, seen := b.facts[k]; !seen {
+		b.keys = append(b.keys, k)
+	}
+	b.facts[k] = c
+}
+
+// Rows per statement: well under both databases' parameter limits.
+const factsChunk = 500
+
+func (b *factsBatch) flush(ctx context.Context, tx *Tx) error {
+	if err := b.flushSenders(ctx, tx); err != nil {
+		return err
+	}
+	if err := b.flushFacts(ctx, tx); err != nil {
+		return err
+	}
+	*b = *newFactsBatch()
+	return nil
+}
+
+// flushSenders upserts the sender rows, grouped by which columns change
+// (the statement's SET list differs).
+func (b *factsBatch) flushSenders(ctx context.Context, tx *Tx) error {
+	type shape struct{ lang, pers bool }
+	groups := map[shape][]string{}
+	var shapes []shape
+	for _, sender := range b.order {
+		s := b.senders[sender]
+		k := shape{s.language != nil, s.personality != nil}
+		if _, ok := groups[k]; !ok {
+			shapes = append(shapes, k)
+		}
+		groups[k] = append(groups[k], sender)
+	}
+	for _, k := range shapes {
+		cols := []string{"sender", "channel", "sender_id", "version"}
+		set := []string{"version = excluded.version"}
+		if k.lang {
+			cols, set = append(cols, "language"), append(set, "language = excluded.language")
+		}
+		if k.pers {
+			cols, set = append(cols, "personality"), append(set, "personality = excluded.personality")
+		}
+		rows := groups[k]
+		for len(rows) > 0 {
+			chunk := rows[:min(factsChunk, len(rows))]
+			rows = rows[len(chunk):]
+			args := make([]any, 0, len(chunk)*len(cols))
+			for _, sender := range chunk {
+				s := b.senders[sender]
+				args = append(args, sender, s.channel, s.id, s.version)
+				if k.lang {
+					args = append(args, *s.language)
+				}
+				if k.pers {
+					args = append(args, *s.personality)
+				}
+			}
+			stmt := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s ON CONFLICT (sender) DO UPDATE SET %s",
+				tx.T("senders"), strings.Join(cols, ", "), placeholders(len(chunk), len(cols)), strings.Join(set, ", "))
+			if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+				return fmt.Errorf("upsert %d sender(s): %w", len(chunk), err)
+			}
+		}
+	}
+	return nil
+}
+
+func (b *factsBatch) flushFacts(ctx context.Context, tx *Tx) error {
+	var upserts, removals []factKey
+	for _, k := range b.keys {
+		if b.facts[k].removed {
+			removals = append(removals, k)
+		} else {
+			upserts = append(upserts, k)
+		}
+	}
+	for len(removals) > 0 {
+		chunk := removals[:min(factsChunk, len(removals))]
+		removals = removals[len(chunk):]
+		args := make([]any, 0, 2*len(chunk))
+		for _, k := range chunk {
+			args = append(args, k.sender, k.key)
+		}
+		stmt := fmt.Sprintf("DELETE FROM %s WHERE (sender, key) IN (VALUES %s)", tx.T("facts"), placeholders(len(chunk), 2))
+		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+			return fmt.Errorf("remove %d fact(s): %w", len(chunk), err)
+		}
+	}
+	for len(upserts) > 0 {
+		chunk := upserts[:min(factsChunk, len(upserts))]
+		upserts = upserts[len(chunk):]
+		args := make([]any, 0, 5*len(chunk))
+		for _, k := range chunk {
+			c := b.facts[k]
+			args = append(args, k.sender, k.key, c.value, c.source, c.at)
+		}
+		stmt := fmt.Sprintf(`INSERT INTO %s (sender, key, value, source, updated_at) VALUES %s
+			ON CONFLICT (sender, key) DO UPDATE SET value = excluded.value, source = excluded.source, updated_at = excluded.updated_at`,
+			tx.T("facts"), placeholders(len(chunk), 5))
+		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+			return fmt.Errorf("record %d fact(s): %w", len(chunk), err)
+		}
+	}
+	return nil
+}
+
+// placeholders returns "($1, $2), ($3, $4)" for rows=2, cols=2.
+func placeholders(rows, cols int) string {
+	var sb strings.Builder
+	n := 1
+	for r := range rows {
+		if r > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "$%d", n)
+			n++
+		}
+		sb.WriteByte(')')
+	}
+	return sb.String()
+}

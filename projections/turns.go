@@ -138,7 +138,6 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 	return nil
 }
 
-
 // addMessage stores the turn's input as the user's message.
 func addMessage(ctx context.Context, tx *Tx, exec func(string, ...any) error, id, role string, at int64) error {
 	var input string

@@ -58,9 +58,12 @@ func TestDoctorReportsMissingProvider(t *testing.T) {
 		t.Fatalf("doctor = %v, want exit 1\n%s", err, out.String())
 	}
 	report := out.String()
-	for _, want := range []string{"ok    config", "ok    database", "FAIL  provider", "fix:"} {
+	for _, want := range []string{"ok    config", "database   sqlite", "FAIL  provider", "fix:"} {
 		if !strings.Contains(report, want) {
 			t.Fatalf("doctor report lacks %q:\n%s", want, report)
 		}
+	}
+	if strings.Contains(report, "FAIL  database") || strings.Count(report, "FAIL") != 1 {
+		t.Fatalf("only the provider should fail:\n%s", report)
 	}
 }

@@ -60,7 +60,9 @@ func serve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		wa.OnLoggedOut = func(reason string) { notifyOwner(ctx, tg, cfg.Telegram.AllowedUserIDs(), "WhatsApp logged out ("+reason+"). Run `omega whatsapp pair` or send /whatsapp to pair again.", log) }
+		wa.OnLoggedOut = func(reason string) {
+			notifyOwner(ctx, tg, cfg.Telegram.AllowedUserIDs(), "WhatsApp logged out ("+reason+"). Run `omega whatsapp pair` or send /whatsapp to pair again.", log)
+		}
 		if !wa.Paired() {
 			log.Warn("WhatsApp is enabled but no device is paired: run `omega whatsapp pair` (or send /whatsapp on Telegram)")
 		}

@@ -208,6 +208,24 @@ func summary(p domain.Payload) string {
 		return fmt.Sprintf("%d file(s)", len(e.Paths))
 	case domain.TurnCompleted:
 		return fmt.Sprintf("status=%s in %s", e.Status, time.Duration(e.DurationMs)*time.Millisecond)
+	case domain.MarkersApplied:
+		parts := make([]string, len(e.Markers))
+		for i, m := range e.Markers {
+			parts[i] = m.Name + ": " + m.Effect
+		}
+		s := strings.Join(parts, "; ")
+		if e.Step > 0 {
+			s = fmt.Sprintf("step %d: %s", e.Step, s)
+		}
+		return s
+	case domain.ConversationClosed:
+		return "conversation=" + short(e.ConversationID)
+	case domain.TaskScheduled:
+		return fmt.Sprintf("%s %s due=%s repeat=%s %s", e.Kind, short(e.ID), e.Due.Format(time.RFC3339), e.Repeat, quoted(e.Description, 80))
+	case domain.TaskCancelled:
+		return short(e.ID) + " by " + e.Reason
+	case domain.TaskUpdated:
+		return short(e.ID) + " " + quoted(e.Description, 80)
 	case domain.Welcomed:
 		return "language=" + e.Language
 	case domain.SessionStarted:

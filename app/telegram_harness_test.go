@@ -1,0 +1,217 @@
+package app_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram"
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers"
+)
+
+// tgToken has the shape telego insists on.
+const tgToken = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"
+
+// richClaude writes a Claude Code double whose reply depends on the
+// message's last line: "MDTEST" gets Markdown with bold and a code block,
+// "LONGTEST" a 10,000-character reply of 200 numbered lines, anything else
+// "echo: <last line>". Every prompt is appended to the returned log,
+// between "<<<" and ">>>" lines.
+func richClaude(t *testing.T) (bin, promptLog string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin, promptLog = filepath.Join(dir, "claude"), filepath.Join(dir, "prompts.log")
+	script := `#!/bin/sh
+prompt=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -p) prompt="$2"; shift 2;;
+    *) shift;;
+  esac
+done
+printf '<<<\n%s\n>>>\n' "$prompt" >> "` + promptLog + `"
+last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
+case "$last" in
+  *MDTEST*) result='Here is **bold** text and code:\n\n` + "```go\\nfmt.Println(1 < 2)\\n```" + `' ;;
+  *LONGTEST*) result=$(awk 'BEGIN { for (i = 1; i <= 200; i++) printf "Line %04d %s\\n", i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" }') ;;
+  *) result="echo: $last" ;;
+esac
+printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"sess-1","num_turns":1,"usage":{"input_tokens":10,"output_tokens":5}}\n' "$result"
+`
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, promptLog
+}
+
+// tgNode is an omega process running real channels against platform
+// doubles, wired the way `omega serve` wires them.
+type tgNode struct {
+	rt   *app.Runtime
+	stop func()
+}
+
+// telegramVars configures Telegram against api with the allowed users.
+func telegramVars(vars map[string]string, api *telegramtest.Server, allowed string) map[string]string {
+	out := map[string]string{
+		"OMEGA_TELEGRAM_TOKEN":         tgToken,
+		"OMEGA_TELEGRAM_API_URL":       api.URL,
+		"OMEGA_TELEGRAM_ALLOWED_USERS": allowed,
+	}
+	for k, v := range vars {
+		out[k] = v
+	}
+	return out
+}
+
+func startTelegramNode(t *testing.T, vars map[string]string) *tgNode {
+	t.Helper()
+	cfg := loadConfig(t, vars)
+	// Waits (pacing, retry_after, backoff) are real but short, so a 429
+	// costs milliseconds instead of seconds.
+	tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := &handlers.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
+	return startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg}, Auth: auth}, nil)
+}
+
+func loadConfig(t *testing.T, vars map[string]string) config.Config {
+	t.Helper()
+	cfg, err := config.LoadFrom(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// startChannelNode runs the pipeline with opts until the test ends;
+// ready, when set, sees the runtime before it runs.
+func startChannelNode(t *testing.T, cfg config.Config, opts app.RuntimeOptions, ready func(*app.Runtime)) *tgNode {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := app.Open(ctx, cfg, quiet, app.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := a.NewRuntime(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ready != nil {
+		ready(rt)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := rt.Run(ctx); err != nil {
+			t.Errorf("runtime: %v", err)
+		}
+	}()
+	n := &tgNode{rt: rt}
+	var once sync.Once
+	n.stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+			a.Close()
+		})
+	}
+	t.Cleanup(n.stop)
+	return n
+}
+
+func shortSleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(min(d, 20*time.Millisecond))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// tgTurnID is the turn a Telegram message becomes (message ids assigned by
+// the double equal the update id unless set).
+func tgTurnID(chatID, messageID int64) string {
+	return handlers.TurnID(channels.Incoming{Channel: telegram.Name, PlatformID: strconv.FormatInt(chatID, 10) + ":" + strconv.FormatInt(messageID, 10)})
+}
+
+func (n *tgNode) events(t *testing.T, turnID string) []domain.Event {
+	t.Helper()
+	evs, err := n.rt.Store.Load(context.Background(), domain.TurnStream(turnID), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+// waitTurn waits until the turn completed and returns its events.
+func (n *tgNode) waitTurn(t *testing.T, turnID string) []domain.Event {
+	t.Helper()
+	var evs []domain.Event
+	waitFor(t, "turn "+turnID, func() bool {
+		evs = n.events(t, turnID)
+		return countType(evs, "TurnCompleted") == 1
+	})
+	return evs
+}
+
+// payload decodes the turn's single event of type typ.
+func payload[P domain.Payload](t *testing.T, n *tgNode, evs []domain.Event) P {
+	t.Helper()
+	var zero P
+	for _, e := range evs {
+		if e.Type != zero.EventType() {
+			continue
+		}
+		p, err := n.rt.Registry.Decode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.(P)
+	}
+	t.Fatalf("no %s event in %s", zero.EventType(), eventTypes(evs))
+	return zero
+}
+
+func eventTypes(evs []domain.Event) string {
+	var names []string
+	for _, e := range evs {
+		names = append(names, e.Type)
+	}
+	return strings.Join(names, " ")
+}
+
+func (n *tgNode) queryInt(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var v int
+	if err := n.rt.Store.DB().QueryRow(q, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v
+}
+
+// sendMessages returns every sendMessage call to chat, accepted or not.
+func sendMessages(api *telegramtest.Server, chat int64) []telegramtest.Call {
+	id := strconv.FormatInt(chat, 10)
+	var out []telegramtest.Call
+	for _, c := range api.Sent() {
+		if c.Method == "sendMessage" && c.ChatID == id {
+			out = append(out, c)
+		}
+	}
+	return out
+}

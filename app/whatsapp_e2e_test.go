@@ -1,0 +1,163 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mau.fi/whatsmeow/types"
+
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram"
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/channels/whatsapp"
+	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/handlers"
+)
+
+// The WhatsApp channel in the running pipeline, driven with constructed
+// whatsmeow events: an allowlisted number gets a WhatsApp-formatted reply,
+// a redelivered message is acknowledged without a second turn, and a
+// stranger is denied.
+func TestWhatsAppEndToEnd(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			claude, _ := richClaude(t)
+			vars := baseVars(t, b, claude)
+			vars["OMEGA_WHATSAPP_ENABLED"] = "true"
+			vars["OMEGA_WHATSAPP_ALLOWED_NUMBERS"] = "+49 151 1234 5678"
+			cfg := loadConfig(t, vars)
+			fake := whatsapptest.New()
+			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
+			auth := &handlers.Auth{Allowed: map[string][]string{whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{wa}, Auth: auth}, nil)
+
+			const ana, stranger = "4915112345678", "4930111222333"
+			deliver := func(id, from, text string) {
+				t.Helper()
+				// Start runs in the background: until it did, the channel
+				// leaves messages unacknowledged, as it must.
+				waitFor(t, "the channel to acknowledge "+id, func() bool {
+					ok, err := fake.Deliver(whatsapptest.TextFrom(id, from, text))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return ok
+				})
+			}
+			turnOf := func(id string) string {
+				return handlers.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: id})
+			}
+
+			deliver("WAMSG1", ana, "format this MDTEST")
+			evs := n.waitTurn(t, turnOf("WAMSG1"))
+			if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+				t.Fatalf("status %s: %s", got, eventTypes(evs))
+			}
+			sent := fake.Sent()
+			if len(sent) != 2 { // welcome, reply
+				t.Fatalf("sent %+v", sent)
+			}
+			want := "Here is *bold* text and code:\n\n```\nfmt.Println(1 < 2)\n```"
+			if reply := sent[1]; reply.Text != want || reply.To != types.NewJID(ana, types.DefaultUserServer) {
+				t.Fatalf("reply to %s: %q, want %q", reply.To, reply.Text, want)
+			}
+
+			// WhatsApp redelivers after a reconnect: acknowledged, not
+			// answered again.
+			deliver("WAMSG1", ana, "format this MDTEST")
+			if c := countType(n.events(t, turnOf("WAMSG1")), "MessageReceived"); c != 1 {
+				t.Fatalf("%d MessageReceived for one message", c)
+			}
+
+			deliver("WAMSG2", stranger, "hi, can I use you?")
+			evs = n.waitTurn(t, turnOf("WAMSG2"))
+			if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusDenied {
+				t.Fatalf("stranger's turn status %s", got)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			sent, err := fake.WaitSent(ctx, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sent) != 3 || sent[2].To.User != stranger || sent[2].Text != i18n.Text(i18n.English, i18n.AccessDenied) {
+				t.Fatalf("sent %+v", sent)
+			}
+			if countType(evs, "ProviderCalled") != 0 {
+				t.Fatal("the provider was called for a stranger")
+			}
+		})
+	}
+}
+
+// qrSource is a pairing source the test feeds.
+type qrSource struct{ events chan whatsapp.QREvent }
+
+func (s qrSource) QRCodes(context.Context) (<-chan whatsapp.QREvent, error) { return s.events, nil }
+
+// /whatsapp on Telegram: the QR codes arrive as PNG photos in the owner's
+// chat, then the "linked" message, and the session is on record.
+func TestWhatsAppPairingThroughTelegram(t *testing.T) {
+	claude, _ := richClaude(t)
+	api := telegramtest.New(t, tgToken)
+	cfg := loadConfig(t, telegramVars(baseVars(t, backends()[0], claude), api, "42"))
+	tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := qrSource{events: make(chan whatsapp.QREvent, 4)}
+	qr := &handlers.WhatsAppQR{Source: src, Logger: quiet}
+	t.Cleanup(qr.Wait)
+	opts := app.RuntimeOptions{
+		Channels: []channels.Channel{tg}, WhatsApp: qr,
+		Auth: &handlers.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}},
+	}
+	n := startChannelNode(t, cfg, opts, func(rt *app.Runtime) {
+		// The runtime is the channel set, so it exists only now.
+		qr.Channels, qr.Store = rt, rt.Store
+		qr.Senders = &handlers.Senders{Store: rt.Store, Registry: rt.Registry}
+	})
+
+	src.events <- whatsapp.QREvent{Code: "2@first", Timeout: time.Minute}
+	id := api.PushText(tgUser, tgUser, "/whatsapp")
+	evs := n.waitTurn(t, tgTurnID(tgUser, id))
+	if countType(evs, "CommandAnswered") != 1 {
+		t.Fatalf("/whatsapp was not answered as a command: %s", eventTypes(evs))
+	}
+	src.events <- whatsapp.QREvent{Code: "2@second", Timeout: 20 * time.Second}
+	src.events <- whatsapp.QREvent{Done: true}
+	qr.Wait()
+
+	var photos []telegramtest.Call
+	for _, c := range api.Sent() {
+		if c.Method == "sendPhoto" && c.Accepted() {
+			photos = append(photos, c)
+		}
+	}
+	if len(photos) != 2 {
+		t.Fatalf("%d QR photos, want 2", len(photos))
+	}
+	for _, p := range photos {
+		if _, err := png.Decode(bytes.NewReader(p.Photo)); err != nil || p.ChatID != "42" {
+			t.Fatalf("photo to %s: %v", p.ChatID, err)
+		}
+	}
+	msgs := api.Messages(tgUser)
+	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, "WhatsApp is linked") {
+		t.Fatalf("last message %q", last)
+	}
+	stream, err := n.rt.Store.Load(context.Background(), domain.WhatsAppPairingStream, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := eventTypes(stream); got != "WhatsAppPairingStarted WhatsAppQRSent WhatsAppQRSent WhatsAppPaired" {
+		t.Fatalf("pairing events: %s", got)
+	}
+}

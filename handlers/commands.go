@@ -1,0 +1,360 @@
+package handlers
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/commands"
+	"github.com/omega-gateway/omega/domain/i18n"
+)
+
+// StatusInfo is what /status reports about the process.
+type StatusInfo struct {
+	Provider, Model, Store, Sandbox string
+	Channels                        []string
+}
+
+// Commands is the CommandHook answering bot commands from the read models
+// and aggregates; commands that change something record events.
+type Commands struct {
+	Effects
+	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
+	BotName  string
+	Location *time.Location
+	Started  time.Time
+	DataDir  string // holds projects/ and skills/
+	Status   StatusInfo
+	Now      func() time.Time
+}
+
+// DefaultHeartbeatMinutes is the interval reported while none was set.
+const DefaultHeartbeatMinutes = 30
+
+func (c *Commands) IsCommand(text string) bool {
+	_, ok := commands.Parse(text, c.BotName)
+	return ok
+}
+
+// cmdCall is one command being answered.
+type cmdCall struct {
+	turn    *domain.Turn
+	profile domain.SenderProfile
+	lang    string
+	sender  string
+	md      domain.Metadata
+	events  []domain.Payload
+}
+
+func (c *Commands) Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (CommandAnswer, error) {
+	cmd, _ := commands.Parse(turn.Received.Text, c.BotName)
+	m := turn.Received
+	call := &cmdCall{turn: turn, profile: profile, lang: commandLanguage(turn, profile), sender: m.Channel + "-" + m.SenderID,
+		md: domain.Metadata{CorrelationID: turn.ID, CausationID: turn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
+	reply, err := c.answer(ctx, call, cmd)
+	if err != nil {
+		return CommandAnswer{}, fmt.Errorf("/%s: %w", cmd.Word, err)
+	}
+	return CommandAnswer{Command: cmd.Name, Reply: reply, Events: call.events}, nil
+}
+
+func commandLanguage(turn *domain.Turn, p domain.SenderProfile) string {
+	if p.Language != "" {
+		return i18n.OrDefault(p.Language)
+	}
+	return i18n.Detect(turn.Received.Text)
+}
+
+func (c *Commands) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Command) (string, error) {
+	lang := call.lang
+	switch cmd.Name {
+	case commands.Help:
+		return i18n.Text(lang, i18n.Help), nil
+	case commands.Status:
+		return c.status(ctx, call)
+	case commands.Uptime:
+		return i18n.More(lang, i18n.UptimeReport, c.uptime()), nil
+	case commands.Forget:
+		return c.forget(ctx, call)
+	case commands.Facts:
+		facts := call.profile.SortedFacts()
+		if len(facts) == 0 {
+			return i18n.Text(lang, i18n.NoFacts), nil
+		}
+		lines := make([]string, len(facts))
+		for i, f := range facts {
+			lines[i] = "- " + f[0] + ": " + f[1]
+		}
+		return i18n.More(lang, i18n.FactsList, strings.Join(lines, "\n")), nil
+	case commands.Memory:
+		convs, err := c.count(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, call.sender)
+		if err != nil {
+			return "", err
+		}
+		msgs, err := c.count(ctx, `SELECT count(*) FROM messages WHERE sender = $1`, call.sender)
+		if err != nil {
+			return "", err
+		}
+		return i18n.More(lang, i18n.MemoryReport, convs, msgs, len(call.profile.Facts)), nil
+	case commands.Tasks:
+		return c.tasks(ctx, call)
+	case commands.Cancel:
+		return c.cancel(ctx, call, cmd.Arg)
+	case commands.Language:
+		return c.language(ctx, call, cmd.Arg)
+	case commands.Personality:
+		p, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.SetPersonality(cmd.Arg) })
+		if err != nil {
+			return "", err
+		}
+		if p.Personality == "" {
+			return i18n.Text(lang, i18n.PersonalityReset), nil
+		}
+		return i18n.Text(lang, i18n.PersonalitySet, p.Personality), nil
+	case commands.Purge:
+		if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.PurgeFacts() }); err != nil {
+			return "", err
+		}
+		return i18n.Text(lang, i18n.FactsPurged), nil
+	case commands.Projects:
+		return c.listDir(lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
+	case commands.Project:
+		return c.project(ctx, call, cmd.Arg)
+	case commands.Heartbeat:
+		return c.heartbeat(ctx, call)
+	case commands.Learning:
+		return c.learning(ctx, call)
+	case commands.Skills:
+		return c.listDir(lang, "skills", i18n.SkillsList, "")
+	case commands.WhatsApp:
+		if c.WhatsApp == nil {
+			return i18n.More(lang, i18n.WhatsAppDisabled), nil
+		}
+		if err := c.WhatsApp.SendQR(ctx, call.turn.Received.Channel, call.turn.Received.ChatID); err != nil {
+			return "", fmt.Errorf("send whatsapp qr: %w", err)
+		}
+		return i18n.More(lang, i18n.WhatsAppQRSent), nil
+	}
+	return i18n.Text(lang, i18n.UnknownCommand, "/"+cmd.Word) + "\n\n" + i18n.Text(lang, i18n.Help), nil
+}
+
+func (c *Commands) uptime() string {
+	return c.now().Sub(c.Started).Round(time.Second).String()
+}
+
+func (c *Commands) count(ctx context.Context, q string, args ...any) (int, error) {
+	var n int
+	if err := c.Read.DB.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count: %w", err)
+	}
+	return n, nil
+}
+
+func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
+	tasks, err := c.Read.SenderTasks(ctx, call.sender, true)
+	if err != nil {
+		return "", err
+	}
+	convs, err := c.count(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, call.sender)
+	if err != nil {
+		return "", err
+	}
+	s := c.Status
+	return i18n.More(call.lang, i18n.StatusReport, c.uptime(), s.Provider, s.Model, strings.Join(s.Channels, ", "),
+		cmp.Or(s.Sandbox, "-"), s.Store, len(call.profile.Facts), len(tasks), convs), nil
+}
+
+// onSender records a decision on the sender's profile, once per turn.
+func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
+	m := call.turn.Received
+	p := &Profile{}
+	if _, err := c.once(ctx, domain.SenderStream(m.Channel, m.SenderID), call.md, func() Folder { p = &Profile{}; return p },
+		func() ([]domain.Payload, error) { return decide(p.SenderProfile), nil }); err != nil {
+		return domain.SenderProfile{}, err
+	}
+	return p.SenderProfile, nil
+}
+
+func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
+	project := call.profile.ActiveProject
+	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(project, "forget") }); err != nil {
+		return "", err
+	}
+	id, _, ok, err := c.Read.LastConversation(ctx, call.sender, project)
+	if err != nil {
+		return "", err
+	}
+	if ok {
+		call.events = append(call.events, domain.ConversationClosed{ConversationID: id, Sender: call.sender, Project: project})
+	}
+	return i18n.Text(call.lang, i18n.ConversationCleared), nil
+}
+
+func (c *Commands) when(t time.Time) string {
+	return t.In(cmp.Or(c.Location, time.UTC)).Format("Mon 2 Jan 2006 15:04 MST")
+}
+
+func (c *Commands) tasks(ctx context.Context, call *cmdCall) (string, error) {
+	tasks, err := c.Read.SenderTasks(ctx, call.sender, true)
+	if err != nil {
+		return "", err
+	}
+	if len(tasks) == 0 {
+		return i18n.Text(call.lang, i18n.NoTasks), nil
+	}
+	lines := make([]string, len(tasks))
+	for i, t := range tasks {
+		lines[i] = fmt.Sprintf("- [%s] %s — %s (%s, %s)", t.ShortID(), t.Description, c.when(t.Due), t.Repeat, t.Kind)
+	}
+	return i18n.More(call.lang, i18n.TasksList, strings.Join(lines, "\n")), nil
+}
+
+func (c *Commands) cancel(ctx context.Context, call *cmdCall, prefix string) (string, error) {
+	if prefix == "" {
+		return i18n.More(call.lang, i18n.CancelUsage), nil
+	}
+	row, found, err := c.findTask(ctx, call.sender, prefix)
+	switch {
+	case err != nil:
+		return "", err
+	case found == taskAmbiguous:
+		return i18n.More(call.lang, i18n.CancelAmbiguous, prefix), nil
+	case found == taskMissing:
+		return i18n.Text(call.lang, i18n.TaskNotFound, prefix), nil
+	}
+	task, err := c.cancelTask(ctx, call.md, row.ID, "command")
+	if errors.Is(err, domain.ErrTaskNotPending) {
+		return i18n.Text(call.lang, i18n.TaskNotFound, prefix), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return i18n.Text(call.lang, i18n.TaskCancelled, task.Description), nil
+}
+
+func (c *Commands) language(ctx context.Context, call *cmdCall, arg string) (string, error) {
+	supported := strings.Join(i18n.Languages(), ", ")
+	if arg == "" {
+		return i18n.More(call.lang, i18n.LanguageCurrent, call.lang, supported), nil
+	}
+	lang, ok := i18n.Normalize(arg)
+	if !ok {
+		return i18n.Text(call.lang, i18n.LanguageUnsupported, arg, supported), nil
+	}
+	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.SwitchLanguage(lang) }); err != nil {
+		return "", err
+	}
+	return i18n.Text(lang, i18n.LanguageSwitched, lang), nil
+}
+
+// dirNames lists the sub-directories of DataDir/sub.
+func (c *Commands) dirNames(sub string) []string {
+	entries, err := os.ReadDir(filepath.Join(c.DataDir, sub))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+func (c *Commands) listDir(lang, sub string, key i18n.Key, active string) (string, error) {
+	names := c.dirNames(sub)
+	if len(names) == 0 {
+		return i18n.More(lang, i18n.NothingYet), nil
+	}
+	for i, n := range names {
+		mark := "- "
+		if n == active {
+			mark = "* "
+		}
+		names[i] = mark + n
+	}
+	return i18n.More(lang, key, strings.Join(names, "\n")), nil
+}
+
+func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (string, error) {
+	if arg == "" {
+		return c.listDir(call.lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
+	}
+	if strings.EqualFold(arg, "off") {
+		if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {
+			if p.ActiveProject == "" {
+				return nil
+			}
+			return []domain.Payload{domain.ProjectDeactivated{Project: p.ActiveProject}}
+		}); err != nil {
+			return "", err
+		}
+		return i18n.More(call.lang, i18n.ProjectOff), nil
+	}
+	found := false
+	for _, n := range c.dirNames("projects") {
+		if n == arg {
+			found = true
+		}
+	}
+	if !found {
+		return i18n.More(call.lang, i18n.ProjectUnknown, arg), nil
+	}
+	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {
+		if p.ActiveProject == arg {
+			return nil
+		}
+		return []domain.Payload{domain.ProjectActivated{Project: arg}}
+	}); err != nil {
+		return "", err
+	}
+	return i18n.More(call.lang, i18n.ProjectOn, arg), nil
+}
+
+func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error) {
+	var hb domain.Heartbeat
+	scope := cmp.Or(call.profile.ActiveProject, domain.GlobalHeartbeat)
+	if _, err := LoadState(ctx, c.Store, c.Registry, domain.HeartbeatStream(scope), timeFolder{&hb}); err != nil {
+		return "", err
+	}
+	if len(hb.Items) == 0 {
+		return i18n.More(call.lang, i18n.NothingYet), nil
+	}
+	lines := make([]string, len(hb.Items))
+	for i, it := range hb.Items {
+		lines[i] = "- " + it
+	}
+	return i18n.More(call.lang, i18n.HeartbeatReport, cmp.Or(hb.Interval, DefaultHeartbeatMinutes), strings.Join(lines, "\n")), nil
+}
+
+func (c *Commands) learning(ctx context.Context, call *cmdCall) (string, error) {
+	var l domain.Learning
+	if _, err := LoadState(ctx, c.Store, c.Registry, domain.LearningStream(call.sender), timeFolder{&l}); err != nil {
+		return "", err
+	}
+	var lines []string
+	for _, x := range l.Lessons {
+		lines = append(lines, fmt.Sprintf("- [%s] %s", x.Domain, x.Rule))
+	}
+	for _, r := range l.Rewards {
+		lines = append(lines, fmt.Sprintf("- (%+d) [%s] %s", r.Score, r.Domain, r.Lesson))
+	}
+	if len(lines) == 0 {
+		return i18n.More(call.lang, i18n.NothingYet), nil
+	}
+	return i18n.More(call.lang, i18n.LearningList, strings.Join(lines, "\n")), nil
+}
