@@ -47,8 +47,8 @@ type RuntimeOptions struct {
 	// WhatsApp pairs WhatsApp for /whatsapp and WHATSAPP_QR; nil means
 	// WhatsApp is not enabled.
 	WhatsApp handlers.WhatsAppPairing
-	// BotName is the bot's @name, so that "/cmd@name" is recognised.
-	BotName string
+	// BotName returns the bot's @name, so that "/cmd@name" is recognised.
+	BotName func() string
 	// Sandbox describes the provider's sandbox mode for /status.
 	Sandbox string
 }

@@ -26,7 +26,9 @@ type StatusInfo struct {
 type Commands struct {
 	Effects
 	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
-	BotName  string
+	// BotName returns the bot\'s @name (known once Telegram has started),
+	// so that "/cmd@name" is ours and "/cmd@other" is not.
+	BotName  func() string
 	Location *time.Location
 	Started  time.Time
 	DataDir  string // holds projects/ and skills/
@@ -38,7 +40,7 @@ type Commands struct {
 const DefaultHeartbeatMinutes = 30
 
 func (c *Commands) IsCommand(text string) bool {
-	_, ok := commands.Parse(text, c.BotName)
+	_, ok := commands.Parse(text, c.botName())
 	return ok
 }
 
@@ -53,7 +55,7 @@ type cmdCall struct {
 }
 
 func (c *Commands) Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (CommandAnswer, error) {
-	cmd, _ := commands.Parse(turn.Received.Text, c.BotName)
+	cmd, _ := commands.Parse(turn.Received.Text, c.botName())
 	m := turn.Received
 	call := &cmdCall{turn: turn, profile: profile, lang: commandLanguage(turn, profile), sender: m.Channel + "-" + m.SenderID,
 		md: domain.Metadata{CorrelationID: turn.ID, CausationID: turn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
@@ -357,4 +359,11 @@ func (c *Commands) learning(ctx context.Context, call *cmdCall) (string, error) 
 		return i18n.More(call.lang, i18n.NothingYet), nil
 	}
 	return i18n.More(call.lang, i18n.LearningList, strings.Join(lines, "\n")), nil
+}
+
+func (c *Commands) botName() string {
+	if c.BotName == nil {
+		return ""
+	}
+	return c.BotName()
 }

@@ -157,10 +157,14 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 		return fmt.Errorf("turn %s has no message", turnID)
 	}
 	log := d.Logger.With("turn", turnID, "channel", st.Received.Channel, "sender", st.Received.SenderID)
+	var profile domain.SenderProfile
+	stale := true
 	for {
-		profile, err := d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID)
-		if err != nil {
-			return err
+		// Only some steps write to the sender's stream; reload after those.
+		if stale {
+			if profile, err = d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID); err != nil {
+				return err
+			}
 		}
 		env := domain.TurnEnv{
 			// A crash between recording Welcomed and sending the welcome
@@ -176,6 +180,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 		if err := d.perform(ctx, st, step, profile, log); err != nil {
 			return fmt.Errorf("turn %s: %s: %w", turnID, step, err)
 		}
+		stale = d.sideEffect(step)
 	}
 }
 

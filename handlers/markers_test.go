@@ -158,7 +158,7 @@ func TestCommandsAnswer(t *testing.T) {
 		{"/bogus", "unknown", "/bogus"},
 		{"/language@omega_bot Spanish", "language", "Spanish"},
 	}
-	r.cmds.BotName = "omega_bot"
+	r.cmds.BotName = func() string { return "omega_bot" }
 	for i, tt := range tests {
 		turn := markerTurn("c"+string(rune('a'+i)), tt.text)
 		if !r.cmds.IsCommand(tt.text) {

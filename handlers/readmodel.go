@@ -64,12 +64,15 @@ func (r ReadModel) openTurns(ctx context.Context, q string, args ...any) ([]Open
 }
 
 // LastConversation returns a sender's most recent conversation in a
-// project and when it was last active.
+// project and when it was last active; none if that conversation was
+// closed on purpose (forget), so the next message starts a new one.
 func (r ReadModel) LastConversation(ctx context.Context, sender, project string) (string, time.Time, bool, error) {
 	var id string
 	var last int64
-	err := r.DB.QueryRowContext(ctx, `SELECT id, last_at FROM conversations WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1`, sender, project).Scan(&id, &last)
-	if errors.Is(err, sql.ErrNoRows) {
+	var closed bool
+	err := r.DB.QueryRowContext(ctx, `SELECT c.id, c.last_at, EXISTS (SELECT 1 FROM closed_conversations x WHERE x.id = c.id)
+		FROM conversations c WHERE c.sender = $1 AND c.project = $2 ORDER BY c.last_at DESC LIMIT 1`, sender, project).Scan(&id, &last, &closed)
+	if errors.Is(err, sql.ErrNoRows) || closed {
 		return "", time.Time{}, false, nil
 	}
 	if err != nil {

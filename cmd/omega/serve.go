@@ -44,6 +44,7 @@ func serve(ctx context.Context) error {
 		chans = append(chans, apiSrv)
 	}
 	var tg *telegram.Channel
+	var wa *whatsapp.Channel
 	if cfg.Telegram.Token != "" {
 		if tg, err = telegram.New(cfg.Telegram, log); err != nil {
 			return err
@@ -56,8 +57,7 @@ func serve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		wa, err := whatsapp.New(ctx, cfg.WhatsApp, container, log)
-		if err != nil {
+		if wa, err = whatsapp.New(ctx, cfg.WhatsApp, container, log); err != nil {
 			return err
 		}
 		wa.OnLoggedOut = func(reason string) {
@@ -79,9 +79,23 @@ func serve(ctx context.Context) error {
 		log.Warn("no channel is enabled: set OMEGA_HTTP_ADDR, OMEGA_TELEGRAM_TOKEN or OMEGA_WHATSAPP_ENABLED")
 	}
 
-	rt, err := a.NewRuntime(ctx, app.RuntimeOptions{Channels: chans, Auth: &auth})
+	opts := app.RuntimeOptions{Channels: chans, Auth: &auth}
+	if tg != nil {
+		opts.BotName = tg.BotUsername
+	}
+	var qr *handlers.WhatsAppQR
+	if wa != nil {
+		// /whatsapp and WHATSAPP_QR send the pairing QR codes as images
+		// through the channel the owner asked on (Telegram).
+		qr = &handlers.WhatsAppQR{Source: wa, Logger: log}
+		opts.WhatsApp = qr
+	}
+	rt, err := a.NewRuntime(ctx, opts)
 	if err != nil {
 		return err
+	}
+	if qr != nil {
+		qr.Channels, qr.Store, qr.Senders = rt, a.Store, &handlers.Senders{Store: a.Store, Registry: a.Registry}
 	}
 	if apiSrv != nil {
 		apiSrv.Receiver, apiSrv.Store, apiSrv.Registry, apiSrv.Channels = rt.Gateway, a.Store, a.Registry, rt
