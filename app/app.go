@@ -90,5 +90,5 @@ func NewRegistry() *domain.Registry {
 // Projections lists every read model.
 func Projections() []projections.Projection {
 	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.ClosedConversations{}}
+		projections.Tasks{}}
 }

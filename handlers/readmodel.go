@@ -70,8 +70,8 @@ func (r ReadModel) LastConversation(ctx context.Context, sender, project string)
 	var id string
 	var last int64
 	var closed bool
-	err := r.DB.QueryRowContext(ctx, `SELECT c.id, c.last_at, EXISTS (SELECT 1 FROM closed_conversations x WHERE x.id = c.id)
-		FROM conversations c WHERE c.sender = $1 AND c.project = $2 ORDER BY c.last_at DESC LIMIT 1`, sender, project).Scan(&id, &last, &closed)
+	err := r.DB.QueryRowContext(ctx, `SELECT id, last_at, closed_at IS NOT NULL FROM conversations
+		WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1`, sender, project).Scan(&id, &last, &closed)
 	if errors.Is(err, sql.ErrNoRows) || closed {
 		return "", time.Time{}, false, nil
 	}

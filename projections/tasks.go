@@ -78,39 +78,3 @@ func (Tasks) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 	}
 	return nil
 }
-
-// ClosedConversations records the conversations that were ended on
-// purpose (forget), so the next message starts a new one even within the
-// idle time.
-type ClosedConversations struct{}
-
-func (ClosedConversations) Name() string     { return "closed_conversations" }
-func (ClosedConversations) Tables() []string { return []string{"closed_conversations"} }
-
-func (ClosedConversations) Schema(_ Dialect, t func(string) string) []string {
-	return []string{fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
-		id        TEXT PRIMARY KEY,
-		sender    TEXT NOT NULL,
-		project   TEXT NOT NULL,
-		closed_at BIGINT NOT NULL
-	)`, t("closed_conversations"))}
-}
-
-func (ClosedConversations) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
-	if e.Type != "ConversationClosed" {
-		return nil
-	}
-	p, err := tx.Decode(e)
-	if err != nil {
-		return err
-	}
-	ev, ok := p.(domain.ConversationClosed)
-	if !ok || ev.ConversationID == "" {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (id, sender, project, closed_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-		tx.T("closed_conversations")), ev.ConversationID, ev.Sender, ev.Project, e.RecordedAt.UnixMicro()); err != nil {
-		return fmt.Errorf("closed conversations: apply %s: %w", e.StreamID, err)
-	}
-	return nil
-}

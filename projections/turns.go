@@ -49,7 +49,8 @@ func (Turns) Schema(_ Dialect, t func(string) string) []string {
 			project    TEXT NOT NULL,
 			started_at BIGINT NOT NULL,
 			last_at    BIGINT NOT NULL,
-			messages   BIGINT NOT NULL DEFAULT 0
+			messages   BIGINT NOT NULL DEFAULT 0,
+			closed_at  BIGINT
 		)`, t("conversations")),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (sender, project, last_at)`, t("conversations_by_sender"), t("conversations")),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
@@ -89,7 +90,7 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 		return nil
 	}
 	switch e.Type {
-	case "MessageReceived", "AckSent", "ContextBuilt", "ProviderReplied", "ReplyReady", "CommandAnswered", "TurnCompleted":
+	case "MessageReceived", "AckSent", "ContextBuilt", "ProviderReplied", "ReplyReady", "CommandAnswered", "ConversationClosed", "TurnCompleted":
 	default:
 		return nil
 	}
@@ -125,6 +126,9 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 			return err
 		}
 		return addMessageText(ctx, tx, exec, id, "assistant", ev.Text, at)
+	case domain.ConversationClosed:
+		// Closed on purpose (forget): the next message starts a new one.
+		return exec(fmt.Sprintf(`UPDATE %s SET closed_at = $2 WHERE id = $1`, tx.T("conversations")), ev.ConversationID, at)
 	case domain.CommandAnswered:
 		return exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Reply)
 	case domain.TurnCompleted:
