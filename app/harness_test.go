@@ -153,12 +153,15 @@ func startNode(t *testing.T, vars map[string]string, extra ...channels.Channel) 
 	return n
 }
 
+// baseVars is a node's configuration. Classification is off: it adds a
+// provider call per turn, and the tests that want it turn it on.
 func baseVars(t *testing.T, b backend, claude string) map[string]string {
 	vars := map[string]string{
 		"OMEGA_DATA_DIR":     t.TempDir(),
 		"OMEGA_CLAUDE_BIN":   claude,
 		"OMEGA_LEASE_TTL":    "2s",
 		"OMEGA_STATUS_FIRST": "0s",
+		"OMEGA_CLASSIFY":     "false",
 		"HOME":               t.TempDir(),
 		"PATH":               os.Getenv("PATH"),
 	}

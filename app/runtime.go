@@ -123,7 +123,8 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, er
 		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
 		Commands: commands, Replies: replies,
 		Config: handlers.DriverConfig{
-			ModelFast: cfg.Provider.ModelFast, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
+			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
+			SkillsDir: filepath.Join(cfg.DataDir, "skills"), Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
 			TypingEvery: 5 * time.Second, ProviderProblem: problem,
 		},

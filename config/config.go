@@ -42,6 +42,9 @@ type Config struct {
 	LeaseTTL     time.Duration `env:"LEASE_TTL" envDefault:"15s"`
 	StatusFirst  time.Duration `env:"STATUS_FIRST" envDefault:"15s"`
 	StatusEvery  time.Duration `env:"STATUS_EVERY" envDefault:"120s"`
+	// Classify sends each message through a fast classification call that
+	// answers it directly or runs it as a multi-step plan.
+	Classify bool `env:"CLASSIFY" envDefault:"true"`
 
 	Provider providers.Config
 	Telegram telegram.Config

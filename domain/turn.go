@@ -158,6 +158,39 @@ type (
 		Sender         string `json:"sender"`
 		Project        string `json:"project,omitempty"`
 	}
+	// RouteDecided records the classification: answer directly, or run a
+	// plan of steps. Raw is the classifier's reply; Error says why the
+	// classification failed and the turn fell back to a direct answer.
+	RouteDecided struct {
+		Direct bool     `json:"direct"`
+		Steps  []string `json:"steps,omitempty"`
+		Model  string   `json:"model"`
+		Raw    string   `json:"raw,omitempty"`
+		Error  string   `json:"error,omitempty"`
+	}
+	// PlanStepCompleted records a plan step's raw reply (1-based Index),
+	// before its markers are applied: a step on record is never run again.
+	PlanStepCompleted struct {
+		Index int    `json:"index"`
+		Text  string `json:"text"`
+		Reply string `json:"reply"`
+	}
+	// PlanStepFailed records one failed attempt of a plan step.
+	PlanStepFailed struct {
+		Index   int    `json:"index"`
+		Attempt int    `json:"attempt"`
+		Class   string `json:"class"`
+		Message string `json:"message"` // safe: no secrets
+	}
+	// PlanProgressSent records a plan message sent to the user: the
+	// announcement (Index 0) or the progress after step Index, whose reply
+	// as the user sees it (markers applied and stripped) is Reply.
+	PlanProgressSent struct {
+		Index int    `json:"index"`
+		Text  string `json:"text"`
+		Reply string `json:"reply,omitempty"`
+		Error string `json:"error,omitempty"` // the send failed; the plan goes on
+	}
 )
 
 // AppliedMarker is one marker and its effect.
@@ -185,13 +218,18 @@ func (AttachmentsRemoved) EventType() string { return "AttachmentsRemoved" }
 func (TurnCompleted) EventType() string      { return "TurnCompleted" }
 func (MarkersApplied) EventType() string     { return "MarkersApplied" }
 func (ConversationClosed) EventType() string { return "ConversationClosed" }
+func (RouteDecided) EventType() string       { return "RouteDecided" }
+func (PlanStepCompleted) EventType() string  { return "PlanStepCompleted" }
+func (PlanStepFailed) EventType() string     { return "PlanStepFailed" }
+func (PlanProgressSent) EventType() string   { return "PlanProgressSent" }
 
 // RegisterTurnEvents adds the turn events to a registry.
 func RegisterTurnEvents(r *Registry) {
 	for _, p := range []Payload{MessageReceived{}, AccessGranted{}, AccessDenied{}, WelcomeSent{}, AckSent{},
 		CommandAnswered{}, ContextBuilt{}, ProviderCalled{}, ProviderReplied{}, ProviderFailed{}, ReplyReady{},
 		TurnSuppressed{}, ReplySent{}, ReplyFailed{}, AttachmentsRemoved{}, TurnCompleted{},
-		MarkersApplied{}, ConversationClosed{}} {
+		MarkersApplied{}, ConversationClosed{}, RouteDecided{}, PlanStepCompleted{}, PlanStepFailed{},
+		PlanProgressSent{}} {
 		r.Register(p, 1)
 	}
 }
@@ -228,6 +266,47 @@ type Turn struct {
 	SendFailed      *ReplyFailed
 	Cleaned         bool
 	Completed       *TurnCompleted
+
+	Route *RouteDecided
+	// StepsDone are the completed plan steps, in order.
+	StepsDone []PlanStepCompleted
+	// StepFailure is the last failed attempt of the step being run.
+	StepFailure *PlanStepFailed
+	// Progressed counts the plan messages sent: the announcement, then
+	// one per completed step.
+	Progressed int
+	// StepReplies are the completed steps' replies as the user sees them.
+	StepReplies []string
+}
+
+// MaxStepAttempts is how many times a plan step is tried before the plan
+// stops.
+const MaxStepAttempts = 3
+
+// Plan reports whether the turn runs a multi-step plan.
+func (t *Turn) Plan() bool {
+	return t.Route != nil && !t.Route.Direct && len(t.Route.Steps) > 0
+}
+
+// PlanStopped reports whether a plan step failed too often to go on.
+func (t *Turn) PlanStopped() bool {
+	return t.StepFailure != nil && t.StepFailure.Attempt >= MaxStepAttempts
+}
+
+// PlanComplete reports whether every step of the plan completed.
+func (t *Turn) PlanComplete() bool {
+	return t.Plan() && len(t.StepsDone) == len(t.Route.Steps)
+}
+
+// NextStepIndex is the 1-based index of the plan step to run next.
+func (t *Turn) NextStepIndex() int { return len(t.StepsDone) + 1 }
+
+// NextAttempt is the attempt number the next run of the current step has.
+func (t *Turn) NextAttempt() int {
+	if t.StepFailure == nil {
+		return 1
+	}
+	return t.StepFailure.Attempt + 1
 }
 
 // Apply folds one event into the turn.
@@ -266,6 +345,24 @@ func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 		t.Cleaned = true
 	case TurnCompleted:
 		t.Completed = &e
+	case RouteDecided:
+		t.Route = &e
+	case PlanStepCompleted:
+		// Only the step due counts: a duplicate record never skips a step.
+		if e.Index == t.NextStepIndex() {
+			t.StepsDone, t.StepFailure = append(t.StepsDone, e), nil
+		}
+	case PlanStepFailed:
+		if e.Index == t.NextStepIndex() {
+			t.StepFailure = &e
+		}
+	case PlanProgressSent:
+		if e.Index == t.Progressed {
+			t.Progressed++
+			if e.Index > 0 {
+				t.StepReplies = append(t.StepReplies, e.Reply)
+			}
+		}
 	}
 }
 
@@ -283,9 +380,14 @@ const (
 	StepSendReply
 	StepCleanup
 	StepComplete
+	StepClassify     // decide between a direct answer and a plan
+	StepPlanProgress // announce the plan, or apply a step's markers and report it
+	StepPlanStep     // run the next plan step
+	StepPlanSummary  // make the plan's final reply
 )
 
-var stepNames = [...]string{"none", "authorize", "welcome", "command", "build_context", "call_provider", "process_reply", "send_reply", "cleanup", "complete"}
+var stepNames = [...]string{"none", "authorize", "welcome", "command", "build_context", "call_provider", "process_reply", "send_reply", "cleanup", "complete",
+	"classify", "plan_progress", "plan_step", "plan_summary"}
 
 func (s Step) String() string { return stepNames[s] }
 
@@ -293,6 +395,7 @@ func (s Step) String() string { return stepNames[s] }
 type TurnEnv struct {
 	SenderWelcomed bool // the sender stream already records Welcomed
 	IsCommand      bool // the message is a bot command
+	Classify       bool // route through a classification call
 }
 
 // Next decides the single next step of a turn.
@@ -313,12 +416,36 @@ func (t *Turn) Next(env TurnEnv) Step {
 		return t.finish()
 	case t.Context == nil:
 		return StepBuildContext
+	case env.Classify && t.Route == nil && t.Calls == 0 && t.Reply == nil && t.Failure == nil:
+		// Only a turn that has not called the provider yet is classified,
+		// so a turn recorded before classification was on resumes as it was.
+		return StepClassify
+	case t.Plan():
+		return t.nextInPlan()
 	case t.Reply == nil && (t.Failure == nil || t.Failure.RetryFullContext):
 		return StepCallProvider
 	case t.Reply != nil && t.Ready == nil && !t.Suppressed:
 		return StepProcessReply
 	default:
 		return t.finish()
+	}
+}
+
+// nextInPlan walks a plan: announce, then for each step run it and report
+// it, then summarise. Every step's outcome is on record, so a resumed turn
+// starts at the first step without one.
+func (t *Turn) nextInPlan() Step {
+	switch {
+	case t.Ready != nil:
+		return t.finish()
+	case t.PlanStopped():
+		return StepPlanSummary
+	case t.Progressed <= len(t.StepsDone):
+		return StepPlanProgress
+	case len(t.StepsDone) < len(t.Route.Steps):
+		return StepPlanStep
+	default:
+		return StepPlanSummary
 	}
 }
 
@@ -344,6 +471,11 @@ func (t *Turn) Outcome() string {
 		return StatusUndelivered
 	case t.Command != nil:
 		return StatusCommand
+	case t.Plan():
+		if t.PlanComplete() {
+			return StatusOK
+		}
+		return StatusError
 	case t.Reply == nil:
 		return StatusError
 	default:
@@ -358,6 +490,11 @@ func (t *Turn) ReplyKind() string {
 		return "deny"
 	case t.Command != nil && t.Context == nil:
 		return "command"
+	case t.Plan():
+		if t.PlanComplete() {
+			return "reply"
+		}
+		return "error"
 	case t.Reply == nil:
 		return "error"
 	default:

@@ -127,3 +127,83 @@ func TestRegistryUpcast(t *testing.T) {
 		t.Fatal("unknown type decoded")
 	}
 }
+
+func TestTurnPlan(t *testing.T) {
+	msg := MessageReceived{Channel: "http", SenderID: "1", Text: "build it"}
+	withFile := MessageReceived{Channel: "http", SenderID: "1", Text: "build it", Attachments: []AttachmentRef{{Name: "a.jpg", Path: "/x/a.jpg"}}}
+	classify := TurnEnv{SenderWelcomed: true, Classify: true}
+	off := TurnEnv{SenderWelcomed: true}
+	plan := RouteDecided{Steps: []string{"one", "two", "three"}, Model: "complex"}
+	direct := RouteDecided{Direct: true, Model: "fast"}
+	open := []Payload{msg, AccessGranted{}, ContextBuilt{}}
+	with := func(ps ...Payload) []Payload { return append(append([]Payload(nil), open...), ps...) }
+	done := func(i int) PlanStepCompleted { return PlanStepCompleted{Index: i, Reply: "r"} }
+	progress := func(i int) PlanProgressSent { return PlanProgressSent{Index: i, Reply: "r"} }
+	failed := func(i, attempt int) PlanStepFailed { return PlanStepFailed{Index: i, Attempt: attempt, Class: "server"} }
+	cases := []struct {
+		name    string
+		events  []Payload
+		env     TurnEnv
+		want    Step
+		status  string
+		attempt int // NextAttempt, when set
+	}{
+		{"classify after the context", with(), classify, StepClassify, "", 0},
+		{"classification off", with(), off, StepCallProvider, "", 0},
+		{"called before classification was on", with(ProviderCalled{}), classify, StepCallProvider, "", 0},
+		{"direct: one call", with(direct), classify, StepCallProvider, "", 0},
+		{"direct: reply processed as usual", with(direct, ProviderReplied{}), classify, StepProcessReply, "", 0},
+		{"direct: failed", with(direct, ProviderFailed{}), classify, StepSendReply, StatusError, 0},
+		{"a decided route holds without the setting", with(plan), off, StepPlanProgress, "", 0},
+		{"a plan is announced first", with(plan), classify, StepPlanProgress, "", 0},
+		{"announced: run step 1", with(plan, progress(0)), classify, StepPlanStep, "", 1},
+		{"step 1 done: report it", with(plan, progress(0), done(1)), classify, StepPlanProgress, "", 0},
+		{"step 1 reported: run step 2", with(plan, progress(0), done(1), progress(1)), classify, StepPlanStep, "", 1},
+		{"step 2 failed once: retry", with(plan, progress(0), done(1), progress(1), failed(2, 1)), classify, StepPlanStep, "", 2},
+		{"step 2 failed twice: retry", with(plan, progress(0), done(1), progress(1), failed(2, 1), failed(2, 2)), classify, StepPlanStep, "", 3},
+		{"step 2 failed three times: stop", with(plan, progress(0), done(1), progress(1), failed(2, 1), failed(2, 2), failed(2, 3)), classify, StepPlanSummary, StatusError, 0},
+		{"retry succeeded: failures forgotten", with(plan, progress(0), done(1), progress(1), failed(2, 1), failed(2, 2), done(2), progress(2)), classify, StepPlanStep, "", 1},
+		{"a duplicate step record is ignored", with(plan, progress(0), done(1), done(1), progress(1)), classify, StepPlanStep, "", 1},
+		{"a stale failure is ignored", with(plan, progress(0), done(1), progress(1), failed(1, 3)), classify, StepPlanStep, "", 1},
+		{"all steps done: summarise", with(plan, progress(0), done(1), progress(1), done(2), progress(2), done(3), progress(3)), classify, StepPlanSummary, StatusOK, 0},
+		{"last step done: report it first", with(plan, progress(0), done(1), progress(1), done(2), progress(2), done(3)), classify, StepPlanProgress, "", 0},
+		{"summary ready: send", with(plan, progress(0), done(1), progress(1), done(2), progress(2), done(3), progress(3), ReplyReady{}), classify, StepSendReply, StatusOK, 0},
+		{"stopped plan: send the error", with(plan, progress(0), failed(1, 1), failed(1, 2), failed(1, 3), ReplyReady{}), classify, StepSendReply, StatusError, 0},
+		{"sent: complete", with(plan, progress(0), done(1), progress(1), done(2), progress(2), done(3), progress(3), ReplyReady{}, ReplySent{}), classify, StepComplete, StatusOK, 0},
+		{"plan with attachments: clean up", []Payload{withFile, AccessGranted{}, ContextBuilt{}, plan, progress(0), done(1), progress(1), done(2), progress(2), done(3), progress(3), ReplyReady{}, ReplySent{}}, classify, StepCleanup, StatusOK, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			turn := fold(c.events...)
+			if got := turn.Next(c.env); got != c.want {
+				t.Fatalf("Next = %s, want %s", got, c.want)
+			}
+			if c.status != "" && turn.Outcome() != c.status {
+				t.Fatalf("Outcome = %s, want %s", turn.Outcome(), c.status)
+			}
+			if c.attempt != 0 && turn.NextAttempt() != c.attempt {
+				t.Fatalf("NextAttempt = %d, want %d", turn.NextAttempt(), c.attempt)
+			}
+		})
+	}
+}
+
+func TestTurnPlanFold(t *testing.T) {
+	turn := fold(MessageReceived{Text: "x"}, RouteDecided{Steps: []string{"a", "b"}},
+		PlanProgressSent{Index: 0, Text: "announce"},
+		PlanStepCompleted{Index: 1, Text: "a", Reply: "raw A MARKER"}, PlanProgressSent{Index: 1, Reply: "A"},
+		PlanStepCompleted{Index: 2, Text: "b", Reply: "raw B"}, PlanProgressSent{Index: 2, Reply: "B"})
+	if !turn.PlanComplete() || turn.NextStepIndex() != 3 || turn.Progressed != 3 {
+		t.Fatalf("fold: %+v", turn)
+	}
+	if len(turn.StepReplies) != 2 || turn.StepReplies[0] != "A" || turn.StepReplies[1] != "B" {
+		t.Fatalf("step replies = %q", turn.StepReplies)
+	}
+	if turn.ReplyKind() != "reply" {
+		t.Fatalf("ReplyKind = %s", turn.ReplyKind())
+	}
+	stopped := fold(MessageReceived{Text: "x"}, RouteDecided{Steps: []string{"a", "b"}}, PlanStepFailed{Index: 1, Attempt: 3})
+	if !stopped.PlanStopped() || stopped.ReplyKind() != "error" || stopped.PlanComplete() {
+		t.Fatalf("stopped: %+v", stopped)
+	}
+}

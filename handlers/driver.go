@@ -87,6 +87,9 @@ func (a Auth) Decide(m *domain.MessageReceived) (bool, string) {
 // DriverConfig tunes the driver.
 type DriverConfig struct {
 	ModelFast        string
+	ModelComplex     string // multi-step plans
+	Classify         bool   // classify each message: direct answer or plan
+	SkillsDir        string // skill folders, named to the classifier
 	Workspace        string
 	ConversationIdle time.Duration
 	Location         *time.Location
@@ -171,6 +174,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 			// must still send it.
 			SenderWelcomed: profile.Welcomed && !(profile.WelcomedTurn == turnID && !st.WelcomeSent),
 			IsCommand:      d.Commands != nil && d.Commands.IsCommand(st.Received.Text),
+			Classify:       d.Config.Classify,
 		}
 		step := st.Next(env)
 		if step == domain.StepNone {
@@ -188,7 +192,8 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 // that what was decided before it must be recorded first.
 func (d *Driver) sideEffect(step domain.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider, domain.StepSendReply:
+	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider, domain.StepSendReply,
+		domain.StepClassify, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
 	case domain.StepProcessReply:
 		return d.Replies != nil
@@ -227,6 +232,14 @@ func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, p
 			return err
 		}
 		st.add(built)
+	case domain.StepClassify:
+		return d.classify(ctx, st, log)
+	case domain.StepPlanStep:
+		return d.planStep(ctx, st, profile, log)
+	case domain.StepPlanProgress:
+		return d.planProgress(ctx, st, profile, log)
+	case domain.StepPlanSummary:
+		d.planSummary(st, profile)
 	case domain.StepCallProvider:
 		return d.callProvider(ctx, st, profile, log)
 	case domain.StepProcessReply:
@@ -499,6 +512,9 @@ func (d *Driver) replyText(st *turnState, profile domain.SenderProfile) string {
 	case "command":
 		return st.Command.Reply
 	case "error":
+		if st.Ready != nil {
+			return st.Ready.Text // a stopped plan explains itself
+		}
 		if st.Failure != nil && st.Failure.Class == providers.Unavailable.String() {
 			return i18n.Text(lang, i18n.ProviderUnavailable)
 		}
@@ -511,7 +527,11 @@ func errorKey(f *domain.ProviderFailed) i18n.Key {
 	if f == nil {
 		return i18n.ErrUnknown
 	}
-	switch f.Class {
+	return errorClassKey(f.Class)
+}
+
+func errorClassKey(class string) i18n.Key {
+	switch class {
 	case providers.RateLimited.String():
 		return i18n.ErrRateLimited
 	case providers.Auth.String():

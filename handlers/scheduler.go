@@ -23,17 +23,18 @@ type Scheduler struct {
 	// Sweep is how often open turns are looked for without a signal.
 	Sweep time.Duration
 
-	kick   chan struct{}
+	kick   chan string // senders with a new turn received here
 	mu     sync.Mutex
 	active map[string]chan struct{} // sender -> wake its worker
 	wg     sync.WaitGroup
 }
 
-// Kick makes the scheduler look for new turns now.
-func (s *Scheduler) Kick() {
+// Kick tells the scheduler that a turn of sender was just received here,
+// so the sender's work can start without waiting for a sweep.
+func (s *Scheduler) Kick(sender string) {
 	select {
-	case s.kick <- struct{}{}:
-	default:
+	case s.kick <- sender:
+	default: // full: the next sweep finds the turn
 	}
 }
 
@@ -46,28 +47,45 @@ func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
 
 // Init prepares the scheduler; call it before Kick is used.
 func (s *Scheduler) Init() {
-	s.kick = make(chan struct{}, 1)
+	s.kick = make(chan string, 1024)
 	s.active = map[string]chan struct{}{}
 	if s.Sweep <= 0 {
 		s.Sweep = time.Second
 	}
 }
 
+// sweepEvery bounds how often read-model changes trigger a sweep: they
+// matter only for turns received by another process (those received here
+// are kicked), and every projection batch signals one.
+const sweepEvery = 100 * time.Millisecond
+
 // Run schedules until ctx ends, then waits for running turns to stop.
 func (s *Scheduler) Run(ctx context.Context) error {
 	t := time.NewTicker(s.Sweep)
 	defer t.Stop()
 	applied := s.subscribe(ctx)
+	var last time.Time
+	var later <-chan time.Time
 	for {
-		s.sweep(ctx)
 		select {
 		case <-ctx.Done():
 			s.wg.Wait()
 			return ctx.Err()
-		case <-s.kick:
+		case sender := <-s.kick:
+			s.start(ctx, sender, true)
+			continue
 		case <-applied:
+			if wait := sweepEvery - time.Since(last); wait > 0 {
+				if later == nil {
+					later = time.After(wait)
+				}
+				continue
+			}
+		case <-later:
 		case <-t.C:
 		}
+		later, last = nil, time.Now()
+		s.sweep(ctx)
 	}
 }
 
@@ -97,28 +115,51 @@ func (s *Scheduler) sweep(ctx context.Context) {
 			continue
 		}
 		seen[t.Sender] = true
-		if running {
-			continue
+		if !running {
+			s.start(ctx, t.Sender, false)
 		}
-		ok, err := s.Leases.Acquire(ctx, t.Sender)
-		if err != nil {
-			s.Logger.Error("scheduler: acquire lease", "sender", t.Sender, "err", err)
-			continue
-		}
-		if !ok {
-			continue // another process runs this sender
-		}
-		wake = make(chan struct{}, 1)
-		s.mu.Lock()
-		s.active[t.Sender] = wake
-		s.mu.Unlock()
-		s.wg.Add(1)
-		go s.work(ctx, t.Sender, wake)
 	}
 }
 
+// start runs a sender's work here if no process does yet. kicked says the
+// sender has a turn the read model may not show yet.
+func (s *Scheduler) start(ctx context.Context, sender string, kicked bool) {
+	s.mu.Lock()
+	wake, running := s.active[sender]
+	s.mu.Unlock()
+	if running {
+		if kicked {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+		return
+	}
+	ok, err := s.Leases.Acquire(ctx, sender)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.Logger.Error("scheduler: acquire lease", "sender", sender, "err", err)
+		}
+		return
+	}
+	if !ok {
+		return // another process runs this sender
+	}
+	wake = make(chan struct{}, 1)
+	s.mu.Lock()
+	s.active[sender] = wake
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.work(ctx, sender, wake, kicked)
+}
+
+// kickGrace is how long a kicked worker waits for the read model to show
+// the turn it was kicked for.
+const kickGrace = 5 * time.Second
+
 // work runs one sender's open turns in order while holding its lease.
-func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{}) {
+func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{}, kicked bool) {
 	defer s.wg.Done()
 	log := s.Logger.With("sender", sender)
 	ctx, cancel := context.WithCancel(ctx)
@@ -131,18 +172,31 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{})
 	defer func() {
 		cancel()
 		<-renewDone
-		s.mu.Lock()
-		delete(s.active, sender)
-		s.mu.Unlock()
-		// Release with a fresh context: ours is cancelled by now.
+		// Release first, then leave the active set: a kick that came in
+		// between found us running and left a wake, which we hand back so
+		// a fresh worker (holding a fresh lease) picks the turn up.
 		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer rcancel()
 		if err := s.Leases.Release(rctx, sender); err != nil {
 			log.Warn("scheduler: release lease", "err", err)
 		}
+		s.mu.Lock()
+		delete(s.active, sender)
+		s.mu.Unlock()
+		select {
+		case <-wake:
+			s.Kick(sender)
+		default:
+		}
 	}()
 
 	applied := s.subscribe(ctx)
+	// expect: a turn was received here that the read model may not show
+	// yet (we were kicked, or woken while busy).
+	var expect time.Time
+	if kicked {
+		expect = time.Now()
+	}
 	done := map[string]bool{}  // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
 	backoff := time.Second
@@ -167,13 +221,27 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{})
 			continue
 		}
 		if len(pending) == 0 {
+			select {
+			case <-wake:
+				expect = time.Now()
+			default:
+			}
+			if !expect.IsZero() && time.Since(expect) < kickGrace {
+				s.waitApplied(ctx, applied)
+				continue
+			}
 			return
 		}
+		expect = time.Time{}
 		head := pending[0]
 		s.ackQueued(ctx, pending[1:], acked, log)
 		errc := make(chan error, 1)
 		go func() { errc <- s.Driver.Run(ctx, head.ID) }()
-		err = s.waitTurn(ctx, sender, head.ID, errc, wake, acked, log)
+		var woken bool
+		woken, err = s.waitTurn(ctx, sender, head.ID, errc, wake, acked, log)
+		if woken {
+			expect = time.Now()
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -194,12 +262,13 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{})
 
 // waitTurn waits for the running turn, acknowledging messages that queue
 // up behind it meanwhile.
-func (s *Scheduler) waitTurn(ctx context.Context, sender, head string, errc <-chan error, wake chan struct{}, acked map[string]bool, log *slog.Logger) error {
+func (s *Scheduler) waitTurn(ctx context.Context, sender, head string, errc <-chan error, wake chan struct{}, acked map[string]bool, log *slog.Logger) (woken bool, err error) {
 	for {
 		select {
 		case err := <-errc:
-			return err
+			return woken, err
 		case <-wake:
+			woken = true
 			open, err := s.Read.SenderOpenTurns(ctx, sender)
 			if err != nil {
 				continue

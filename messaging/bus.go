@@ -167,7 +167,9 @@ func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publi
 			ConsumerGroup:  "omega",
 			SchemaAdapter:  wsql.DefaultPostgreSQLSchema{},
 			OffsetsAdapter: wsql.DefaultPostgreSQLOffsetsAdapter{},
-			PollInterval:   100 * time.Millisecond,
+			// Commands are rare; a poll per topic every 100 ms was a
+			// steady load of empty transactions.
+			PollInterval: time.Second,
 		}, wlog)
 		if err != nil {
 			return nil, nil, fmt.Errorf("command subscriber: %w", err)

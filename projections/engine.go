@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lib/pq"
+
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 )
@@ -220,12 +222,16 @@ func (m *movedError) Error() string { return fmt.Sprintf("checkpoint moved to %d
 // beside a server) apply each event exactly once.
 func (e *Engine) applyBatch(ctx context.Context, ps []Projection, prefix string, expected int64, evs []domain.Event) (int64, error) {
 	last := evs[len(evs)-1].Position
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = prefix + checkpointName(p)
+	}
 	err := e.inTx(ctx, func(sqlTx *sql.Tx) error {
-		for _, p := range ps {
-			actual, err := e.lockCheckpoint(ctx, sqlTx, prefix+checkpointName(p))
-			if err != nil {
-				return err
-			}
+		positions, err := e.lockCheckpoints(ctx, sqlTx, names)
+		if err != nil {
+			return err
+		}
+		for _, actual := range positions {
 			if actual != expected {
 				return &movedError{actual: actual}
 			}
@@ -238,12 +244,7 @@ func (e *Engine) applyBatch(ctx context.Context, ps []Projection, prefix string,
 		if err := apply(ctx, tx, ps, evs); err != nil {
 			return err
 		}
-		for _, p := range ps {
-			if err := e.saveCheckpoint(ctx, sqlTx, prefix+checkpointName(p), last); err != nil {
-				return err
-			}
-		}
-		return nil
+		return e.saveCheckpoints(ctx, sqlTx, names, last)
 	})
 	if err != nil {
 		return 0, err
@@ -345,20 +346,55 @@ func (e *Engine) checkpoint(ctx context.Context, q querier, name string) (int64,
 	return pos, nil
 }
 
-func (e *Engine) lockCheckpoint(ctx context.Context, tx *sql.Tx, name string) (int64, error) {
+// lockCheckpoints returns the checkpoints of names, locked until the
+// transaction ends, in one round trip (missing ones read as 0).
+func (e *Engine) lockCheckpoints(ctx context.Context, tx *sql.Tx, names []string) ([]int64, error) {
 	if e.dialect == SQLite {
 		// SQLite write transactions are already exclusive.
-		return e.checkpoint(ctx, tx, name)
+		out := make([]int64, len(names))
+		for i, n := range names {
+			pos, err := e.checkpoint(ctx, tx, n)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = pos
+		}
+		return out, nil
 	}
-	// Create the row first so that there is something to lock.
-	if _, err := tx.ExecContext(ctx, "INSERT INTO checkpoints (name, position) VALUES ($1, 0) ON CONFLICT (name) DO NOTHING", name); err != nil {
-		return 0, fmt.Errorf("init checkpoint %s: %w", name, err)
+	// Create missing rows first so that there is something to lock.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (name, position) SELECT unnest($1::text[]), 0 ON CONFLICT (name) DO NOTHING`, pq.Array(names)); err != nil {
+		return nil, fmt.Errorf("init checkpoints %v: %w", names, err)
 	}
-	var pos int64
-	if err := tx.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1 FOR UPDATE", name).Scan(&pos); err != nil {
-		return 0, fmt.Errorf("lock checkpoint %s: %w", name, err)
+	rows, err := tx.QueryContext(ctx, `SELECT position FROM checkpoints WHERE name = ANY($1) ORDER BY name FOR UPDATE`, pq.Array(names))
+	if err != nil {
+		return nil, fmt.Errorf("lock checkpoints %v: %w", names, err)
 	}
-	return pos, nil
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var pos int64
+		if err := rows.Scan(&pos); err != nil {
+			return nil, fmt.Errorf("lock checkpoints %v: %w", names, err)
+		}
+		out = append(out, pos)
+	}
+	return out, rows.Err()
+}
+
+// saveCheckpoints moves every named checkpoint to pos.
+func (e *Engine) saveCheckpoints(ctx context.Context, tx *sql.Tx, names []string, pos int64) error {
+	if e.dialect == SQLite {
+		for _, n := range names {
+			if err := e.saveCheckpoint(ctx, tx, n, pos); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE checkpoints SET position = $2, updated_at = now() WHERE name = ANY($1)`, pq.Array(names), pos); err != nil {
+		return fmt.Errorf("save checkpoints %v: %w", names, err)
+	}
+	return nil
 }
 
 func (e *Engine) saveCheckpoint(ctx context.Context, tx *sql.Tx, name string, pos int64) error {

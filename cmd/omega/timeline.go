@@ -220,6 +220,18 @@ func summary(p domain.Payload) string {
 		return s
 	case domain.ConversationClosed:
 		return "conversation=" + short(e.ConversationID)
+	case domain.RouteDecided:
+		return routeSummary(e)
+	case domain.PlanStepCompleted:
+		return fmt.Sprintf("step %d %s -> %s", e.Index, quoted(e.Text, 60), quoted(e.Reply, 160))
+	case domain.PlanStepFailed:
+		return fmt.Sprintf("step %d attempt %d class=%s %s", e.Index, e.Attempt, e.Class, quoted(e.Message, 120))
+	case domain.PlanProgressSent:
+		s := "announced " + quoted(e.Text, 160)
+		if e.Index > 0 {
+			s = fmt.Sprintf("step %d %s", e.Index, quoted(e.Text, 80))
+		}
+		return s + errSuffix(e.Error)
 	case domain.TaskScheduled:
 		return fmt.Sprintf("%s %s due=%s repeat=%s %s", e.Kind, short(e.ID), e.Due.Format(time.RFC3339), e.Repeat, quoted(e.Description, 80))
 	case domain.TaskCancelled:
@@ -239,6 +251,17 @@ func summary(p domain.Payload) string {
 	}
 	b, _ := json.Marshal(p)
 	return string(b)
+}
+
+func routeSummary(e domain.RouteDecided) string {
+	if !e.Direct {
+		return fmt.Sprintf("plan of %d steps model=%s: %s", len(e.Steps), e.Model, strings.Join(e.Steps, " | "))
+	}
+	s := "direct model=" + e.Model
+	if e.Error != "" {
+		return s + " (classification failed: " + quoted(e.Error, 120) + ")"
+	}
+	return s
 }
 
 func quoted(s string, n int) string {
