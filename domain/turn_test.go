@@ -139,7 +139,9 @@ func TestTurnPlan(t *testing.T) {
 	with := func(ps ...Payload) []Payload { return append(append([]Payload(nil), open...), ps...) }
 	done := func(i int) PlanStepCompleted { return PlanStepCompleted{Index: i, Reply: "r"} }
 	progress := func(i int) PlanProgressSent { return PlanProgressSent{Index: i, Reply: "r"} }
-	failed := func(i, attempt int) PlanStepFailed { return PlanStepFailed{Index: i, Attempt: attempt, Class: "server"} }
+	failed := func(i, attempt int) PlanStepFailed {
+		return PlanStepFailed{Index: i, Attempt: attempt, Class: "server"}
+	}
 	cases := []struct {
 		name    string
 		events  []Payload

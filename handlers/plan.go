@@ -204,23 +204,22 @@ func (d *Driver) planProgress(ctx context.Context, st *turnState, profile domain
 	return d.record(ctx, st, sent)
 }
 
-// planSummary makes the plan's final reply: what was done and the last
-// step's result, or which step failed and why.
+// planSummary makes the plan's final reply: how far it got, why it
+// stopped if it did, and every step's result as the user would see it (a
+// step's result may carry a task confirmation, which must not be lost).
 func (d *Driver) planSummary(st *turnState, profile domain.SenderProfile) {
 	lang := d.language(st, profile)
 	steps := st.Route.Steps
+	var parts []string
 	if f := st.StepFailure; st.PlanStopped() {
-		text := i18n.More(lang, i18n.StepFailed, f.Index, len(steps), steps[f.Index-1]) + "\n" +
-			i18n.Text(lang, errorClassKey(f.Class)) + "\n" +
-			i18n.More(lang, i18n.PlanDone, len(st.StepsDone), len(steps))
-		st.add(domain.ReplyReady{Text: text})
-		return
+		parts = append(parts, i18n.More(lang, i18n.StepFailed, f.Index, len(steps), steps[f.Index-1])+"\n"+
+			i18n.Text(lang, errorClassKey(f.Class)))
 	}
-	text := i18n.More(lang, i18n.PlanDone, len(st.StepsDone), len(steps))
-	if n := len(st.StepReplies); n > 0 {
-		if last := strings.TrimSpace(st.StepReplies[n-1]); last != "" {
-			text += "\n\n" + last
+	parts = append(parts, i18n.More(lang, i18n.PlanDone, len(st.StepsDone), len(steps)))
+	for i, r := range st.StepReplies {
+		if r = strings.TrimSpace(r); r != "" {
+			parts = append(parts, i18n.More(lang, i18n.StepDone, i+1, len(steps), steps[i])+"\n"+r)
 		}
 	}
-	st.add(domain.ReplyReady{Text: text})
+	st.add(domain.ReplyReady{Text: strings.Join(parts, "\n\n")})
 }

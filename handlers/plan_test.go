@@ -101,7 +101,10 @@ func TestPlanRunsEveryStepWithProgress(t *testing.T) {
 		i18n.More(lang, i18n.StepDone, 1, 3, steps[0]),
 		i18n.More(lang, i18n.StepDone, 2, 3, steps[1]),
 		i18n.More(lang, i18n.StepDone, 3, 3, steps[2]),
-		i18n.More(lang, i18n.PlanDone, 3, 3) + "\n\nresult of Step 3 of 3: Send it",
+		i18n.More(lang, i18n.PlanDone, 3, 3) + "\n\n" +
+			i18n.More(lang, i18n.StepDone, 1, 3, steps[0]) + "\nresult of Step 1 of 3: Gather the data\n\n" +
+			i18n.More(lang, i18n.StepDone, 2, 3, steps[1]) + "\nresult of Step 2 of 3: Build the report\n\n" +
+			i18n.More(lang, i18n.StepDone, 3, 3, steps[2]) + "\nresult of Step 3 of 3: Send it",
 	}
 	if got := f.channel.texts(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("sent:\n%q\nwant:\n%q", got, want)
@@ -222,7 +225,9 @@ func TestPlanStepRetries(t *testing.T) {
 			sent := f.channel.texts()
 			last := sent[len(sent)-1]
 			if tt.wantStatus == domain.StatusError {
-				want := i18n.More(lang, i18n.StepFailed, 2, 3, "Build the report") + "\n" + i18n.Text(lang, i18n.ErrServer) + "\n" + i18n.More(lang, i18n.PlanDone, 1, 3)
+				want := i18n.More(lang, i18n.StepFailed, 2, 3, "Build the report") + "\n" + i18n.Text(lang, i18n.ErrServer) + "\n\n" +
+					i18n.More(lang, i18n.PlanDone, 1, 3) + "\n\n" +
+					i18n.More(lang, i18n.StepDone, 1, 3, "Gather the data") + "\nresult of Step 1 of 3: Gather the data"
 				if last != want {
 					t.Errorf("final reply %q, want %q", last, want)
 				}

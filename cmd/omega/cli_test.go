@@ -24,7 +24,7 @@ func TestChatOverPipe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "chat")
-	cmd.Env = append(os.Environ(), "OMEGA_DATA_DIR="+data, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_STATUS_FIRST=0s", "HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "OMEGA_DATA_DIR="+data, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
 	cmd.Stdin = strings.NewReader("hello there\nsecond line\n")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -160,7 +160,7 @@ func TestCrashResume(t *testing.T) {
 			addr := freeAddr(t)
 			url := "http://" + addr
 			env := append(os.Environ(), vars...)
-			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_STATUS_FIRST=0s", "OMEGA_LOG_LEVEL=debug", "HOME="+t.TempDir())
+			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "OMEGA_LOG_LEVEL=debug", "HOME="+t.TempDir())
 
 			first := startServe(t, bin, env)
 			waitHTTP(t, url)
