@@ -21,7 +21,11 @@ import (
 type Store interface {
 	eventstore.Store
 	eventstore.Checkpoints
+	// DB is the handle to write read models with (on SQLite the single
+	// writer connection); ReadDB is for queries only (on SQLite a pool of
+	// readers, so queries do not wait behind appends).
 	DB() *sql.DB
+	ReadDB() *sql.DB
 }
 
 // App holds the opened storage.

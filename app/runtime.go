@@ -102,7 +102,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, er
 		auth = *opts.Auth
 	}
 
-	read := handlers.ReadModel{DB: a.Store.DB()}
+	read := handlers.ReadModel{DB: a.Store.ReadDB()}
 	effects := handlers.Effects{Store: a.Store, Registry: a.Registry, Read: read}
 	replies := opts.Replies
 	if replies == nil {

@@ -90,7 +90,7 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 		return nil
 	}
 	switch e.Type {
-	case "MessageReceived", "AckSent", "ContextBuilt", "ProviderReplied", "ReplyReady", "CommandAnswered", "ConversationClosed", "TurnCompleted":
+	case "MessageReceived", "AckSent", "ContextBuilt", "RouteDecided", "ProviderReplied", "ReplyReady", "CommandAnswered", "ConversationClosed", "TurnCompleted":
 	default:
 		return nil
 	}
@@ -126,6 +126,12 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 			return err
 		}
 		return addMessageText(ctx, tx, exec, id, "assistant", ev.Text, at)
+	case domain.RouteDecided:
+		if ev.Direct {
+			return nil // the direct call's ProviderReplied names the model
+		}
+		// A plan's steps run on this model; the audit row names it.
+		return exec(fmt.Sprintf(`UPDATE %s SET model = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Model)
 	case domain.ConversationClosed:
 		// Closed on purpose (forget): the next message starts a new one.
 		return exec(fmt.Sprintf(`UPDATE %s SET closed_at = $2 WHERE id = $1`, tx.T("conversations")), ev.ConversationID, at)

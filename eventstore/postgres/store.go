@@ -174,6 +174,9 @@ func (s *Store) closeStmts() {
 // writes and their checkpoint in one transaction.
 func (s *Store) DB() *sql.DB { return s.db }
 
+// ReadDB is the same pool: PostgreSQL readers never wait behind writers.
+func (s *Store) ReadDB() *sql.DB { return s.db }
+
 // Backend implements eventstore.Store.
 func (s *Store) Backend() string { return "postgres" }
 
