@@ -175,20 +175,17 @@ func post(t *testing.T, url string, body any) api.TurnOut {
 	t.Helper()
 	b, _ := json.Marshal(body)
 	resp, err := client.Post(url, "application/json", bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out api.TurnOut
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatalf("decode reply of %s: %v", url, err)
-	}
-	return out
+	return decodeTurn(t, url, resp, err)
 }
 
 func get(t *testing.T, url string) api.TurnOut {
 	t.Helper()
 	resp, err := client.Get(url)
+	return decodeTurn(t, url, resp, err)
+}
+
+func decodeTurn(t *testing.T, url string, resp *http.Response, err error) api.TurnOut {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -184,15 +184,20 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 		if err := d.perform(ctx, st, step, profile, log); err != nil {
 			return fmt.Errorf("turn %s: %s: %w", turnID, step, err)
 		}
-		stale = d.sideEffect(step)
+		stale = d.writesSender(step)
 	}
 }
 
-// sideEffect reports whether a step acts outside the turn's stream, so
-// that what was decided before it must be recorded first.
-func (d *Driver) sideEffect(step domain.Step) bool {
+// flushBefore reports whether what was decided before a step must be on
+// record before the step acts. It must when the step's effect depends on
+// those decisions being final: a provider call (its prompt), markers (the
+// raw reply they come from), a welcome or command (they write elsewhere).
+// A reply need not be: if the process dies after sending it, the turn
+// resumes before the send and sends again either way, and classification's
+// outcome travels with the next call's intent.
+func (d *Driver) flushBefore(step domain.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider, domain.StepSendReply,
+	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider,
 		domain.StepClassify, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
 	case domain.StepProcessReply:
@@ -201,8 +206,19 @@ func (d *Driver) sideEffect(step domain.Step) bool {
 	return false
 }
 
+// writesSender reports whether a step may change the sender's stream, so
+// that the profile must be read again after it.
+func (d *Driver) writesSender(step domain.Step) bool {
+	switch step {
+	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider, domain.StepProcessReply,
+		domain.StepClassify, domain.StepPlanStep, domain.StepPlanProgress:
+		return true
+	}
+	return false
+}
+
 func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, profile domain.SenderProfile, log *slog.Logger) error {
-	if d.sideEffect(step) {
+	if d.flushBefore(step) {
 		if err := d.flush(ctx, st); err != nil {
 			return err
 		}

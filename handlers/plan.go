@@ -113,7 +113,8 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 	fast := d.Config.ModelFast
 	if d.Config.ProviderProblem != nil {
 		// The direct path explains the problem to the user.
-		return d.record(ctx, st, domain.RouteDecided{Direct: true, Model: fast, Error: "provider unavailable"})
+		st.add(domain.RouteDecided{Direct: true, Model: fast, Error: "provider unavailable"})
+		return nil
 	}
 	c := st.Context
 	prompt := ClassificationPrompt(c.Message, ClassificationContext(c.Project, c.History, d.skillNames()))
@@ -125,14 +126,19 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 	}
 	if err != nil {
 		log.Warn("classification failed, answering directly", "class", providers.ClassOf(err), "err", err)
-		return d.record(ctx, st, domain.RouteDecided{Direct: true, Model: fast, Error: err.Error()})
+		st.add(domain.RouteDecided{Direct: true, Model: fast, Error: err.Error()})
+		return nil
 	}
 	steps := markers.ParsePlan(resp.Text)
 	if steps == nil {
-		return d.record(ctx, st, domain.RouteDecided{Direct: true, Model: fast, Raw: resp.Text})
+		st.add(domain.RouteDecided{Direct: true, Model: fast, Raw: resp.Text})
+		return nil
 	}
 	log.Info("multi-step plan", "steps", len(steps))
-	return d.record(ctx, st, domain.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text})
+	// Recorded with the next step's intent: a classification whose outcome
+	// is lost to a crash is simply asked again.
+	st.add(domain.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text})
+	return nil
 }
 
 // planStep runs the next step of the plan with the complex model, the
