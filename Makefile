@@ -9,7 +9,7 @@ PKGS      := ./...
 all: lint test build
 
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/omega
+	$(GO) build -o $(BIN) ./cmd/omega
 
 # Runs the gateway on the embedded default (SQLite under OMEGA_DATA_DIR,
 # ~/.omega unless set). Ctrl-C stops it.
