@@ -79,7 +79,8 @@ func New(opts Options) (*Buses, error) {
 	if opts.InitialInterval == 0 {
 		opts.InitialInterval = 200 * time.Millisecond
 	}
-	wlog := watermill.NewSlogLogger(opts.Logger)
+	// Watermill narrates every handler start at info; that belongs in debug.
+	wlog := watermill.NewSlogLoggerWithLevelMapping(opts.Logger, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
 	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: 10 * time.Second}, wlog)
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
