@@ -190,15 +190,15 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 
 // flushBefore reports whether what was decided before a step must be on
 // record before the step acts. It must when the step's effect depends on
-// those decisions being final: a provider call (its prompt), markers (the
-// raw reply they come from), a welcome or command (they write elsewhere).
-// A reply need not be: if the process dies after sending it, the turn
-// resumes before the send and sends again either way, and classification's
-// outcome travels with the next call's intent.
+// those decisions being final: markers (the raw reply they come from), a
+// welcome or command (they write elsewhere), plan steps. A provider call
+// records its intent (ProviderCalled) together with everything pending
+// right before it calls. A reply need not be: if the process dies after
+// sending it, the turn resumes before the send and sends again either way.
+// A classification whose outcome is lost is simply asked again.
 func (d *Driver) flushBefore(step domain.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider,
-		domain.StepClassify, domain.StepPlanStep, domain.StepPlanProgress:
+	case domain.StepWelcome, domain.StepCommand, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
 	case domain.StepProcessReply:
 		return d.Replies != nil
