@@ -358,6 +358,14 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 			hint = h.FormatHint()
 		}
 	}
+	tasks, err := d.pendingTasks(ctx, sender)
+	if err != nil {
+		return domain.ContextBuilt{}, err
+	}
+	lessons, outcomes, err := d.learning(ctx, sender, project)
+	if err != nil {
+		return domain.ContextBuilt{}, err
+	}
 	turns := make([]promptctx.Turn, len(history))
 	for i, h := range history {
 		turns[i] = promptctx.Turn{Role: h.Role, Text: h.Text}
@@ -376,6 +384,9 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		IsGroup:        m.IsGroup,
 		Facts:          profile.SortedFacts(),
 		History:        turns,
+		PendingTasks:   tasks,
+		Lessons:        lessons,
+		Outcomes:       outcomes,
 	})
 	built := domain.ContextBuilt{
 		ConversationID:   conv,
@@ -396,6 +407,54 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		built.Prompt, built.SectionsUsed = out.Continuation, out.ContinuationSections
 	}
 	return built, nil
+}
+
+// pendingTasks lists the sender's scheduled tasks for the prompt.
+func (d *Driver) pendingTasks(ctx context.Context, sender string) ([]promptctx.Task, error) {
+	rows, err := d.Read.SenderTasks(ctx, sender, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]promptctx.Task, len(rows))
+	for i, r := range rows {
+		out[i] = promptctx.Task{ID: r.ID, Description: r.Description, Due: r.Due, Repeat: r.Repeat, Action: r.Kind == "action"}
+	}
+	return out, nil
+}
+
+// maxLearning bounds how many lessons and outcomes reach the prompt.
+const maxLearning = 20
+
+// learning returns what the sender's turns taught, scoped to the active
+// project: a lesson learned in one project does not steer another.
+func (d *Driver) learning(ctx context.Context, sender, project string) (lessons, outcomes []string, err error) {
+	var l domain.Learning
+	if _, err := LoadState(ctx, d.Store, d.Registry, domain.LearningStream(sender), timeFolder{&l}); err != nil {
+		return nil, nil, err
+	}
+	for _, x := range l.Lessons {
+		if x.Project == project {
+			lessons = append(lessons, fmt.Sprintf("[%s] %s", x.Domain, x.Rule))
+		}
+	}
+	for _, r := range l.Rewards {
+		if r.Project == project {
+			outcomes = append(outcomes, fmt.Sprintf("(%+d) [%s] %s", r.Score, r.Domain, r.Lesson))
+		}
+	}
+	for _, o := range l.Outcomes {
+		if o.Project == project {
+			outcomes = append(outcomes, o.Outcome)
+		}
+	}
+	return lastN(lessons, maxLearning), lastN(outcomes, maxLearning), nil
+}
+
+func lastN(xs []string, n int) []string {
+	if len(xs) > n {
+		return xs[len(xs)-n:]
+	}
+	return xs
 }
 
 func attachmentLines(as []domain.AttachmentRef) string {

@@ -104,6 +104,7 @@ type fixture struct {
 	channel  *fakeChannel
 	provider *fakeProvider
 	driver   *handlers.Driver
+	engine   *projections.Engine
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -119,7 +120,9 @@ func newFixture(t *testing.T) *fixture {
 	domain.RegisterSystemEvents(reg)
 	domain.RegisterSenderEvents(reg)
 	domain.RegisterTurnEvents(reg)
-	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{})
+	domain.RegisterTaskEvents(reg)
+	domain.RegisterAgentEvents(reg)
+	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{store: s, reg: reg, channel: &fakeChannel{}, provider: &fakeProvider{}}
+	f := &fixture{store: s, reg: reg, engine: engine, channel: &fakeChannel{}, provider: &fakeProvider{}}
 	f.driver = &handlers.Driver{
 		Store: s, Registry: reg,
 		Senders:  handlers.Senders{Store: s, Registry: reg},
