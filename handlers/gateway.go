@@ -26,8 +26,8 @@ var turnNamespace = uuid.MustParse("6f6d6567-612d-7475-726e-000000000001")
 // is MessageReceived. Once Receive returns nil the message is durable.
 type Gateway struct {
 	Store  eventstore.Store
-	Inbox  string              // directory for attachments, one folder per turn
-	Kick   func(sender string) // hands the new turn's sender to the scheduler
+	Inbox  string                    // directory for attachments, one folder per turn
+	Kick   func(sender, turn string) // hands the new turn to the scheduler
 	Now    func() time.Time
 	MaxLen int // longest text accepted; longer is truncated (0: 100,000)
 }
@@ -99,7 +99,7 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 		return "", fmt.Errorf("receive %s message from %s: %w", in.Channel, in.SenderID, err)
 	}
 	if g.Kick != nil {
-		g.Kick(in.Channel + "-" + in.SenderID)
+		g.Kick(in.Channel+"-"+in.SenderID, id)
 	}
 	return id, nil
 }

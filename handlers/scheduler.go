@@ -3,8 +3,11 @@ package handlers
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/omega-gateway/omega/domain"
 )
 
 // Scheduler runs turns: one sender's turns one at a time in arrival order,
@@ -12,6 +15,12 @@ import (
 // holds the sender's lease, so the order holds across several omega
 // processes on one database; a process that dies loses its leases after
 // one TTL and another (or its own restart) resumes its open turns.
+//
+// Turns come from two places: the turns read model (every open turn, in
+// arrival order, whoever received it) and kicks from this process's own
+// gateway, which name a turn the read model may not show yet. A kicked
+// turn is run, or acknowledged if its sender is busy, without waiting for
+// the read model.
 type Scheduler struct {
 	Driver   *Driver
 	Leases   *Leases
@@ -23,17 +32,25 @@ type Scheduler struct {
 	// Sweep is how often open turns are looked for without a signal.
 	Sweep time.Duration
 
-	kick   chan string // senders with a new turn received here
+	kick   chan kick
 	mu     sync.Mutex
-	active map[string]chan struct{} // sender -> wake its worker
+	active map[string]*worker // sender -> its running worker
 	wg     sync.WaitGroup
 }
 
-// Kick tells the scheduler that a turn of sender was just received here,
-// so the sender's work can start without waiting for a sweep.
-func (s *Scheduler) Kick(sender string) {
+type kick struct{ sender, turn string }
+
+// worker is the state of one sender's running work that the scheduler's
+// loop shares with it (guarded by Scheduler.mu).
+type worker struct {
+	wake   chan struct{}
+	kicked []string // turns received here, oldest first, not yet done
+}
+
+// Kick tells the scheduler that turn was just received here for sender.
+func (s *Scheduler) Kick(sender, turn string) {
 	select {
-	case s.kick <- sender:
+	case s.kick <- kick{sender, turn}:
 	default: // full: the next sweep finds the turn
 	}
 }
@@ -47,8 +64,8 @@ func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
 
 // Init prepares the scheduler; call it before Kick is used.
 func (s *Scheduler) Init() {
-	s.kick = make(chan string, 1024)
-	s.active = map[string]chan struct{}{}
+	s.kick = make(chan kick, 1024)
+	s.active = map[string]*worker{}
 	if s.Sweep <= 0 {
 		s.Sweep = time.Second
 	}
@@ -71,8 +88,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			s.wg.Wait()
 			return ctx.Err()
-		case sender := <-s.kick:
-			s.start(ctx, sender, true)
+		case k := <-s.kick:
+			s.start(ctx, k.sender, k.turn)
 			continue
 		case <-applied:
 			if wait := sweepEvery - time.Since(last); wait > 0 {
@@ -99,40 +116,45 @@ func (s *Scheduler) sweep(ctx context.Context) {
 	}
 	seen := map[string]bool{}
 	for i, t := range open {
-		s.mu.Lock()
-		wake, running := s.active[t.Sender]
-		s.mu.Unlock()
 		if seen[t.Sender] {
 			// A turn queued behind another: its worker must acknowledge it.
 			// Waking workers only for this keeps a busy system from
 			// re-reading every sender's queue on every change.
-			if running && !t.Acked && open[i-1].Sender == t.Sender {
-				select {
-				case wake <- struct{}{}:
-				default:
-				}
+			if !t.Acked && open[i-1].Sender == t.Sender {
+				s.wakeWorker(t.Sender)
 			}
 			continue
 		}
 		seen[t.Sender] = true
-		if !running {
-			s.start(ctx, t.Sender, false)
+		s.start(ctx, t.Sender, "")
+	}
+}
+
+func (s *Scheduler) wakeWorker(sender string) {
+	s.mu.Lock()
+	w, ok := s.active[sender]
+	s.mu.Unlock()
+	if ok {
+		select {
+		case w.wake <- struct{}{}:
+		default:
 		}
 	}
 }
 
-// start runs a sender's work here if no process does yet. kicked says the
-// sender has a turn the read model may not show yet.
-func (s *Scheduler) start(ctx context.Context, sender string, kicked bool) {
+// start runs a sender's work here if no process does yet; turn, when set,
+// is a turn of the sender just received here. Only Run's goroutine calls
+// it, so two workers for one sender are never started.
+func (s *Scheduler) start(ctx context.Context, sender, turn string) {
 	s.mu.Lock()
-	wake, running := s.active[sender]
+	w, running := s.active[sender]
+	if running && turn != "" {
+		w.kicked = append(w.kicked, turn)
+	}
 	s.mu.Unlock()
 	if running {
-		if kicked {
-			select {
-			case wake <- struct{}{}:
-			default:
-			}
+		if turn != "" {
+			s.wakeWorker(sender)
 		}
 		return
 	}
@@ -144,22 +166,48 @@ func (s *Scheduler) start(ctx context.Context, sender string, kicked bool) {
 		return
 	}
 	if !ok {
-		return // another process runs this sender
+		return // another process runs this sender; its sweeps will find the turn
 	}
-	wake = make(chan struct{}, 1)
+	w = &worker{wake: make(chan struct{}, 1)}
+	if turn != "" {
+		w.kicked = []string{turn}
+	}
 	s.mu.Lock()
-	s.active[sender] = wake
+	s.active[sender] = w
 	s.mu.Unlock()
 	s.wg.Add(1)
-	go s.work(ctx, sender, wake, kicked)
+	go s.work(ctx, sender, w)
 }
 
-// kickGrace is how long a kicked worker waits for the read model to show
-// the turn it was kicked for.
-const kickGrace = 5 * time.Second
+// pending returns the sender's turns to run, oldest first: the open turns
+// the read model shows, then turns kicked here that it does not show yet.
+// lagging reports a turn completed here that the read model still shows
+// open: the next turn must wait, for its history must include that one.
+func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done map[string]bool) (turns []OpenTurn, lagging bool, err error) {
+	open, err := s.Read.SenderOpenTurns(ctx, sender)
+	if err != nil {
+		return nil, false, err
+	}
+	visible := map[string]bool{}
+	for _, t := range open {
+		visible[t.ID] = true
+		if done[t.ID] {
+			lagging = true
+			continue
+		}
+		turns = append(turns, t)
+	}
+	s.mu.Lock()
+	w.kicked = slices.DeleteFunc(w.kicked, func(id string) bool { return done[id] || visible[id] })
+	for _, id := range w.kicked {
+		turns = append(turns, OpenTurn{ID: id, Sender: sender})
+	}
+	s.mu.Unlock()
+	return turns, lagging, nil
+}
 
-// work runs one sender's open turns in order while holding its lease.
-func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{}, kicked bool) {
+// work runs one sender's turns in order while holding its lease.
+func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 	defer s.wg.Done()
 	log := s.Logger.With("sender", sender)
 	ctx, cancel := context.WithCancel(ctx)
@@ -173,8 +221,8 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{},
 		cancel()
 		<-renewDone
 		// Release first, then leave the active set: a kick that came in
-		// between found us running and left a wake, which we hand back so
-		// a fresh worker (holding a fresh lease) picks the turn up.
+		// between was added to our list; hand it back so that a fresh
+		// worker, holding a fresh lease, runs it.
 		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer rcancel()
 		if err := s.Leases.Release(rctx, sender); err != nil {
@@ -182,67 +230,35 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{},
 		}
 		s.mu.Lock()
 		delete(s.active, sender)
+		left := w.kicked
 		s.mu.Unlock()
-		select {
-		case <-wake:
-			s.Kick(sender)
-		default:
+		for _, id := range left {
+			s.Kick(sender, id)
 		}
 	}()
 
 	applied := s.subscribe(ctx)
-	// expect: a turn was received here that the read model may not show
-	// yet (we were kicked, or woken while busy).
-	var expect time.Time
-	if kicked {
-		expect = time.Now()
-	}
 	done := map[string]bool{}  // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
 	backoff := time.Second
 	for ctx.Err() == nil {
-		open, err := s.Read.SenderOpenTurns(ctx, sender)
+		turns, lagging, err := s.pending(ctx, sender, w, done)
 		if err != nil {
 			log.Error("scheduler: read sender turns", "err", err)
 			return
 		}
-		var pending []OpenTurn
-		lagging := false
-		for _, t := range open {
-			if done[t.ID] {
-				lagging = true
-				continue
-			}
-			pending = append(pending, t)
-		}
 		if lagging {
-			// The next turn's history must include the last exchange.
 			s.waitApplied(ctx, applied)
 			continue
 		}
-		if len(pending) == 0 {
-			select {
-			case <-wake:
-				expect = time.Now()
-			default:
-			}
-			if !expect.IsZero() && time.Since(expect) < kickGrace {
-				s.waitApplied(ctx, applied)
-				continue
-			}
+		if len(turns) == 0 {
 			return
 		}
-		expect = time.Time{}
-		head := pending[0]
-		s.ackQueued(ctx, pending[1:], acked, log)
+		head := turns[0]
+		s.ackQueued(ctx, turns[1:], acked, log)
 		errc := make(chan error, 1)
 		go func() { errc <- s.Driver.Run(ctx, head.ID) }()
-		var woken bool
-		woken, err = s.waitTurn(ctx, sender, head.ID, errc, wake, acked, log)
-		if woken {
-			expect = time.Now()
-		}
-		if err != nil {
+		if err := s.waitTurn(ctx, sender, w, head.ID, errc, done, acked, log); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -260,28 +276,33 @@ func (s *Scheduler) work(ctx context.Context, sender string, wake chan struct{},
 	}
 }
 
-// waitTurn waits for the running turn, acknowledging messages that queue
-// up behind it meanwhile.
-func (s *Scheduler) waitTurn(ctx context.Context, sender, head string, errc <-chan error, wake chan struct{}, acked map[string]bool, log *slog.Logger) (woken bool, err error) {
+// waitTurn waits for the running turn, acknowledging the messages that
+// queue up behind it meanwhile.
+func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head string, errc <-chan error, done, acked map[string]bool, log *slog.Logger) error {
 	for {
 		select {
 		case err := <-errc:
-			return woken, err
-		case <-wake:
-			woken = true
-			open, err := s.Read.SenderOpenTurns(ctx, sender)
+			return err
+		case <-w.wake:
+			// A message sent right after a reply can arrive while the
+			// finished turn's goroutine is still returning: it is not
+			// queued behind anything, so it gets no acknowledgement.
+			if s.completed(ctx, head) {
+				continue
+			}
+			turns, _, err := s.pending(ctx, sender, w, done)
 			if err != nil {
 				continue
 			}
-			var queued []OpenTurn
-			for _, t := range open {
-				if t.ID != head {
-					queued = append(queued, t)
-				}
-			}
-			s.ackQueued(ctx, queued, acked, log)
+			s.ackQueued(ctx, slices.DeleteFunc(turns, func(t OpenTurn) bool { return t.ID == head }), acked, log)
 		}
 	}
+}
+
+// completed reports whether the turn's stream records its completion.
+func (s *Scheduler) completed(ctx context.Context, turn string) bool {
+	evs, err := s.Driver.Store.Load(ctx, domain.TurnStream(turn), 1)
+	return err == nil && len(evs) > 0 && evs[len(evs)-1].Type == "TurnCompleted"
 }
 
 func (s *Scheduler) ackQueued(ctx context.Context, queued []OpenTurn, acked map[string]bool, log *slog.Logger) {
