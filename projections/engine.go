@@ -78,12 +78,48 @@ func (e *Engine) names() []string {
 	return out
 }
 
+// Versioned is implemented by projections whose tables have changed shape
+// since their first version; the default version is 1.
+type Versioned interface {
+	Version() int
+}
+
+func schemaVersion(p Projection) int64 {
+	if v, ok := p.(Versioned); ok {
+		return int64(v.Version())
+	}
+	return 1
+}
+
+func schemaName(p Projection) string { return "schema:" + p.Name() }
+
 // Setup creates the tables of every projection that does not have them.
+// A projection whose recorded schema version differs from its code's (or
+// was never recorded) is dropped and recreated with its checkpoint reset:
+// read models are disposable, and following the log refills it.
 func (e *Engine) Setup(ctx context.Context) error {
 	for _, p := range e.projections {
 		err := e.inTx(ctx, func(tx *sql.Tx) error {
 			if err := e.lockSchema(ctx, tx); err != nil {
 				return err
+			}
+			recorded, err := e.checkpoint(ctx, tx, schemaName(p))
+			if err != nil {
+				return err
+			}
+			if want := schemaVersion(p); recorded != want {
+				if recorded != 0 {
+					e.logger.Warn("projection schema changed; rebuilding it from the log", "projection", p.Name(), "from", recorded, "to", want)
+				}
+				if err := dropTables(ctx, tx, p, ""); err != nil {
+					return err
+				}
+				if err := e.saveCheckpoint(ctx, tx, checkpointName(p), 0); err != nil {
+					return err
+				}
+				if err := e.saveCheckpoint(ctx, tx, schemaName(p), want); err != nil {
+					return err
+				}
 			}
 			return createTables(ctx, tx, e.dialect, p, "")
 		})

@@ -160,7 +160,11 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 		if err := e.resetShadow(ctx, p); err != nil {
 			return nil, err
 		}
-		progress.Start("verify "+p.Name(), live)
+		total, err := e.countEvents(ctx)
+		if err != nil {
+			return nil, err
+		}
+		progress.Start("verify "+p.Name(), total)
 		_, err = e.catchUp(ctx, []Projection{p}, shadowPrefix, 0, live, progress)
 		progress.Finish()
 		if err != nil {

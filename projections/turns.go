@@ -15,6 +15,9 @@ import (
 type Turns struct{}
 
 func (Turns) Name() string { return "turns" }
+
+// Version 2 added conversations.closed_at.
+func (Turns) Version() int { return 2 }
 func (Turns) Tables() []string {
 	return []string{"turns", "conversations", "messages", "audit"}
 }
