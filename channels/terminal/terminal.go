@@ -27,9 +27,11 @@ type Channel struct {
 	Out      io.Writer
 	SenderID string // default: the OS user name
 	Prompt   string
-	// OnEnd runs when input ends (end of file or /exit), after which no
-	// more messages come; `omega chat` uses it to finish and exit.
-	OnEnd func()
+	// OnEnd runs when input ends, after which no more messages come;
+	// `omega chat` uses it to exit. waitForReplies is true for /exit and the
+	// end of piped input, false for Ctrl-C or Ctrl-D on a terminal (leave
+	// at once: unfinished turns stay on record and finish next time).
+	OnEnd func(waitForReplies bool)
 
 	mu      sync.Mutex
 	term    *term.Terminal
@@ -54,7 +56,8 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 	}
 	lines := make(chan string)
 	errc := make(chan error, 1)
-	if term.IsTerminal(int(c.In.Fd())) {
+	interactive := term.IsTerminal(int(c.In.Fd()))
+	if interactive {
 		state, err := term.MakeRaw(int(c.In.Fd()))
 		if err != nil {
 			return fmt.Errorf("terminal: %w", err)
@@ -87,9 +90,10 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 		}()
 	}
 	defer c.Stop(context.Background())
+	wait := true
 	defer func() {
 		if c.OnEnd != nil {
-			go c.OnEnd()
+			go c.OnEnd(wait)
 		}
 	}()
 	for {
@@ -98,6 +102,7 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 			return nil
 		case err := <-errc:
 			if err == io.EOF {
+				wait = !interactive // a pipe ran dry; a person pressed Ctrl-C or Ctrl-D
 				return nil
 			}
 			return fmt.Errorf("terminal: read: %w", err)
@@ -125,6 +130,7 @@ func (c *Channel) Stop(context.Context) error {
 		c.restore()
 		c.restore = nil
 		c.term = nil
+		fmt.Fprintln(c.Out) // leave the shell on a fresh line
 	}
 	return nil
 }

@@ -61,9 +61,11 @@ func chatCmd() *cobra.Command {
 func runUntilChannelEnds(cmd *cobra.Command, rt *app.Runtime, term *terminal.Channel) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
-	term.OnEnd = func() {
-		if err := rt.WaitIdle(ctx); err != nil && ctx.Err() == nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), "omega:", err)
+	term.OnEnd = func(waitForReplies bool) {
+		if waitForReplies {
+			if err := rt.WaitIdle(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "omega:", err)
+			}
 		}
 		cancel()
 	}
