@@ -17,8 +17,6 @@ import (
 
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -120,35 +118,8 @@ func startBenchNode(b *testing.B, extra map[string]string) (rt *app.Runtime, bas
 	for k, v := range extra {
 		vars[k] = v
 	}
-	cfg, err := config.LoadFrom(vars)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Open(ctx, cfg, quiet, app.OpenOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := &api.Server{Addr: "127.0.0.1:0", Logger: quiet}
-	addr, err := srv.Listen()
-	if err != nil {
-		b.Fatal(err)
-	}
-	rt, err = a.NewRuntime(ctx, app.RuntimeOptions{Channels: []channels.Channel{srv}, Provider: instantProvider{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv.Receiver, srv.Store, srv.Registry, srv.Channels = rt.Gateway, a.Store, a.Registry, rt
-	done := make(chan error, 1)
-	go func() { done <- rt.Run(ctx) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Errorf("runtime: %v", err)
-		}
-		a.Close()
-	})
-	return rt, "http://" + addr.String()
+	n := startNodeWith(b, vars, app.RuntimeOptions{Provider: instantProvider{}})
+	return n.rt, n.url
 }
 
 // turnClient keeps enough idle connections for every sender.

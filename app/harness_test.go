@@ -29,14 +29,13 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // client fails a hung request instead of hanging the test.
 var client = &http.Client{Timeout: 60 * time.Second}
 
-// fakeClaude writes a Claude Code double that answers "echo: <last line>",
-// keeps the session it was asked to resume (or starts sess-<n>), sleeps
-// when the prompt contains "slow", and logs one line per call:
-// "<resume or -> <prompt bytes> <last line>".
-func fakeClaude(t *testing.T) (bin, callLog string) {
+// writeClaude writes a Claude Code double: a shell script that reads the
+// -p prompt and --resume session into $prompt and $resume and the prompt's
+// last line (without a "[User]: " prefix) into $last, then runs body,
+// which prints Claude Code's JSON result.
+func writeClaude(t *testing.T, dir, body string) string {
 	t.Helper()
-	dir := t.TempDir()
-	bin, callLog = filepath.Join(dir, "claude"), filepath.Join(dir, "calls.log")
+	bin := filepath.Join(dir, "claude")
 	script := `#!/bin/sh
 prompt=""; resume=""
 while [ $# -gt 0 ]; do
@@ -47,14 +46,26 @@ while [ $# -gt 0 ]; do
   esac
 done
 last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
-case "$prompt" in *slow*) sleep 0.3;; esac
-echo "${resume:--} ${#prompt} $last" >> "` + callLog + `"
-sess=${resume:-sess-$(date +%s%N)}
-printf '{"type":"result","subtype":"success","is_error":false,"result":"echo: %s","session_id":"%s","num_turns":1,"usage":{"input_tokens":10,"output_tokens":5}}\n' "$last" "$sess"
-`
+` + body
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return bin
+}
+
+// fakeClaude writes a Claude Code double that answers "echo: <last line>",
+// keeps the session it was asked to resume (or starts sess-<n>), sleeps
+// when the prompt contains "slow", and logs one line per call:
+// "<resume or -> <prompt bytes> <last line>".
+func fakeClaude(t *testing.T) (bin, callLog string) {
+	t.Helper()
+	dir := t.TempDir()
+	callLog = filepath.Join(dir, "calls.log")
+	bin = writeClaude(t, dir, `case "$prompt" in *slow*) sleep 0.3;; esac
+echo "${resume:--} ${#prompt} $last" >> "`+callLog+`"
+sess=${resume:-sess-$(date +%s%N)}
+printf '{"type":"result","subtype":"success","is_error":false,"result":"echo: %s","session_id":"%s","num_turns":1,"usage":{"input_tokens":10,"output_tokens":5}}\n' "$last" "$sess"
+`)
 	return bin, callLog
 }
 
@@ -113,6 +124,14 @@ type node struct {
 
 func startNode(t *testing.T, vars map[string]string, extra ...channels.Channel) *node {
 	t.Helper()
+	auth := &handlers.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
+	return startNodeWith(t, vars, app.RuntimeOptions{Channels: extra, Auth: auth})
+}
+
+// startNodeWith starts a node whose HTTP channel comes first, beside the
+// options' channels.
+func startNodeWith(t testing.TB, vars map[string]string, opts app.RuntimeOptions) *node {
+	t.Helper()
 	cfg, err := config.LoadFrom(vars)
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +146,8 @@ func startNode(t *testing.T, vars map[string]string, extra ...channels.Channel) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	auth := &handlers.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
-	rt, err := a.NewRuntime(ctx, app.RuntimeOptions{Channels: append([]channels.Channel{srv}, extra...), Auth: auth})
+	opts.Channels = append([]channels.Channel{srv}, opts.Channels...)
+	rt, err := a.NewRuntime(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

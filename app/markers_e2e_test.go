@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,30 +18,19 @@ import (
 func scriptedClaude(t *testing.T, replies map[string]string) (bin, callLog string) {
 	t.Helper()
 	dir := t.TempDir()
-	bin, callLog = filepath.Join(dir, "claude"), filepath.Join(dir, "calls.log")
+	callLog = filepath.Join(dir, "calls.log")
 	var cases strings.Builder
 	for k, v := range replies {
 		cases.WriteString("  *'" + k + "'*) reply='" + v + "';;\n")
 	}
-	script := `#!/bin/sh
-prompt=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -p) prompt="$2"; shift 2;;
-    *) shift;;
-  esac
-done
-last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
-echo "$last" >> "` + callLog + `"
+	script := `echo "$last" >> "` + callLog + `"
 reply="echo: $last"
 case "$prompt" in
 ` + cases.String() + `esac
 reply=$(printf '%s' "$reply" | sed ':a;N;$!ba;s/\n/\\n/g')
 printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"sess-1","num_turns":1}\n' "$reply"
 `
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin = writeClaude(t, dir, script)
 	return bin, callLog
 }
 

@@ -23,17 +23,8 @@ var planSteps = []string{"Gather the data", "Build the report", "Send it"}
 func planClaude(t *testing.T) (bin, callLog, hold string) {
 	t.Helper()
 	dir := t.TempDir()
-	bin, callLog, hold = filepath.Join(dir, "claude"), filepath.Join(dir, "calls.log"), filepath.Join(dir, "hold")
-	script := `#!/bin/sh
-prompt=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -p) prompt="$2"; shift 2;;
-    *) shift;;
-  esac
-done
-last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
-echo "$last" >> "` + callLog + `"
+	callLog, hold = filepath.Join(dir, "calls.log"), filepath.Join(dir, "hold")
+	script := `echo "$last" >> "` + callLog + `"
 case "$prompt" in
   "You route requests"*)
     case "$last" in
@@ -47,9 +38,7 @@ case "$prompt" in
 esac
 printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"sess-1","num_turns":1}\n' "$reply"
 `
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin = writeClaude(t, dir, script)
 	return bin, callLog, hold
 }
 

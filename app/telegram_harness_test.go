@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,17 +29,8 @@ const tgToken = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"
 func richClaude(t *testing.T) (bin, promptLog string) {
 	t.Helper()
 	dir := t.TempDir()
-	bin, promptLog = filepath.Join(dir, "claude"), filepath.Join(dir, "prompts.log")
-	script := `#!/bin/sh
-prompt=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -p) prompt="$2"; shift 2;;
-    *) shift;;
-  esac
-done
-printf '<<<\n%s\n>>>\n' "$prompt" >> "` + promptLog + `"
-last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
+	promptLog = filepath.Join(dir, "prompts.log")
+	script := `printf '<<<\n%s\n>>>\n' "$prompt" >> "` + promptLog + `"
 case "$last" in
   *MDTEST*) result='Here is **bold** text and code:\n\n` + "```go\\nfmt.Println(1 < 2)\\n```" + `' ;;
   *LONGTEST*) result=$(awk 'BEGIN { for (i = 1; i <= 200; i++) printf "Line %04d %s\\n", i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" }') ;;
@@ -48,9 +38,7 @@ case "$last" in
 esac
 printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"sess-1","num_turns":1,"usage":{"input_tokens":10,"output_tokens":5}}\n' "$result"
 `
-	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin = writeClaude(t, dir, script)
 	return bin, promptLog
 }
 
