@@ -10,9 +10,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/intake"
 )
 
 // Name is the channel name of messages posted to the API.
@@ -40,12 +43,25 @@ type Server struct {
 	Store    eventstore.Store
 	Registry *domain.Registry
 	Channels handlers.ChannelSet
+	// Audit answers GET /api/audit; nil leaves the endpoint out.
+	Audit AuditQueries
+	// Ops serves /metrics and /readyz; nil leaves them out.
+	Ops Ops
+	// UI serves /ui/ with its own authentication (a cookie besides the
+	// bearer token); nil leaves it out.
+	UI http.Handler
 	// DefaultSenders names, per channel, who webhook AI-mode messages are
 	// from when the request names nobody (the first allowlisted user).
 	DefaultSenders map[string]string
 	Logger         *slog.Logger
 	// MaxWait caps ?wait= (default 5m).
 	MaxWait time.Duration
+	// MaxBody bounds a request body (default 1 MiB); larger gets 413.
+	MaxBody int64
+	// Server timeouts (defaults 10s, 30s, 2m): a client that trickles
+	// its headers or body, or idles, is cut off rather than holding a
+	// connection for ever. There is no write timeout: ?wait= long-polls.
+	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 
 	srv   *http.Server
 	ln    net.Listener
@@ -56,14 +72,50 @@ var _ channels.Channel = (*Server)(nil)
 
 func (s *Server) Name() string { return Name }
 
-// Handler returns the API's routes behind authentication.
+// Handler returns the API's routes behind authentication. A path that is
+// not in canonical form (dot segments, doubled slashes) is answered 404
+// rather than redirected: no route has such a name.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok\n")) })
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.Handle("POST /api/messages", s.auth(http.HandlerFunc(s.postMessage)))
 	mux.Handle("GET /api/turns/{id}", s.auth(http.HandlerFunc(s.getTurn)))
 	mux.Handle("POST /api/webhook", s.auth(http.HandlerFunc(s.webhook)))
-	return mux
+	if s.Ops != nil {
+		mux.Handle("GET /metrics", s.auth(s.Ops.Handler()))
+		mux.Handle("GET /readyz", s.Ops.Ready())
+	}
+	if s.UI != nil {
+		mux.Handle("/ui/", s.UI)
+	}
+	if s.Audit != nil {
+		mux.Handle("GET /api/audit", s.auth(http.HandlerFunc(s.getAudit)))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+			writeError(w, http.StatusNotFound, "no such endpoint")
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// httpServer returns the server with its timeouts.
+func (s *Server) httpServer() *http.Server {
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: orDefault(s.ReadHeaderTimeout, 10*time.Second),
+		ReadTimeout:       orDefault(s.ReadTimeout, 30*time.Second),
+		IdleTimeout:       orDefault(s.IdleTimeout, 2*time.Minute),
+	}
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 // Listen binds the address; Start serves on it. Split so that callers
@@ -88,7 +140,10 @@ func (s *Server) Start(ctx context.Context, _ channels.Deliver) error {
 	s.watch.mu.Lock()
 	s.watch.store, s.watch.logger, s.watch.ctx = s.Store, s.Logger, ctx
 	s.watch.mu.Unlock()
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.srv = s.httpServer()
+	if sd, ok := s.UI.(interface{ Shutdown() }); ok {
+		s.srv.RegisterOnShutdown(sd.Shutdown) // its live streams never end by themselves
+	}
 	s.Logger.Info("http channel listening", "addr", s.ln.Addr().String(), "token_required", s.Token != "")
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(s.ln) }()
@@ -136,16 +191,27 @@ func (s *Server) auth(next http.Handler) http.Handler {
 				return
 			}
 		} else {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			got, ok := bearer(r.Header.Get("Authorization"))
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="omega"`)
 				writeError(w, http.StatusUnauthorized, "missing or wrong bearer token")
 				return
 			}
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+		r.Body = http.MaxBytesReader(w, r.Body, orDefault(s.MaxBody, 1<<20))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearer returns the token of an Authorization header; the scheme name is
+// case-insensitive (RFC 7235).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
 }
 
 type messageIn struct {
@@ -168,8 +234,7 @@ type TurnOut struct {
 
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	var in messageIn
-	if err := decode(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	if !decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.SenderID) == "" || strings.TrimSpace(in.Text) == "" {
@@ -185,7 +250,11 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		Channel: Name, SenderID: in.SenderID, SenderName: in.SenderName, ChatID: in.SenderID,
 		Text: in.Text, PlatformID: in.MessageID, Trusted: true,
 	})
-	dup := errors.Is(err, handlers.ErrDuplicate)
+	dup := errors.Is(err, intake.ErrDuplicate)
+	if errors.Is(err, domain.ErrInvalidMessage) {
+		writeError(w, http.StatusBadRequest, invalidReason(err))
+		return
+	}
 	if err != nil && !dup {
 		s.Logger.Error("http channel: receive", "sender", in.SenderID, "err", err)
 		writeError(w, http.StatusServiceUnavailable, "the message could not be recorded; try again")
@@ -315,8 +384,7 @@ type webhookIn struct {
 // turn whose reply goes to that channel.
 func (s *Server) webhook(w http.ResponseWriter, r *http.Request) {
 	var in webhookIn
-	if err := decode(r, &in); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	if !decode(w, r, &in) {
 		return
 	}
 	if strings.TrimSpace(in.Text) == "" || in.Channel == "" {
@@ -378,6 +446,10 @@ func (s *Server) webhookAI(w http.ResponseWriter, r *http.Request, in webhookIn)
 		chat = sender
 	}
 	id, err := s.Receiver.Receive(r.Context(), channels.Incoming{Channel: in.Channel, SenderID: sender, ChatID: chat, Text: in.Text, Trusted: true})
+	if errors.Is(err, domain.ErrInvalidMessage) {
+		writeError(w, http.StatusBadRequest, invalidReason(err))
+		return
+	}
 	if err != nil {
 		s.Logger.Error("webhook: receive", "err", err)
 		writeError(w, http.StatusServiceUnavailable, "the message could not be recorded; try again")
@@ -386,13 +458,48 @@ func (s *Server) webhookAI(w http.ResponseWriter, r *http.Request, in webhookIn)
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted", "turn_id": id})
 }
 
-func decode(r *http.Request, v any) error {
+// decode reads exactly one JSON value into v; anything after it, an
+// unknown field or an over-long body is refused. It answers the request
+// itself and returns false when the body is refused.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid JSON body: %v", err)
+	err := dec.Decode(v)
+	if err == nil {
+		if _, next := dec.Token(); next != io.EOF {
+			err = errors.New("unexpected data after the JSON value")
+			if next != nil && !isSyntaxError(next) {
+				err = next
+			}
+		}
 	}
-	return nil
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &tooLarge):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", tooLarge.Limit))
+	default:
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid JSON body: %v", err))
+	}
+	return false
+}
+
+func isSyntaxError(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se)
+}
+
+// invalidReason is the client's view of an intake refusal.
+func invalidReason(err error) string {
+	var ie *domain.InvalidMessageError
+	if errors.As(err, &ie) {
+		if ie.Field == "platform_id" {
+			return (&domain.InvalidMessageError{Field: "message_id", Reason: ie.Reason}).Error()
+		}
+		return ie.Error()
+	}
+	return err.Error()
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

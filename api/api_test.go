@@ -13,8 +13,9 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/intake"
 )
 
 type recordingChannel struct {
@@ -54,7 +55,7 @@ func newServer(t *testing.T, token string) (*Server, *recordingChannel, *httptes
 	tg := &recordingChannel{}
 	s := &Server{
 		Token: token, Store: store, Registry: reg, Channels: channelSet{"telegram": tg},
-		Receiver:       &handlers.Gateway{Store: store, Inbox: t.TempDir()},
+		Receiver:       mustGateway(t, store),
 		DefaultSenders: map[string]string{"telegram": "42"},
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
@@ -170,4 +171,13 @@ func TestWebhookModes(t *testing.T) {
 	if err := json.Unmarshal(evs[0].Data, &m); err != nil || m.Channel != "telegram" || m.SenderID != "42" || !m.Trusted {
 		t.Fatalf("ai message = %+v, %v", m, err)
 	}
+}
+
+func mustGateway(t *testing.T, store eventstore.Store) *intake.Gateway {
+	t.Helper()
+	g, err := intake.NewGateway(store, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

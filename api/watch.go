@@ -64,7 +64,7 @@ func (w *turnWatcher) run(ctx context.Context, after int64) {
 			func(_ context.Context, evs []domain.Event) (int64, error) {
 				w.mu.Lock()
 				for _, e := range evs {
-					if e.Type != "TurnCompleted" {
+					if e.Type != (domain.TurnCompleted{}).EventType() {
 						continue
 					}
 					for _, ch := range w.waiters[e.StreamID] {

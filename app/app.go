@@ -9,18 +9,33 @@ import (
 	"log/slog"
 	"os"
 
+	"go.mau.fi/whatsmeow/store/sqlstore"
+
+	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
+	"github.com/omega-gateway/omega/migrations"
 	"github.com/omega-gateway/omega/projections"
 )
 
-// Store is the event log with consumer checkpoints.
+// Store is the event log with consumer checkpoints and leases. It hands
+// out no database handle: read models are asked through Queries.
 type Store interface {
 	eventstore.Store
 	eventstore.Checkpoints
+	eventstore.TxCheckpoints
+	eventstore.Leases
+}
+
+// backend is a store with its database handles, which only app passes on:
+// to the projection engine and the read-model queries (the owners of the
+// tables), to migrations, and to libraries that keep their own tables
+// (watermill-sql, whatsmeow's device store).
+type backend interface {
+	Store
 	// DB is the handle to write read models with (on SQLite the single
 	// writer connection); ReadDB is for queries only (on SQLite a pool of
 	// readers, so queries do not wait behind appends).
@@ -36,6 +51,12 @@ type App struct {
 	Dialect  projections.Dialect
 	Registry *domain.Registry
 	Engine   *projections.Engine
+	// Queries reads the read models.
+	Queries *projections.Queries
+	// Audit queries the audit of completed turns.
+	Audit *projections.AuditLog
+
+	backend backend
 }
 
 // OpenOptions tunes Open.
@@ -49,22 +70,33 @@ type OpenOptions struct {
 func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts OpenOptions) (*App, error) {
 	a := &App{Config: cfg, Logger: logger, Registry: NewRegistry()}
 	if cfg.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: logger, SkipMigrate: opts.SkipMigrate})
+		s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry})
 		if err != nil {
 			return nil, err
 		}
-		a.Store, a.Dialect = s, projections.Postgres
+		a.backend, a.Dialect = s, projections.Postgres
 	} else {
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data directory %s: %w", cfg.DataDir, err)
 		}
-		s, err := sqlite.Open(ctx, cfg.SQLitePath(), sqlite.Options{Logger: logger, SkipMigrate: opts.SkipMigrate})
+		s, err := sqlite.Open(ctx, cfg.SQLitePath(), sqlite.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry})
 		if err != nil {
 			return nil, err
 		}
-		a.Store, a.Dialect = s, projections.SQLite
+		a.backend, a.Dialect = s, projections.SQLite
 	}
-	a.Engine = projections.New(a.Store.DB(), a.Store, a.Dialect, a.Registry, logger, Projections()...)
+	a.Store = a.backend
+	a.Engine = projections.New(a.backend.DB(), a.backend, a.Dialect, a.Registry, logger, Projections()...)
+	q, err := projections.NewQueries(a.backend.ReadDB(), a.Dialect)
+	if err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
+	a.Queries = q
+	if a.Audit, err = projections.NewAuditLog(a.backend.ReadDB()); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -74,6 +106,19 @@ func (a *App) Where() string {
 		return "postgres " + postgres.Redact(a.Config.DatabaseURL)
 	}
 	return "sqlite " + a.Config.SQLitePath()
+}
+
+// MigrationStatus returns the schema version the database is at and the
+// latest one this binary knows.
+func (a *App) MigrationStatus(ctx context.Context) (current, latest int64, err error) {
+	return migrations.Status(ctx, a.backend.DB(), migrations.Dialect(a.Dialect))
+}
+
+// WhatsAppDevices opens whatsmeow's device store, which keeps its own
+// tables and needs a database handle of its own; it is the one library
+// outside omega's storage packages given one.
+func (a *App) WhatsAppDevices(ctx context.Context, logger *slog.Logger) (*sqlstore.Container, error) {
+	return whatsapp.OpenDeviceStore(ctx, a.backend.DB(), string(a.Dialect), logger)
 }
 
 // Close closes the store.
@@ -88,11 +133,13 @@ func NewRegistry() *domain.Registry {
 	domain.RegisterWhatsAppEvents(r)
 	domain.RegisterTaskEvents(r)
 	domain.RegisterAgentEvents(r)
+	domain.RegisterHeartbeatCycleEvents(r)
+	domain.RegisterSummaryEvents(r)
 	return r
 }
 
 // Projections lists every read model.
 func Projections() []projections.Projection {
 	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}}
+		projections.Tasks{}, projections.Summaries{}}
 }

@@ -63,7 +63,10 @@ func BenchmarkTurn(b *testing.B) {
 
 // benchPostgresDSN returns a DSN for a fresh schema in benchDatabase,
 // dropped when the benchmark ends.
-func benchPostgresDSN(b *testing.B) string {
+func benchPostgresDSN(b *testing.B) string { return benchPostgresDSNIn(b, benchDatabase) }
+
+// benchPostgresDSNIn is benchPostgresDSN in the named database.
+func benchPostgresDSNIn(b *testing.B, benchDatabase string) string {
 	_ = pgtest.DSN(b) // skips when no server answers
 	base := os.Getenv(pgtest.EnvURL)
 	if base == "" {
@@ -147,7 +150,7 @@ func sendTurn(baseURL, sender, text string) (api.TurnOut, error) {
 
 func benchTurns(b *testing.B, vars map[string]string, commits func(*sql.DB) int64, senders int) {
 	rt, baseURL := startBenchNode(b, vars)
-	db := rt.Store.DB()
+	db := rt.DBForTests()
 	// First contact (the welcome) is not the steady state: greet everyone
 	// before timing.
 	var wg sync.WaitGroup

@@ -126,7 +126,7 @@ func TestOrderAndConcurrency(t *testing.T) {
 			}
 			waitFor(t, "bob's turns", func() bool {
 				for _, id := range ids {
-					if countType(turnEvents(t, n, id), "TurnCompleted") != 1 {
+					if countType(turnEvents(t, n, id), completed) != 1 {
 						return false
 					}
 				}
@@ -140,19 +140,19 @@ func TestOrderAndConcurrency(t *testing.T) {
 				if c := countType(evs, "ProviderCalled"); c != 1 {
 					t.Fatalf("turn %d called the provider %d times", i+1, c)
 				}
-				var called, completed time.Time
+				var called, completedAt time.Time
 				for _, e := range evs {
 					switch e.Type {
 					case "ProviderCalled":
 						called = e.RecordedAt
-					case "TurnCompleted":
-						completed = e.RecordedAt
+					case completed:
+						completedAt = e.RecordedAt
 					}
 				}
 				if called.Before(prevCompleted) {
 					t.Fatalf("turn %d started before turn %d finished", i+1, i)
 				}
-				prevCompleted = completed
+				prevCompleted = completedAt
 			}
 			if acks != 4 {
 				t.Fatalf("%d acknowledgements, want 4", acks)
@@ -203,7 +203,7 @@ func TestTwoProcessesOnPostgres(t *testing.T) {
 	}
 	waitFor(t, "all turns", func() bool {
 		for _, id := range ids {
-			if countType(turnEvents(t, n1, id), "TurnCompleted") != 1 {
+			if countType(turnEvents(t, n1, id), completed) != 1 {
 				return false
 			}
 		}
@@ -223,7 +223,7 @@ func TestTwoProcessesOnPostgres(t *testing.T) {
 			if e.Type == "ProviderCalled" && e.RecordedAt.Before(last[sender]) {
 				t.Fatalf("turn %d of %s started before its predecessor finished", i, sender)
 			}
-			if e.Type == "TurnCompleted" {
+			if e.Type == completed {
 				last[sender] = e.RecordedAt
 			}
 		}

@@ -231,6 +231,9 @@ func turnEvents(t *testing.T, n *node, id string) []domain.Event {
 	return evs
 }
 
+// completed is the type of a turn's last event.
+var completed = domain.TurnCompleted{}.EventType()
+
 func countType(evs []domain.Event, typ string) int {
 	n := 0
 	for _, e := range evs {
@@ -243,7 +246,14 @@ func countType(evs []domain.Event, typ string) int {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	waitForWithin(t, what, 30*time.Second, cond)
+}
+
+// waitForWithin is waitFor with its own bound, for conditions that take
+// many clock periods (a loaded CI machine stretches each of them).
+func waitForWithin(t *testing.T, what string, bound time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -263,7 +273,7 @@ func calls(t *testing.T, path string) []string {
 func queryInt(t *testing.T, n *node, q string, args ...any) int {
 	t.Helper()
 	var v int
-	if err := n.rt.Store.DB().QueryRow(q, args...).Scan(&v); err != nil {
+	if err := n.rt.DBForTests().QueryRow(q, args...).Scan(&v); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return v

@@ -140,12 +140,17 @@ func TestPlanOverHTTP(t *testing.T) {
 				}
 			}
 
-			// A simple message is answered directly with the fast model.
+			// A simple message is answered directly with the fast model, in
+			// one provider call: the pre-filter spares the classification.
+			before := len(calls(t, callLog))
 			out = say(t, n, "ana", "hello there", "30s")
 			if out.Reply != "result of hello there" {
 				t.Fatalf("direct reply = %q", out.Reply)
 			}
-			if route := payloads[domain.RouteDecided](t, n, out.TurnID); len(route) != 1 || !route[0].Direct {
+			if made := calls(t, callLog)[before:]; len(made) != 1 || made[0] != "hello there" {
+				t.Fatalf("an ordinary message made the provider calls %q, want only the answer", made)
+			}
+			if route := payloads[domain.RouteDecided](t, n, out.TurnID); len(route) != 1 || !route[0].Direct || !route[0].Prefilter {
 				t.Fatalf("RouteDecided = %+v", route)
 			}
 			if c := len(payloads[domain.ProviderCalled](t, n, out.TurnID)); c != 1 {

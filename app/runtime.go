@@ -1,37 +1,64 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/duework"
 	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/heartbeat"
+	"github.com/omega-gateway/omega/intake"
+	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/pairing"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/scheduling"
+	"github.com/omega-gateway/omega/selfheal"
+	"github.com/omega-gateway/omega/summarizer"
+	"github.com/omega-gateway/omega/taskwork"
 )
 
 // Runtime is a running gateway: channels feed the gateway, the scheduler
 // drives turns, projections and buses follow the log.
 type Runtime struct {
 	*App
-	Gateway   *handlers.Gateway
+	Gateway   *intake.Gateway
 	Driver    *handlers.Driver
-	Scheduler *handlers.Scheduler
+	Scheduler *scheduling.Scheduler
 	Buses     *messaging.Buses
-	channels  map[string]channels.Channel
+	// Summarizer closes idle conversations, and open ones at shutdown.
+	Summarizer *summarizer.Summarizer
+	// Pairing links WhatsApp from another channel; nil when WhatsApp is
+	// not enabled.
+	Pairing *pairing.WhatsAppQR
+	// Clock fires due work (tasks); Tasks keeps it told of task changes.
+	Clock *duework.Clock
+	Tasks *taskwork.Follower
+	// Heartbeat runs the check-ins; nil when OMEGA_HEARTBEAT_ENABLED=false.
+	Heartbeat *heartbeat.Runner
+	// SelfHeal follows up self-healing efforts.
+	SelfHeal *selfheal.Runner
+	channels map[string]channels.Channel
+	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
+	summarizeOnShutdown bool
 
+	node     *nodeIdentity
 	mu       sync.Mutex
-	received []string // turns this process received, for WaitIdle
+	received []string // turns this process received and not yet seen completed, for WaitIdle
 }
 
 // RuntimeOptions chooses what a process hosts.
@@ -44,13 +71,19 @@ type RuntimeOptions struct {
 	// Commands and Replies replace the default command and marker hooks.
 	Commands handlers.CommandHook
 	Replies  handlers.ReplyHook
-	// WhatsApp pairs WhatsApp for /whatsapp and WHATSAPP_QR; nil means
-	// WhatsApp is not enabled.
-	WhatsApp handlers.WhatsAppPairing
+	// Pairing is the WhatsApp channel's pairing source, for /whatsapp and
+	// WHATSAPP_QR (the codes go as images to the chat that asked); nil
+	// means WhatsApp is not enabled.
+	Pairing pairing.Source
 	// BotName returns the bot's @name, so that "/cmd@name" is recognised.
 	BotName func() string
 	// Sandbox describes the provider's sandbox mode for /status.
 	Sandbox string
+	// SummarizeOnShutdown summarizes the open conversations when Run
+	// ends (omega serve); a terminal chat leaves at once instead.
+	SummarizeOnShutdown bool
+	// Metrics, when set, receives the router's handler metrics.
+	Metrics prometheus.Registerer
 }
 
 // Channel implements handlers.ChannelSet.
@@ -59,64 +92,87 @@ func (r *Runtime) Channel(name string) (channels.Channel, bool) {
 	return ch, ok
 }
 
+// sandboxMode is the configured sandbox mode, workspace when it does not
+// parse (config.Validate has reported it).
+func sandboxMode(configured string) string {
+	if m, err := providers.ParseSandbox(configured); err == nil {
+		return string(m)
+	}
+	return string(providers.SandboxWorkspace)
+}
+
+// provider returns the given provider, else the configured one with the
+// reason it cannot work (nil when it can): a provider that cannot work
+// does not stop omega, turns are answered with an explanation.
+func (a *App) provider(ctx context.Context, given handlers.Provider) (handlers.Provider, error, error) {
+	if given != nil {
+		return given, nil, nil
+	}
+	p, err := providers.New(a.Config.Provider, a.Logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	problem := p.Check(ctx)
+	if problem != nil {
+		a.Logger.Error("the AI provider cannot work; messages will be answered with an explanation until this is fixed",
+			"provider", a.Config.Provider.Provider, "problem", problem)
+	}
+	return p, problem, nil
+}
+
+// prepare loads the prompts and the time zone and creates the workspace
+// with its inbox.
+func (a *App) prepare() (*prompts.Set, *time.Location, string, error) {
+	ps, err := prompts.Load(a.Config.DataDir)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	loc, err := a.Config.Location()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	workspace := a.Config.WorkspaceDir()
+	if err := os.MkdirAll(filepath.Join(workspace, "inbox"), 0o700); err != nil {
+		return nil, nil, "", fmt.Errorf("create workspace %s: %w", workspace, err)
+	}
+	return ps, loc, workspace, nil
+}
+
 // NewRuntime assembles the pipeline. A provider that cannot work does not
 // stop it: turns are answered with an explanation and the problem is
 // logged with what to install or set.
-func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, error) {
+func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, err error) {
 	cfg := a.Config
-	ps, err := prompts.Load(cfg.DataDir)
+	ps, loc, workspace, err := a.prepare()
 	if err != nil {
 		return nil, err
 	}
-	loc, err := cfg.Location()
-	if err != nil {
-		return nil, err
+	if !cfg.HeartbeatEnabled {
+		ps = ps.WithoutHeartbeat() // promise only what runs
 	}
-	workspace := cfg.WorkspaceDir()
-	if err := os.MkdirAll(filepath.Join(workspace, "inbox"), 0o700); err != nil {
-		return nil, fmt.Errorf("create workspace %s: %w", workspace, err)
-	}
-	r := &Runtime{App: a, channels: map[string]channels.Channel{}}
+	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown}
 	var names []string
 	for _, ch := range opts.Channels {
 		r.channels[ch.Name()] = ch
 		names = append(names, ch.Name())
 	}
 
-	provider := opts.Provider
-	var problem error
-	if provider == nil {
-		p, err := providers.New(cfg.Provider, a.Logger)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.Check(ctx); err != nil {
-			problem = err
-			a.Logger.Error("the AI provider cannot work; messages will be answered with an explanation until this is fixed",
-				"provider", cfg.Provider.Provider, "problem", err)
-		}
-		provider = p
+	provider, problem, err := a.provider(ctx, opts.Provider)
+	if err != nil {
+		return nil, err
 	}
 	auth := handlers.Auth{Allowed: map[string][]string{}}
 	if opts.Auth != nil {
 		auth = *opts.Auth
 	}
-
-	read := handlers.ReadModel{DB: a.Store.ReadDB()}
-	effects := handlers.Effects{Store: a.Store, Registry: a.Registry, Read: read}
-	replies := opts.Replies
-	if replies == nil {
-		replies = &handlers.Markers{Effects: effects, Location: loc, WhatsApp: opts.WhatsApp, Logger: a.Logger}
+	sandbox := sandboxMode(cfg.Provider.Sandbox)
+	read := a.Queries
+	commands, replies, err := r.hooks(opts, loc, handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
+		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
+	if err != nil {
+		return nil, err
 	}
-	commands := opts.Commands
-	if commands == nil {
-		commands = &handlers.Commands{
-			Effects: effects, WhatsApp: opts.WhatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
-			DataDir: cfg.DataDir, Status: handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
-				Channels: names, Store: string(a.Store.Backend()), Sandbox: opts.Sandbox},
-		}
-	}
-	r.Driver = &handlers.Driver{
+	if r.Driver, err = handlers.NewDriver(handlers.Driver{
 		Store: a.Store, Registry: a.Registry,
 		Senders:  handlers.Senders{Store: a.Store, Registry: a.Registry},
 		Read:     read,
@@ -127,40 +183,332 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (*Runtime, er
 			SkillsDir: filepath.Join(cfg.DataDir, "skills"), Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
 			TypingEvery: 5 * time.Second, ProviderProblem: problem,
+			Sandbox: sandbox, Redactor: cfg.Redactor(), ProjectsDir: filepath.Join(cfg.DataDir, "projects"),
 		},
 		Logger: a.Logger,
+	}); err != nil {
+		return nil, err
 	}
-	r.Scheduler = &handlers.Scheduler{
-		Driver: r.Driver, Read: r.Driver.Read, Channels: names, Logger: a.Logger,
-		Leases: &handlers.Leases{DB: a.Store.DB(), Owner: uuid.NewString(), TTL: cfg.LeaseTTL},
+	if r.node, err = claimNodeIdentity(cfg.DataDir); err != nil {
+		return nil, err
 	}
-	r.Scheduler.Init()
-	r.Gateway = &handlers.Gateway{Store: a.Store, Inbox: filepath.Join(workspace, "inbox"), Kick: r.Scheduler.Kick}
-	r.Buses, err = messaging.New(messaging.Options{Backend: a.Store.Backend(), DB: a.Store.DB(), Log: a.Store, Registry: a.Registry, Logger: a.Logger})
+	defer func() {
+		if err != nil {
+			_ = r.node.Release()
+		}
+	}()
+	a.Logger.Info("node identity", "owner", r.node.ID)
+	// PostgreSQL announces commands with LISTEN/NOTIFY; SQLite's command
+	// transport is in-process and needs no announcement.
+	announcer, _ := a.backend.(messaging.Announcer)
+	if r.Buses, err = messaging.New(messaging.Options{Backend: a.Store.Backend(), DB: a.backend.DB(), Log: a.Store, Registry: a.Registry,
+		Logger: a.Logger, Announcer: announcer, Metrics: opts.Metrics}); err != nil {
+		return nil, err
+	}
+	leases, err := r.startScheduling(names, workspace)
 	if err != nil {
 		return nil, err
 	}
-	senders := handlers.Senders{Store: a.Store, Registry: a.Registry}
-	if err := r.Buses.AddCommandHandlers(ctx, senders.CommandHandlers()...); err != nil {
+	if err := r.startCommandHandlers(ctx, provider, leases, ps, workspace); err != nil {
+		return nil, err
+	}
+	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace}); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// startCommandHandlers builds the summarizer and subscribes it and the
+// sender commands to the command bus.
+func (r *Runtime) startCommandHandlers(ctx context.Context, provider handlers.Provider, leases *scheduling.Leases, ps *prompts.Set, workspace string) error {
+	cfg := r.Config
+	senders := handlers.Senders{Store: r.Store, Registry: r.Registry}
+	var err error
+	r.Summarizer, err = summarizer.New(summarizer.Deps{
+		Store: r.Store, Registry: r.Registry, Read: r.Queries, Senders: senders, Provider: provider,
+		Leases: leases, Prompts: ps, Logger: r.Logger,
+	}, summarizer.Config{Idle: cfg.ConversationIdle, LeaseTTL: cfg.LeaseTTL, Model: cfg.Provider.ModelFast, WorkDir: workspace})
+	if err != nil {
+		return err
+	}
+	tasks := handlers.Effects{Store: r.Store, Registry: r.Registry, Read: r.Queries}
+	hs := append(senders.CommandHandlers(), tasks.CommandHandlers()...)
+	return r.Buses.AddCommandHandlers(ctx, append(hs, r.Summarizer.CommandHandler())...)
+}
+
+// startBackground starts the loops that act without a message: the
+// clock, self-healing and the heartbeat.
+func (r *Runtime) startBackground(d heartbeatDeps) error {
+	if err := r.startClock(d.loc); err != nil {
+		return err
+	}
+	if err := r.startSelfHeal(d.provider, d.replies, d.workspace); err != nil {
+		return err
+	}
+	return r.startHeartbeat(d)
+}
+
+// startScheduling builds the leases, the scheduler and the gateway that
+// kicks it.
+func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling.Leases, error) {
+	leases, err := scheduling.NewLeases(r.Store, r.node.ID, r.Config.LeaseTTL)
+	if err != nil {
+		return nil, err
+	}
+	// Every turn runs as a RunTurn message on the router, behind its
+	// middleware (poison queue, retry, recoverer, metrics).
+	turns, err := r.Buses.AddTurnHandler(r.Driver.Run, r.Driver.Transient)
+	if err != nil {
+		return nil, err
+	}
+	if r.Scheduler, err = scheduling.NewScheduler(scheduling.SchedulerConfig{
+		Driver: r.Driver, Turns: turns, Read: r.Driver.Read, Channels: names, Logger: r.Logger, Leases: leases, Applied: r.Engine.Applied,
+	}); err != nil {
+		return nil, err
+	}
+	if r.Gateway, err = intake.NewGateway(r.Store, filepath.Join(workspace, "inbox"), r.Scheduler.Kick); err != nil {
+		return nil, err
+	}
+	return leases, nil
+}
+
+// hooks returns the command and marker hooks the options give, else the
+// default ones (with WhatsApp pairing when the options have a source).
+func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status handlers.StatusInfo) (handlers.CommandHook, handlers.ReplyHook, error) {
+	effects := handlers.Effects{Store: r.Store, Registry: r.Registry, Read: r.Queries}
+	var whatsApp handlers.WhatsAppPairing
+	if opts.Pairing != nil {
+		var err error
+		if r.Pairing, err = pairing.NewWhatsAppQR(pairing.Deps{Source: opts.Pairing, Channels: r, Store: r.Store,
+			Senders: &handlers.Senders{Store: r.Store, Registry: r.Registry}, Logger: r.Logger}); err != nil {
+			return nil, nil, err
+		}
+		whatsApp = r.Pairing
+	}
+	replies := opts.Replies
+	if replies == nil {
+		replies = &handlers.Markers{Effects: effects, Location: loc, WhatsApp: whatsApp, Logger: r.Logger}
+	}
+	replies = selfHealKicks{ReplyHook: replies, rt: r}
+	commands := opts.Commands
+	if commands == nil {
+		commands = &handlers.Commands{
+			Effects: effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
+			DataDir: r.Config.DataDir, Status: status,
+			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
+		}
+	}
+	return commands, replies, nil
+}
+
+// startClock builds the due-work clock and registers the task firer on
+// the router.
+func (r *Runtime) startClock(loc *time.Location) error {
+	var err error
+	if r.Clock, err = duework.New(r.Buses.Router, r.Logger, duework.Options{}); err != nil {
+		return err
+	}
+	firer, err := taskwork.NewFirer(taskwork.Config{
+		Store: r.Store, Registry: r.Registry, Channels: r, Profiles: handlers.Senders{Store: r.Store, Registry: r.Registry},
+		Clock: r.Clock, Kick: r.Scheduler.Kick, Location: loc, Logger: r.Logger, LateAfter: r.Config.TaskLateAfter,
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.Clock.Handle(taskwork.Kind, firer.Handle); err != nil {
+		return err
+	}
+	r.Tasks, err = taskwork.NewFollower(r.Store, r.Registry, r.Queries, r.Clock, r.Logger)
+	return err
+}
+
+// heartbeatDeps are what the heartbeat shares with the turn pipeline.
+type heartbeatDeps struct {
+	provider  handlers.Provider
+	prompts   *prompts.Set
+	replies   handlers.ReplyHook
+	read      heartbeat.Summaries
+	loc       *time.Location
+	sandbox   string
+	workspace string
+}
+
+// startHeartbeat registers the heartbeat's cycles on the due-work clock
+// (when enabled); Run puts the global scope on it.
+func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
+	cfg := r.Config
+	if !cfg.HeartbeatEnabled {
+		return nil
+	}
+	active, err := domain.ParseActiveHours(cfg.HeartbeatActiveHours)
+	if err != nil {
+		return err
+	}
+	ch, chat, err := cfg.HeartbeatDestination()
+	if err != nil {
+		return err
+	}
+	if ch == "" {
+		r.Logger.Warn("heartbeat: no target (set OMEGA_HEARTBEAT_TARGET or allow a Telegram user); alerts will be recorded as undeliverable")
+	}
+	senders := handlers.Senders{Store: r.Store, Registry: r.Registry}
+	enricher, err := heartbeat.NewEnricher(r.Store, r.Registry, senders, d.read, d.prompts, d.sandbox, filepath.Join(cfg.DataDir, "projects"))
+	if err != nil {
+		return err
+	}
+	r.Heartbeat, err = heartbeat.New(heartbeat.Config{
+		Store: r.Store, Registry: r.Registry, Provider: d.provider, Markers: markersOf(d.replies), Channels: r,
+		Clock: r.Clock, Context: enricher, Prompts: d.prompts, Logger: r.Logger,
+		Target: heartbeat.Target{Channel: ch, Chat: chat}, Interval: cfg.HeartbeatInterval, Active: active, Location: d.loc,
+		ModelFast: cfg.Provider.ModelFast, ModelComplex: cmp.Or(cfg.Provider.ModelComplex, cfg.Provider.ModelFast), WorkDir: d.workspace,
+		Owner: r.node.ID, DataDir: cfg.DataDir,
+	})
+	if err != nil {
+		return err
+	}
+	return r.Clock.Handle(heartbeat.Kind, r.Heartbeat.Handle)
+}
+
+// startSelfHeal registers the self-heal follow-ups on the due-work clock.
+func (r *Runtime) startSelfHeal(provider handlers.Provider, replies handlers.ReplyHook, workspace string) error {
+	ch, chat, err := r.Config.HeartbeatDestination()
+	if err != nil {
+		return err
+	}
+	r.SelfHeal, err = selfheal.New(selfheal.Config{
+		Store: r.Store, Registry: r.Registry, Provider: provider, Markers: markersOf(replies), Channels: r,
+		Clock: r.Clock, Logger: r.Logger, OwnerChannel: ch, OwnerChat: chat, Delay: r.Config.SelfHealDelay,
+		Model: cmp.Or(r.Config.Provider.ModelComplex, r.Config.Provider.ModelFast), WorkDir: workspace,
+	})
+	if err != nil {
+		return err
+	}
+	return r.Clock.Handle(selfheal.Kind, r.SelfHeal.Handle)
+}
+
+// selfHealKicks tells the self-heal runner when a reply's markers opened
+// or continued an effort, so its follow-up is scheduled without polling,
+// and the heartbeat when its interval changed, so the next check-in
+// follows the new one.
+type selfHealKicks struct {
+	handlers.ReplyHook
+	rt *Runtime
+}
+
+func (k selfHealKicks) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (handlers.Processed, error) {
+	p, err := k.ReplyHook.Process(ctx, turn, raw, step)
+	if err != nil || k.rt.SelfHeal == nil {
+		return p, err
+	}
+	for _, e := range p.Events {
+		if m, ok := e.(domain.MarkersApplied); ok {
+			for _, am := range m.Markers {
+				switch {
+				case am.Name == markers.NameSelfHeal:
+					k.rt.SelfHeal.Kick()
+				case am.Name == markers.NameHeartbeatInterval && k.rt.Heartbeat != nil:
+					k.rt.Heartbeat.Start()
+				}
+			}
+		}
+	}
+	return p, nil
+}
+
+// heartbeatNext reports the next check-in for /heartbeat.
+func (r *Runtime) heartbeatNext(ctx context.Context, scope string) (time.Time, bool) {
+	if r.Heartbeat == nil {
+		return time.Time{}, false
+	}
+	next, err := r.Heartbeat.Next(ctx, scope)
+	if err != nil {
+		r.Logger.Warn("heartbeat: next check-in unknown", "scope", scope, "err", err)
+		return time.Time{}, false
+	}
+	return next, true
+}
+
+// markersOf applies a check-in group's markers through the turn's reply
+// hook.
+func markersOf(replies handlers.ReplyHook) func(context.Context, *domain.Turn, string) (string, []domain.AppliedMarker, error) {
+	return func(ctx context.Context, turn *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
+		p, err := replies.Process(ctx, turn, raw, 0)
+		if err != nil {
+			return "", nil, err
+		}
+		var applied []domain.AppliedMarker
+		for _, e := range p.Events {
+			if m, ok := e.(domain.MarkersApplied); ok {
+				applied = append(applied, m.Markers...)
+			}
+		}
+		return p.Text, applied, nil
+	}
+}
+
+// runClock runs the task follower and the due-work clock in g until ctx
+// ends.
+func (r *Runtime) runClock(ctx context.Context, g *errgroup.Group) {
+	g.Go(func() error { return ignoreStop(ctx, r.Tasks.Run(ctx)) })
+	g.Go(func() error {
+		// In-process due work published before the router subscribed
+		// would be dropped.
+		select {
+		case <-r.Buses.Router.Running():
+		case <-ctx.Done():
+			return nil
+		}
+		if r.Heartbeat != nil {
+			r.Heartbeat.Start()
+		}
+		r.SelfHeal.Kick() // an effort outlives restarts
+		return ignoreStop(ctx, r.Clock.Run(ctx))
+	})
 }
 
 // Deliver is what channels call with each incoming message: a message
 // seen before is acknowledged again without a second turn.
 func (r *Runtime) Deliver(ctx context.Context, in channels.Incoming) error {
 	id, err := r.Gateway.Receive(ctx, in)
-	if errors.Is(err, handlers.ErrDuplicate) {
+	if errors.Is(err, intake.ErrDuplicate) {
 		r.Logger.Info("duplicate message ignored", "channel", in.Channel, "platform_id", in.PlatformID)
 		return nil
 	}
 	if err == nil {
-		r.mu.Lock()
-		r.received = append(r.received, id)
-		r.mu.Unlock()
+		r.track(ctx, id)
 	}
 	return err
+}
+
+// receivedCap bounds the turns Deliver remembers for WaitIdle: past it the
+// completed ones are forgotten, so a server that never waits does not
+// remember every turn of its life.
+const receivedCap = 1024
+
+func (r *Runtime) track(ctx context.Context, id string) {
+	r.mu.Lock()
+	r.received = append(r.received, id)
+	full := len(r.received) >= receivedCap
+	r.mu.Unlock()
+	if full {
+		r.forgetCompleted(ctx)
+	}
+}
+
+// forgetCompleted drops the remembered turns that have completed.
+func (r *Runtime) forgetCompleted(ctx context.Context) {
+	r.mu.Lock()
+	ids := append([]string(nil), r.received...)
+	r.mu.Unlock()
+	done := map[string]bool{}
+	for _, id := range ids {
+		if ok, err := r.turnCompleted(ctx, id); err == nil && ok {
+			done[id] = true
+		}
+	}
+	r.mu.Lock()
+	r.received = slices.DeleteFunc(r.received, func(id string) bool { return done[id] })
+	r.mu.Unlock()
 }
 
 // WaitIdle waits until every turn delivered through Deliver has completed.
@@ -177,13 +525,12 @@ func (r *Runtime) WaitIdle(ctx context.Context) error {
 			if done {
 				break
 			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(50 * time.Millisecond):
+			if err := wait.Sleep(ctx, 50*time.Millisecond); err != nil {
+				return err
 			}
 		}
 	}
+	r.forgetCompleted(ctx)
 	return nil
 }
 
@@ -192,19 +539,46 @@ func (r *Runtime) turnCompleted(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return len(evs) > 0 && evs[len(evs)-1].Type == "TurnCompleted", nil
+	return len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType(), nil
 }
 
-// Run runs everything until ctx ends, then stops the channels.
+// Run runs everything until ctx ends, then shuts down: channels and the
+// turn scheduler stop taking work (a turn in flight stops at its last
+// recorded step and resumes at the next start), open conversations are
+// summarized within OMEGA_SHUTDOWN_TIMEOUT (when SummarizeOnShutdown), the
+// channels are stopped.
 func (r *Runtime) Run(ctx context.Context) error {
 	if err := r.Engine.Setup(ctx); err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	r.Scheduler.Applied = r.Engine.Applied
-	g.Go(func() error { return ignoreCancel(r.Engine.Run(gctx)) })
-	g.Go(func() error { return ignoreCancel(r.Scheduler.Run(gctx)) })
-	g.Go(func() error { return ignoreCancel(r.Buses.Router.Run(gctx)) })
+	// The log's followers outlive ctx: shutdown reads the conversations the
+	// projections keep, and command handlers finish on the router.
+	follow, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFollowing()
+	work, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	var followers errgroup.Group
+	for _, run := range []func(context.Context) error{r.Engine.Run, r.Buses.Router.Run} {
+		followers.Go(func() error {
+			err := ignoreStop(follow, run(follow))
+			if err != nil {
+				stopWork()
+			}
+			return err
+		})
+	}
+	g, gctx := errgroup.WithContext(work)
+	g.Go(func() error { return ignoreStop(gctx, r.Scheduler.Run(gctx)) })
+	g.Go(func() error {
+		// A command sent before the router runs would be dropped on SQLite.
+		select {
+		case <-r.Buses.Router.Running():
+		case <-gctx.Done():
+			return nil
+		}
+		return ignoreStop(gctx, r.Summarizer.Watch(gctx, r.Buses.CommandBus))
+	})
+	r.runClock(gctx, g)
 	for _, ch := range r.channels {
 		g.Go(func() error {
 			err := ch.Start(gctx, r.Deliver)
@@ -215,20 +589,55 @@ func (r *Runtime) Run(ctx context.Context) error {
 		})
 	}
 	err := g.Wait()
-	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	r.shutdown()
+	stopFollowing()
+	if ferr := followers.Wait(); err == nil {
+		err = ferr
+	}
+	_ = r.Buses.Close()
+	_ = r.Clock.Close()
+	if rerr := r.node.Release(); rerr != nil {
+		r.Logger.Warn("release node identity", "err", rerr)
+	}
+	return err
+}
+
+// summarizeOpen summarizes the open conversations within the configured
+// bound.
+func (r *Runtime) summarizeOpen() {
+	ctx, cancel := context.WithTimeout(context.Background(), r.Config.ShutdownTimeout)
 	defer cancel()
+	start := time.Now()
+	// The read models must show the turns that just finished, or their
+	// conversations would look busy and be left open.
+	if err := r.Engine.CatchUp(ctx); err != nil {
+		r.Logger.Warn("shutdown: catch up the read models", "err", err)
+	}
+	closed, open := r.Summarizer.SummarizeOpen(ctx)
+	r.Logger.Info("shutdown: open conversations summarized", "closed", closed, "open", open, "took", time.Since(start).Round(time.Millisecond))
+}
+
+// shutdown summarizes the open conversations (when asked to) and stops
+// the channels.
+func (r *Runtime) shutdown() {
+	if r.summarizeOnShutdown {
+		r.summarizeOpen()
+	}
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancelStop()
 	for _, ch := range r.channels {
 		if serr := ch.Stop(stopCtx); serr != nil {
 			r.Logger.Warn("stop channel", "channel", ch.Name(), "err", serr)
 		}
 	}
-	_ = r.Buses.Close()
-	return err
 }
 
-func ignoreCancel(err error) error {
-	if errors.Is(err, context.Canceled) {
-		return nil
+// ignoreStop drops the error of a part that ended because it was asked to
+// stop. Not every such error is context.Canceled: a router stopped while
+// it subscribes reports the subscription's rolled-back transaction.
+func ignoreStop(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil //nolint:nilerr // the part was asked to stop: its error is the stop itself
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"log/slog"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +17,8 @@ import (
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/intake"
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 // tgToken has the shape telego insists on.
@@ -88,8 +91,14 @@ func loadConfig(t *testing.T, vars map[string]string) config.Config {
 // ready, when set, sees the runtime before it runs.
 func startChannelNode(t *testing.T, cfg config.Config, opts app.RuntimeOptions, ready func(*app.Runtime)) *tgNode {
 	t.Helper()
+	return startLoggedNode(t, cfg, quiet, opts, ready)
+}
+
+// startLoggedNode is startChannelNode with the process logger given.
+func startLoggedNode(t *testing.T, cfg config.Config, logger *slog.Logger, opts app.RuntimeOptions, ready func(*app.Runtime)) *tgNode {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Open(ctx, cfg, quiet, app.OpenOptions{})
+	a, err := app.Open(ctx, cfg, logger, app.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,21 +129,15 @@ func startChannelNode(t *testing.T, cfg config.Config, opts app.RuntimeOptions, 
 	return n
 }
 
+// shortSleep keeps the channel's backoffs short in tests.
 func shortSleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(min(d, 20*time.Millisecond))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return wait.Sleep(ctx, min(d, 20*time.Millisecond))
 }
 
 // tgTurnID is the turn a Telegram message becomes (message ids assigned by
 // the double equal the update id unless set).
 func tgTurnID(chatID, messageID int64) string {
-	return handlers.TurnID(channels.Incoming{Channel: telegram.Name, PlatformID: strconv.FormatInt(chatID, 10) + ":" + strconv.FormatInt(messageID, 10)})
+	return intake.TurnID(channels.Incoming{Channel: telegram.Name, PlatformID: strconv.FormatInt(chatID, 10) + ":" + strconv.FormatInt(messageID, 10)})
 }
 
 func (n *tgNode) events(t *testing.T, turnID string) []domain.Event {
@@ -152,7 +155,7 @@ func (n *tgNode) waitTurn(t *testing.T, turnID string) []domain.Event {
 	var evs []domain.Event
 	waitFor(t, "turn "+turnID, func() bool {
 		evs = n.events(t, turnID)
-		return countType(evs, "TurnCompleted") == 1
+		return countType(evs, completed) == 1
 	})
 	return evs
 }
@@ -186,7 +189,7 @@ func eventTypes(evs []domain.Event) string {
 func (n *tgNode) queryInt(t *testing.T, q string, args ...any) int {
 	t.Helper()
 	var v int
-	if err := n.rt.Store.DB().QueryRow(q, args...).Scan(&v); err != nil {
+	if err := n.rt.DBForTests().QueryRow(q, args...).Scan(&v); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 	return v

@@ -19,6 +19,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/intake"
 )
 
 // The WhatsApp channel in the running pipeline, driven with constructed
@@ -52,7 +53,7 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 				})
 			}
 			turnOf := func(id string) string {
-				return handlers.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: id})
+				return intake.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: id})
 			}
 
 			deliver("WAMSG1", ana, "format this MDTEST")
@@ -98,9 +99,9 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 }
 
 // qrSource is a pairing source the test feeds.
-type qrSource struct{ events chan whatsapp.QREvent }
+type qrSource struct{ events chan channels.QREvent }
 
-func (s qrSource) QRCodes(context.Context) (<-chan whatsapp.QREvent, error) { return s.events, nil }
+func (s qrSource) QRCodes(context.Context) (<-chan channels.QREvent, error) { return s.events, nil }
 
 // /whatsapp on Telegram: the QR codes arrive as PNG photos in the owner's
 // chat, then the "linked" message, and the session is on record.
@@ -112,27 +113,23 @@ func TestWhatsAppPairingThroughTelegram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := qrSource{events: make(chan whatsapp.QREvent, 4)}
-	qr := &handlers.WhatsAppQR{Source: src, Logger: quiet}
-	t.Cleanup(qr.Wait)
+	src := qrSource{events: make(chan channels.QREvent, 4)}
 	opts := app.RuntimeOptions{
-		Channels: []channels.Channel{tg}, WhatsApp: qr,
+		Channels: []channels.Channel{tg}, Pairing: src,
 		Auth: &handlers.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}},
 	}
-	n := startChannelNode(t, cfg, opts, func(rt *app.Runtime) {
-		// The runtime is the channel set, so it exists only now.
-		qr.Channels, qr.Store = rt, rt.Store
-		qr.Senders = &handlers.Senders{Store: rt.Store, Registry: rt.Registry}
-	})
+	n := startChannelNode(t, cfg, opts, nil)
+	qr := n.rt.Pairing
+	t.Cleanup(qr.Wait)
 
-	src.events <- whatsapp.QREvent{Code: "2@first", Timeout: time.Minute}
+	src.events <- channels.QREvent{Code: "2@first", Timeout: time.Minute}
 	id := api.PushText(tgUser, tgUser, "/whatsapp")
 	evs := n.waitTurn(t, tgTurnID(tgUser, id))
 	if countType(evs, "CommandAnswered") != 1 {
 		t.Fatalf("/whatsapp was not answered as a command: %s", eventTypes(evs))
 	}
-	src.events <- whatsapp.QREvent{Code: "2@second", Timeout: 20 * time.Second}
-	src.events <- whatsapp.QREvent{Done: true}
+	src.events <- channels.QREvent{Code: "2@second", Timeout: 20 * time.Second}
+	src.events <- channels.QREvent{Done: true}
 	qr.Wait()
 
 	var photos []telegramtest.Call

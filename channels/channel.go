@@ -76,3 +76,24 @@ var (
 	// ErrNotConnected: the channel is not connected or not paired.
 	ErrNotConnected = errors.New("channel not connected")
 )
+
+// ErrNoChannel: the channel a message should go out on is not running in
+// this process.
+var ErrNoChannel = errors.New("channel not available in this process")
+
+// FailureClass names a send error's class for the record: blocked,
+// rejected, not_connected, no_channel, or error (anything else, which may
+// pass).
+func FailureClass(err error) string {
+	switch {
+	case errors.Is(err, ErrBlocked):
+		return "blocked"
+	case errors.Is(err, ErrRejected):
+		return "rejected"
+	case errors.Is(err, ErrNotConnected):
+		return "not_connected"
+	case errors.Is(err, ErrNoChannel):
+		return "no_channel"
+	}
+	return "error"
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/whatsapp"
+	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -30,6 +31,9 @@ type Config struct {
 
 	HTTPAddr string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8787"`
 	APIToken string `env:"API_TOKEN"`
+	// ReadyMaxLag is how far projections may trail the log before /readyz
+	// answers not ready.
+	ReadyMaxLag time.Duration `env:"READY_MAX_LAG" envDefault:"1m"`
 
 	// ConversationIdle is how long a conversation may rest before the next
 	// message starts a new one.
@@ -45,6 +49,26 @@ type Config struct {
 	// Classify sends each message through a fast classification call that
 	// answers it directly or runs it as a multi-step plan.
 	Classify bool `env:"CLASSIFY" envDefault:"true"`
+	// ShutdownTimeout bounds the work done after SIGINT/SIGTERM (open
+	// conversations summarized); what does not finish is done at the
+	// next start.
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" envDefault:"20s"`
+	// TaskLateAfter is how far past its due time a task fires before its
+	// message says it is late (omega was down when it fell due).
+	TaskLateAfter time.Duration `env:"TASK_LATE_AFTER" envDefault:"1m"`
+
+	// The heartbeat: periodic check-ins on the checklist in the log.
+	HeartbeatEnabled bool `env:"HEARTBEAT_ENABLED" envDefault:"true"`
+	// HeartbeatInterval applies until a HEARTBEAT_INTERVAL marker is recorded.
+	HeartbeatInterval time.Duration `env:"HEARTBEAT_INTERVAL" envDefault:"30m"`
+	// HeartbeatActiveHours is "HH:MM-HH:MM" in OMEGA_TIMEZONE; empty is always.
+	HeartbeatActiveHours string `env:"HEARTBEAT_ACTIVE_HOURS"`
+	// HeartbeatTarget is telegram:<chat> or whatsapp:<number>; empty is the owner.
+	HeartbeatTarget string `env:"HEARTBEAT_TARGET"`
+
+	// SelfHealDelay is the pause between a self-healing iteration and its
+	// follow-up.
+	SelfHealDelay time.Duration `env:"SELF_HEAL_DELAY" envDefault:"2m"`
 
 	Provider providers.Config
 	Telegram telegram.Config
@@ -80,8 +104,26 @@ func parse(opts env.Options) (Config, error) {
 
 // Validate checks every field and joins all problems into one error.
 func (c Config) Validate() error {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	var p problems
+	c.validateStorage(&p)
+	c.validateTimes(&p)
+	c.validateProvider(&p)
+	c.validateHeartbeat(&p)
+	errs := p.errs
+	if len(errs) > 0 {
+		return fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
+	}
+	return nil
+}
+
+// problems collects what is wrong with a configuration.
+type problems struct{ errs []error }
+
+func (p *problems) bad(format string, a ...any) { p.errs = append(p.errs, fmt.Errorf(format, a...)) }
+
+// validateStorage checks where data lives and how omega logs.
+func (c Config) validateStorage(p *problems) {
+	bad := p.bad
 	if c.DataDir == "" {
 		bad("OMEGA_DATA_DIR must not be empty")
 	}
@@ -101,14 +143,17 @@ func (c Config) Validate() error {
 		bad("OMEGA_LOG_FORMAT must be text or json (got %q)", c.LogFormat)
 	}
 	if c.HTTPAddr != "" {
-		host, _, err := net.SplitHostPort(c.HTTPAddr)
-		switch {
-		case err != nil:
+		// A non-loopback address without OMEGA_API_TOKEN is valid: `omega
+		// serve` generates a token for it (app.EnsureAPIToken).
+		if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
 			bad("OMEGA_HTTP_ADDR must be host:port (got %q)", c.HTTPAddr)
-		case !isLoopback(host) && c.APIToken == "":
-			bad("OMEGA_HTTP_ADDR %q is not a loopback address: set OMEGA_API_TOKEN so the API is not open to the network", c.HTTPAddr)
 		}
 	}
+}
+
+// validateTimes checks limits and durations.
+func (c Config) validateTimes(p *problems) {
+	bad := p.bad
 	if c.HistoryLimit < 0 {
 		bad("OMEGA_HISTORY_LIMIT must not be negative (got %d)", c.HistoryLimit)
 	}
@@ -117,6 +162,23 @@ func (c Config) Validate() error {
 	}
 	if c.StatusFirst < 0 || c.StatusEvery <= 0 {
 		bad("OMEGA_STATUS_FIRST must not be negative and OMEGA_STATUS_EVERY must be positive")
+	}
+	if c.ShutdownTimeout < 0 {
+		bad("OMEGA_SHUTDOWN_TIMEOUT must not be negative (got %s)", c.ShutdownTimeout)
+	}
+	if c.ConversationIdle <= 0 {
+		bad("OMEGA_CONVERSATION_IDLE must be positive (got %s)", c.ConversationIdle)
+	}
+	if _, err := c.Location(); err != nil {
+		bad("OMEGA_TIMEZONE %q is not a known time zone", c.Timezone)
+	}
+}
+
+// validateProvider checks the provider and the channels' settings.
+func (c Config) validateProvider(p *problems) {
+	bad := p.bad
+	if _, err := providers.ParseSandbox(c.Provider.Sandbox); err != nil {
+		bad("OMEGA_SANDBOX: %v", err)
 	}
 	switch c.Provider.Provider {
 	case providers.NameClaudeCode, providers.NameAnthropic, providers.NameOpenAI:
@@ -128,16 +190,42 @@ func (c Config) Validate() error {
 			bad("%v", err)
 		}
 	}
-	if c.ConversationIdle <= 0 {
-		bad("OMEGA_CONVERSATION_IDLE must be positive (got %s)", c.ConversationIdle)
+}
+
+// validateHeartbeat checks the heartbeat's interval, hours and target.
+func (c Config) validateHeartbeat(p *problems) {
+	bad := p.bad
+	if c.HeartbeatInterval < time.Second {
+		bad("OMEGA_HEARTBEAT_INTERVAL must be at least 1s (got %s)", c.HeartbeatInterval)
 	}
-	if _, err := c.Location(); err != nil {
-		bad("OMEGA_TIMEZONE %q is not a known time zone", c.Timezone)
+	if _, err := domain.ParseActiveHours(c.HeartbeatActiveHours); err != nil {
+		bad("OMEGA_HEARTBEAT_ACTIVE_HOURS: %v", err)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
+	if _, _, err := c.HeartbeatDestination(); err != nil {
+		bad("OMEGA_HEARTBEAT_TARGET: %v", err)
 	}
-	return nil
+}
+
+// HeartbeatDestination is where heartbeat alerts go: the configured
+// target, else the owner (the first allowlisted Telegram user, else the
+// first WhatsApp number); empty when there is none.
+func (c Config) HeartbeatDestination() (channel, chat string, err error) {
+	if t := strings.TrimSpace(c.HeartbeatTarget); t != "" {
+		ch, chat, ok := strings.Cut(t, ":")
+		if !ok || strings.TrimSpace(chat) == "" || (ch != "telegram" && ch != "whatsapp") {
+			return "", "", fmt.Errorf("want telegram:<chat> or whatsapp:<number> (got %q)", t)
+		}
+		return ch, strings.TrimSpace(chat), nil
+	}
+	if c.Telegram.Token != "" {
+		if ids := c.Telegram.AllowedUserIDs(); len(ids) > 0 {
+			return "telegram", ids[0], nil
+		}
+	}
+	if c.WhatsApp.Enabled && len(c.WhatsApp.AllowedNumbers) > 0 {
+		return "whatsapp", c.WhatsApp.AllowedNumbers[0], nil
+	}
+	return "", "", nil
 }
 
 // Location returns the time zone used to interpret times without offset.
@@ -169,13 +257,22 @@ func (c Config) Backend() string {
 
 var levels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
 
-// Logger builds the process logger.
+// Logger builds the process logger; it masks every configured secret.
 func (c Config) Logger() *slog.Logger {
 	opts := &slog.HandlerOptions{Level: levels[strings.ToLower(c.LogLevel)]}
+	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
 	if c.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	// Secrets are masked in every line, whatever text carried them in.
+	return slog.New(c.Redactor().Handler(h))
+}
+
+// HTTPNeedsToken reports whether the API listens beyond loopback, where it
+// must not run without a token.
+func (c Config) HTTPNeedsToken() bool {
+	host, _, err := net.SplitHostPort(c.HTTPAddr)
+	return c.HTTPAddr != "" && (err != nil || !isLoopback(host))
 }
 
 func isLoopback(host string) bool {

@@ -21,16 +21,41 @@ func TestValidateListsEveryProblem(t *testing.T) {
 		"OMEGA_DATA_DIR":     "/tmp/x",
 		"OMEGA_DATABASE_URL": "mysql://x",
 		"OMEGA_LOG_LEVEL":    "loud",
-		"OMEGA_HTTP_ADDR":    "0.0.0.0:8787",
+		"OMEGA_HTTP_ADDR":    "0.0.0.0",
+		"OMEGA_SANDBOX":      "jail",
 		"OMEGA_TIMEZONE":     "Mars/Olympus",
 	})
 	if !errors.Is(err, ErrInvalid) {
 		t.Fatalf("err = %v, want ErrInvalid", err)
 	}
-	for _, want := range []string{"OMEGA_DATABASE_URL", "OMEGA_LOG_LEVEL", "OMEGA_API_TOKEN", "OMEGA_TIMEZONE"} {
+	for _, want := range []string{"OMEGA_DATABASE_URL", "OMEGA_LOG_LEVEL", "OMEGA_HTTP_ADDR", "OMEGA_SANDBOX", "OMEGA_TIMEZONE"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}
+	}
+}
+
+// Without a token a non-loopback address is still valid: serve generates
+// one (app.EnsureAPIToken), so a fresh container starts.
+func TestNonLoopbackWithoutToken(t *testing.T) {
+	c, err := LoadFrom(map[string]string{"OMEGA_DATA_DIR": "/tmp/x", "OMEGA_HTTP_ADDR": "0.0.0.0:8787"})
+	if err != nil || !c.HTTPNeedsToken() {
+		t.Fatalf("err %v, needs token %v", err, c.HTTPNeedsToken())
+	}
+	if c, _ := LoadFrom(map[string]string{"OMEGA_DATA_DIR": "/tmp/x"}); c.HTTPNeedsToken() {
+		t.Fatal("the loopback default asks for a token")
+	}
+}
+
+func TestSecretsAreRedacted(t *testing.T) {
+	c, err := LoadFrom(map[string]string{"OMEGA_DATA_DIR": "/tmp/x", "OMEGA_API_TOKEN": "api-tok-123",
+		"OMEGA_DATABASE_URL": "postgres://omega:db-pass-456@db/omega", "OMEGA_OPENAI_API_KEY": "sk-789xyz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Redactor().String("api-tok-123 postgres://omega:db-pass-456@db sk-789xyz")
+	if got != "[REDACTED] postgres://omega:[REDACTED]@db [REDACTED]" {
+		t.Fatalf("redacted = %q", got)
 	}
 }
 
@@ -43,5 +68,46 @@ func TestNonLoopbackWithToken(t *testing.T) {
 func TestBadDurationIsAnError(t *testing.T) {
 	if _, err := LoadFrom(map[string]string{"OMEGA_CONVERSATION_IDLE": "soon"}); err == nil {
 		t.Fatal("bad duration accepted")
+	}
+}
+
+func TestHeartbeatSettings(t *testing.T) {
+	base := func(kv ...string) map[string]string {
+		m := map[string]string{"OMEGA_DATA_DIR": "/tmp/x"}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	for _, bad := range []map[string]string{
+		base("OMEGA_HEARTBEAT_ACTIVE_HOURS", "8-22"),
+		base("OMEGA_HEARTBEAT_TARGET", "email:me@example.com"),
+		base("OMEGA_HEARTBEAT_TARGET", "telegram:"),
+		base("OMEGA_HEARTBEAT_INTERVAL", "0s"),
+	} {
+		if _, err := LoadFrom(bad); err == nil {
+			t.Errorf("accepted %v", bad)
+		}
+	}
+	cases := []struct {
+		vars          map[string]string
+		channel, chat string
+	}{
+		{base(), "", ""},
+		{base("OMEGA_HEARTBEAT_TARGET", "whatsapp:+34600111222"), "whatsapp", "+34600111222"},
+		{base("OMEGA_TELEGRAM_TOKEN", "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi", "OMEGA_TELEGRAM_ALLOWED_USERS", "42,7"), "telegram", "42"},
+	}
+	for _, c := range cases {
+		cfg, err := LoadFrom(c.vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, chat, err := cfg.HeartbeatDestination()
+		if err != nil || ch != c.channel || chat != c.chat {
+			t.Errorf("%v: %s:%s %v", c.vars, ch, chat, err)
+		}
+		if !cfg.HeartbeatEnabled || cfg.HeartbeatInterval.Minutes() != 30 {
+			t.Errorf("defaults: %v %s", cfg.HeartbeatEnabled, cfg.HeartbeatInterval)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -39,6 +40,13 @@ type (
 	HeartbeatSectionUnsuppressed struct {
 		Section string `json:"section"`
 	}
+	// HeartbeatFileImported records that a HEARTBEAT.md was imported (its
+	// items follow as HeartbeatItemAdded), so an unchanged file is not
+	// imported again.
+	HeartbeatFileImported struct {
+		Path string `json:"path"`
+		Hash string `json:"hash"`
+	}
 )
 
 // Self-healing, limitation, bug report, learning and skill events.
@@ -60,6 +68,31 @@ type (
 	SelfHealResolved struct {
 		Iterations int `json:"iterations"`
 	}
+	// SelfHealFollowUpStarted claims an iteration's follow-up call.
+	SelfHealFollowUpStarted struct {
+		Effort    int64  `json:"effort"`
+		Iteration int    `json:"iteration"`
+		Prompt    string `json:"prompt"`
+	}
+	// SelfHealFollowUpReplied records the reply before its markers are
+	// applied; Error is set when the call failed.
+	SelfHealFollowUpReplied struct {
+		Effort    int64  `json:"effort"`
+		Iteration int    `json:"iteration"`
+		Raw       string `json:"raw,omitempty"`
+		Error     string `json:"error,omitempty"`
+	}
+	SelfHealFollowUpDone struct {
+		Effort    int64           `json:"effort"`
+		Iteration int             `json:"iteration"`
+		Markers   []AppliedMarker `json:"markers,omitempty"`
+	}
+	// SelfHealOwnerNotified: the escalation was sent to the owner (or
+	// could not be: Error).
+	SelfHealOwnerNotified struct {
+		Text  string `json:"text"`
+		Error string `json:"error,omitempty"`
+	}
 	LimitationReported struct {
 		Title       string `json:"title"`
 		Description string `json:"description"`
@@ -78,11 +111,14 @@ type (
 		Domain  string `json:"domain"`
 		Lesson  string `json:"lesson"`
 		Project string `json:"project,omitempty"`
+		// Source is "heartbeat" for a check-in's marker; empty for a turn.
+		Source string `json:"source,omitempty"`
 	}
 	LessonLearned struct {
 		Domain  string `json:"domain"`
 		Rule    string `json:"rule"`
 		Project string `json:"project,omitempty"`
+		Source  string `json:"source,omitempty"`
 	}
 	SkillLessonRecorded struct {
 		Skill  string `json:"skill"`
@@ -95,10 +131,15 @@ func (HeartbeatItemRemoved) EventType() string         { return "HeartbeatItemRe
 func (HeartbeatIntervalSet) EventType() string         { return "HeartbeatIntervalSet" }
 func (HeartbeatSectionSuppressed) EventType() string   { return "HeartbeatSectionSuppressed" }
 func (HeartbeatSectionUnsuppressed) EventType() string { return "HeartbeatSectionUnsuppressed" }
+func (HeartbeatFileImported) EventType() string        { return "HeartbeatFileImported" }
 func (SelfHealStarted) EventType() string              { return "SelfHealStarted" }
 func (SelfHealIterated) EventType() string             { return "SelfHealIterated" }
 func (SelfHealEscalated) EventType() string            { return "SelfHealEscalated" }
 func (SelfHealResolved) EventType() string             { return "SelfHealResolved" }
+func (SelfHealFollowUpStarted) EventType() string      { return "SelfHealFollowUpStarted" }
+func (SelfHealFollowUpReplied) EventType() string      { return "SelfHealFollowUpReplied" }
+func (SelfHealFollowUpDone) EventType() string         { return "SelfHealFollowUpDone" }
+func (SelfHealOwnerNotified) EventType() string        { return "SelfHealOwnerNotified" }
 func (LimitationReported) EventType() string           { return "LimitationReported" }
 func (BugReported) EventType() string                  { return "BugReported" }
 func (ActionOutcomeRecorded) EventType() string        { return "ActionOutcomeRecorded" }
@@ -110,8 +151,9 @@ func (SkillLessonRecorded) EventType() string          { return "SkillLessonReco
 // bug report and skill events to a registry.
 func RegisterAgentEvents(r *Registry) {
 	for _, p := range []Payload{HeartbeatItemAdded{}, HeartbeatItemRemoved{}, HeartbeatIntervalSet{},
-		HeartbeatSectionSuppressed{}, HeartbeatSectionUnsuppressed{}, SelfHealStarted{}, SelfHealIterated{},
-		SelfHealEscalated{}, SelfHealResolved{}, LimitationReported{}, BugReported{}, ActionOutcomeRecorded{},
+		HeartbeatSectionSuppressed{}, HeartbeatSectionUnsuppressed{}, HeartbeatFileImported{}, SelfHealStarted{}, SelfHealIterated{},
+		SelfHealEscalated{}, SelfHealResolved{}, SelfHealFollowUpStarted{}, SelfHealFollowUpReplied{},
+		SelfHealFollowUpDone{}, SelfHealOwnerNotified{}, LimitationReported{}, BugReported{}, ActionOutcomeRecorded{},
 		RewardRecorded{}, LessonLearned{}, SkillLessonRecorded{}} {
 		r.Register(p, 1)
 	}
@@ -126,6 +168,8 @@ type Heartbeat struct {
 	Items      []string
 	Interval   int // minutes; 0 means the configured default
 	Suppressed []string
+	// Imported maps an imported file's path to its content hash.
+	Imported map[string]string
 }
 
 func (h *Heartbeat) Apply(p Payload, version int64, _ time.Time) {
@@ -141,6 +185,11 @@ func (h *Heartbeat) Apply(p Payload, version int64, _ time.Time) {
 		h.Suppressed = append(h.Suppressed, e.Section)
 	case HeartbeatSectionUnsuppressed:
 		h.Suppressed = slices.DeleteFunc(h.Suppressed, func(s string) bool { return strings.EqualFold(s, e.Section) })
+	case HeartbeatFileImported:
+		if h.Imported == nil {
+			h.Imported = map[string]string{}
+		}
+		h.Imported[e.Path] = e.Hash
 	}
 }
 
@@ -151,6 +200,60 @@ func (h Heartbeat) Add(item string) []Payload {
 		return nil
 	}
 	return []Payload{HeartbeatItemAdded{Item: item}}
+}
+
+// Import decides adding a file's items (see ParseHeartbeatFile): none when
+// the same content was imported from path before; items already on the
+// list (any case) are skipped.
+func (h Heartbeat) Import(path, hash string, items []string) []Payload {
+	if h.Imported[path] == hash {
+		return nil
+	}
+	var out []Payload
+	for _, it := range items {
+		next := h
+		next.Items = slices.Clone(h.Items)
+		for _, p := range out {
+			next.Items = append(next.Items, p.(HeartbeatItemAdded).Item)
+		}
+		out = append(out, next.Add(it)...)
+	}
+	return append(out, HeartbeatFileImported{Path: path, Hash: hash})
+}
+
+// ParseHeartbeatFile reads a HEARTBEAT.md: "## " headers and list items
+// ("- ", "* " or plain lines) are items; blank lines and "# " titles are
+// not.
+func ParseHeartbeatFile(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		switch {
+		case l == "", strings.HasPrefix(l, "# "), l == "#":
+			continue
+		case strings.HasPrefix(l, "## "):
+			out = append(out, l)
+		default:
+			l = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(l, "- "), "* "))
+			if l != "" {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// Export writes the checklist as a HEARTBEAT.md.
+func (h Heartbeat) Export() string {
+	var b strings.Builder
+	for _, it := range h.Items {
+		if HeartbeatSectionName(it) != "" {
+			b.WriteString("\n" + it + "\n")
+			continue
+		}
+		b.WriteString("- " + it + "\n")
+	}
+	return strings.TrimLeft(b.String(), "\n")
 }
 
 // Remove decides removing every item containing keyword, any case.
@@ -210,25 +313,82 @@ const MaxSelfHealIterations = 10
 
 // SelfHeal is the state of the single self-healing effort.
 type SelfHeal struct {
-	Version     int64
-	Active      bool
-	Escalated   bool
-	Iteration   int
-	Description string
+	Version      int64
+	Active       bool
+	Escalated    bool
+	Iteration    int
+	Description  string
+	Verification string
+	// Effort is the version of the SelfHealStarted that opened the effort:
+	// it keys the follow-ups of one effort apart from the next one's.
+	Effort int64
+	// Changed is when the effort last started or iterated; a follow-up
+	// falls due a delay after it.
+	Changed time.Time
+	// Attempts are the descriptions of each iteration, in order.
+	Attempts []string
+	// FollowUp is the follow-up of the current iteration, if started.
+	FollowUp *SelfHealFollowUp
+	// Notified: the owner was told of the escalation.
+	Notified bool
 }
 
-func (s *SelfHeal) Apply(p Payload, version int64, _ time.Time) {
+// SelfHealFollowUp is the progress of one iteration's follow-up call.
+type SelfHealFollowUp struct {
+	Iteration int
+	Replied   bool
+	Raw       string
+	Done      bool
+}
+
+func (s *SelfHeal) Apply(p Payload, version int64, at time.Time) {
 	s.Version = version
 	switch e := p.(type) {
 	case SelfHealStarted:
-		*s = SelfHeal{Version: version, Active: true, Iteration: 1, Description: e.Description}
+		*s = SelfHeal{Version: version, Active: true, Iteration: 1, Description: e.Description,
+			Verification: e.Verification, Effort: version, Changed: at, Attempts: []string{e.Description}}
 	case SelfHealIterated:
-		s.Iteration, s.Description = e.Iteration, e.Description
+		s.Iteration, s.Description, s.Changed = e.Iteration, e.Description, at
+		s.Verification = cmp.Or(e.Verification, s.Verification)
+		s.Attempts = append(s.Attempts, e.Description)
 	case SelfHealEscalated:
 		s.Escalated = true
 	case SelfHealResolved:
 		*s = SelfHeal{Version: version}
+	case SelfHealFollowUpStarted:
+		if e.Effort == s.Effort {
+			s.FollowUp = &SelfHealFollowUp{Iteration: e.Iteration}
+		}
+	case SelfHealFollowUpReplied:
+		if f := s.followUpOf(e.Effort, e.Iteration); f != nil {
+			f.Replied, f.Raw = true, e.Raw
+		}
+	case SelfHealFollowUpDone:
+		if f := s.followUpOf(e.Effort, e.Iteration); f != nil {
+			f.Done = true
+		}
+	case SelfHealOwnerNotified:
+		s.Notified = true
 	}
+}
+
+// followUpOf returns the follow-up in progress if it is the one of that
+// effort's iteration, else nil: a late event of an earlier effort or
+// iteration changes nothing.
+func (s *SelfHeal) followUpOf(effort int64, iteration int) *SelfHealFollowUp {
+	if f := s.FollowUp; f != nil && effort == s.Effort && f.Iteration == iteration {
+		return f
+	}
+	return nil
+}
+
+// FollowUpDue says whether the current iteration still needs its
+// follow-up and when it falls due.
+func (s SelfHeal) FollowUpDue(delay time.Duration) (time.Time, bool) {
+	if !s.Active || s.Escalated || (s.FollowUp != nil && s.FollowUp.Iteration == s.Iteration) {
+		return time.Time{}, false
+	}
+	return s.Changed.Add(delay), true
 }
 
 // Heal decides the next self-healing step: start, iterate, or escalate

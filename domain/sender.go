@@ -9,9 +9,10 @@ import (
 	"unicode"
 )
 
-// SenderStream names the stream of one sender on one channel.
+// SenderStream names the stream of one sender on one channel:
+// "sender-" and the sender's key (bounded, see SenderKey).
 func SenderStream(channel, senderID string) string {
-	return "sender-" + channel + "-" + senderID
+	return "sender-" + SenderKey(channel, senderID)
 }
 
 // Sender profile events.
@@ -111,6 +112,9 @@ type SenderProfile struct {
 	Sessions      map[string]string
 	ActiveProject string
 	WelcomedTurn  string
+	// Deactivated are the projects left with /project off or
+	// PROJECT_DEACTIVATE and not activated since: their heartbeats rest.
+	Deactivated map[string]bool
 }
 
 // Apply folds one event into the profile. Unknown payloads are ignored so
@@ -124,10 +128,7 @@ func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
 			p.Language = ev.Language
 		}
 	case FactRecorded:
-		if p.Facts == nil {
-			p.Facts = map[string]string{}
-		}
-		p.Facts[ev.Key] = ev.Value
+		p.Facts = setIn(p.Facts, ev.Key, ev.Value)
 	case FactRemoved:
 		delete(p.Facts, ev.Key)
 	case FactsPurged:
@@ -137,17 +138,28 @@ func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
 	case PersonalitySet:
 		p.Personality = ev.Personality
 	case SessionStarted:
-		if p.Sessions == nil {
-			p.Sessions = map[string]string{}
-		}
-		p.Sessions[ev.Project] = ev.SessionID
+		p.Sessions = setIn(p.Sessions, ev.Project, ev.SessionID)
 	case SessionCleared:
 		delete(p.Sessions, ev.Project)
 	case ProjectActivated:
 		p.ActiveProject = ev.Project
+		delete(p.Deactivated, ev.Project)
 	case ProjectDeactivated:
 		p.ActiveProject = ""
+		if ev.Project != "" {
+			p.Deactivated = setIn(p.Deactivated, ev.Project, true)
+		}
 	}
+}
+
+// setIn sets a key in a map a fold may not have made yet, and returns the
+// map.
+func setIn[V any](m map[string]V, key string, v V) map[string]V {
+	if m == nil {
+		m = map[string]V{}
+	}
+	m[key] = v
+	return m
 }
 
 // StartSession decides the events for continuing in a provider session.

@@ -10,6 +10,15 @@ import (
 // TaskStream names the stream of one scheduled task.
 func TaskStream(id string) string { return "task-" + id }
 
+// ShortTaskID returns the id prefix shown to users and accepted by
+// /cancel: the first eight characters.
+func ShortTaskID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
 // Task kinds: a reminder is delivered to the user, an action is executed
 // by the agent itself when due.
 const (
@@ -58,7 +67,8 @@ func (TaskUpdated) EventType() string   { return "TaskUpdated" }
 
 // RegisterTaskEvents adds the task events to a registry.
 func RegisterTaskEvents(r *Registry) {
-	for _, p := range []Payload{TaskScheduled{}, TaskCancelled{}, TaskUpdated{}} {
+	for _, p := range []Payload{TaskScheduled{}, TaskCancelled{}, TaskUpdated{}, TaskFired{}, TaskDueAdvanced{},
+		TaskDeliveryStarted{}, TaskDelivered{}, TaskDeliveryFailed{}, TaskActionStarted{}} {
 		r.Register(p, 1)
 	}
 }
@@ -75,14 +85,29 @@ type Task struct {
 	Version int64
 	TaskScheduled
 	Status string // "" until scheduled
+	// Anchor is the due time the series was set to (scheduled or updated);
+	// recurrences are computed from it so a monthly 31st stays the 31st.
+	Anchor time.Time
+	// Firing is the occurrence fired and not yet settled (delivered, failed
+	// for good, or its action turn started); nil when none is in flight.
+	Firing *TaskFiring
+	// Fired counts occurrences fired; LastError is the last failed
+	// delivery's reason, "" once one succeeds.
+	Fired     int
+	LastError string
+	// Changed is when the last event was recorded.
+	Changed time.Time
 }
 
 // Apply folds one event into the task.
-func (t *Task) Apply(p Payload, version int64, _ time.Time) {
+func (t *Task) Apply(p Payload, version int64, at time.Time) {
 	t.Version = version
+	if !at.IsZero() {
+		t.Changed = at
+	}
 	switch e := p.(type) {
 	case TaskScheduled:
-		t.TaskScheduled, t.Status = e, TaskStatusPending
+		t.TaskScheduled, t.Status, t.Anchor = e, TaskStatusPending, e.Due
 	case TaskCancelled:
 		t.Status = TaskStatusCancelled
 	case TaskUpdated:
@@ -90,11 +115,13 @@ func (t *Task) Apply(p Payload, version int64, _ time.Time) {
 			t.Description = e.Description
 		}
 		if !e.Due.IsZero() {
-			t.Due = e.Due
+			t.Due, t.Anchor = e.Due, e.Due
 		}
 		if e.Repeat != "" {
 			t.Repeat = e.Repeat
 		}
+	default:
+		t.applyFiring(p)
 	}
 }
 

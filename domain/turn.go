@@ -46,6 +46,12 @@ type (
 		Trusted     bool            `json:"trusted,omitempty"` // owner channels: terminal, HTTP with token
 		Attachments []AttachmentRef `json:"attachments,omitempty"`
 		ReceivedAt  time.Time       `json:"received_at"`
+		// Task is set when the message is a scheduled action that fell due
+		// rather than something a person sent.
+		Task *TaskOrigin `json:"task,omitempty"`
+		// Heartbeat marks the stand-in turn of a heartbeat check-in group,
+		// whose markers are applied as a turn's (never a logged message).
+		Heartbeat bool `json:"heartbeat,omitempty"`
 	}
 	AccessGranted struct {
 		Reason string `json:"reason"`
@@ -107,6 +113,14 @@ type (
 		PromptBytes    int    `json:"prompt_bytes"`
 		ReplyBytes     int    `json:"reply_bytes"`
 		StatusMessages int    `json:"status_messages,omitempty"`
+		// Cache tokens and cost as the provider reported them (cost: Claude
+		// Code's total_cost_usd only; nothing is priced by omega).
+		// UsageReported is false when the provider reported no usage at all:
+		// the zero counts are then unknown, not measured.
+		CacheReadTokens  int     `json:"cache_read_tokens,omitempty"`
+		CacheWriteTokens int     `json:"cache_write_tokens,omitempty"`
+		CostUSD          float64 `json:"cost_usd,omitempty"`
+		UsageReported    bool    `json:"usage_reported,omitempty"`
 	}
 	ProviderFailed struct {
 		Provider string `json:"provider"`
@@ -151,29 +165,39 @@ type (
 		Step    int             `json:"step,omitempty"`
 		Markers []AppliedMarker `json:"markers"`
 	}
-	// ConversationClosed ends a conversation (FORGET_CONVERSATION, /forget):
-	// the sender's next message starts a new one.
+	// ConversationClosed ends a conversation (FORGET_CONVERSATION, /forget
+	// on the turn stream; idle or shutdown on its summary stream, with the
+	// summary): the sender's next message starts a new one.
 	ConversationClosed struct {
 		ConversationID string `json:"conversation_id"`
 		Sender         string `json:"sender"`
 		Project        string `json:"project,omitempty"`
+		Summary        string `json:"summary,omitempty"`
+		Reason         string `json:"reason,omitempty"`
+		Messages       int    `json:"messages,omitempty"`
 	}
 	// RouteDecided records the classification: answer directly, or run a
 	// plan of steps. Raw is the classifier's reply; Error says why the
-	// classification failed and the turn fell back to a direct answer.
+	// classification failed and the turn fell back to a direct answer;
+	// Prefilter says the local pre-filter found nothing a plan could be
+	// for, so no classification call was made.
 	RouteDecided struct {
-		Direct bool     `json:"direct"`
-		Steps  []string `json:"steps,omitempty"`
-		Model  string   `json:"model"`
-		Raw    string   `json:"raw,omitempty"`
-		Error  string   `json:"error,omitempty"`
+		Direct    bool     `json:"direct"`
+		Steps     []string `json:"steps,omitempty"`
+		Model     string   `json:"model"`
+		Raw       string   `json:"raw,omitempty"`
+		Error     string   `json:"error,omitempty"`
+		Prefilter bool     `json:"prefilter,omitempty"`
+		// Usage of the classification call, when one was made.
+		Usage *CallUsage `json:"usage,omitempty"`
 	}
 	// PlanStepCompleted records a plan step's raw reply (1-based Index),
 	// before its markers are applied: a step on record is never run again.
 	PlanStepCompleted struct {
-		Index int    `json:"index"`
-		Text  string `json:"text"`
-		Reply string `json:"reply"`
+		Index int        `json:"index"`
+		Text  string     `json:"text"`
+		Reply string     `json:"reply"`
+		Usage *CallUsage `json:"usage,omitempty"`
 	}
 	// PlanStepFailed records one failed attempt of a plan step.
 	PlanStepFailed struct {
@@ -192,6 +216,38 @@ type (
 		Error string `json:"error,omitempty"` // the send failed; the plan goes on
 	}
 )
+
+// TaskOrigin names the task occurrence an action turn runs.
+type TaskOrigin struct {
+	ID          string `json:"id"`
+	Occurrence  int    `json:"occurrence"`
+	Project     string `json:"project,omitempty"`
+	Description string `json:"description"`
+}
+
+// CallUsage is what one provider call took and cost, as the provider
+// reported it (see ProviderReplied for the meaning of each field).
+type CallUsage struct {
+	DurationMs       int64   `json:"duration_ms"`
+	InputTokens      int     `json:"input_tokens,omitempty"`
+	OutputTokens     int     `json:"output_tokens,omitempty"`
+	CacheReadTokens  int     `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int     `json:"cache_write_tokens,omitempty"`
+	CostUSD          float64 `json:"cost_usd,omitempty"`
+	UsageReported    bool    `json:"usage_reported,omitempty"`
+	PromptBytes      int     `json:"prompt_bytes"`
+	ReplyBytes       int     `json:"reply_bytes"`
+}
+
+// Usage returns the reply's call usage.
+func (r ProviderReplied) Usage() CallUsage {
+	return CallUsage{
+		DurationMs: r.DurationMs, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens, CostUSD: r.CostUSD,
+		UsageReported: r.UsageReported || r.InputTokens > 0 || r.OutputTokens > 0,
+		PromptBytes:   r.PromptBytes, ReplyBytes: r.ReplyBytes,
+	}
+}
 
 // AppliedMarker is one marker and its effect.
 type AppliedMarker struct {
@@ -312,6 +368,14 @@ func (t *Turn) NextAttempt() int {
 // Apply folds one event into the turn.
 func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 	t.Version = version
+	if !t.applyIntake(p, at) && !t.applyReply(p) {
+		t.applyPlan(p)
+	}
+}
+
+// applyIntake folds the events up to the provider call; false when p is
+// not one of them.
+func (t *Turn) applyIntake(p Payload, at time.Time) bool {
 	switch e := p.(type) {
 	case MessageReceived:
 		t.Received, t.StartedAt = &e, at
@@ -327,6 +391,18 @@ func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 		t.Command = &e
 	case ContextBuilt:
 		t.Context = &e
+	case RouteDecided:
+		t.Route = &e
+	default:
+		return false
+	}
+	return true
+}
+
+// applyReply folds the events from the provider call to completion; false
+// when p is not one of them.
+func (t *Turn) applyReply(p Payload) bool {
+	switch e := p.(type) {
 	case ProviderCalled:
 		t.Calls++
 	case ProviderReplied:
@@ -345,8 +421,15 @@ func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 		t.Cleaned = true
 	case TurnCompleted:
 		t.Completed = &e
-	case RouteDecided:
-		t.Route = &e
+	default:
+		return false
+	}
+	return true
+}
+
+// applyPlan folds the events of a multi-step plan.
+func (t *Turn) applyPlan(p Payload) {
+	switch e := p.(type) {
 	case PlanStepCompleted:
 		// Only the step due counts: a duplicate record never skips a step.
 		if e.Index == t.NextStepIndex() {
@@ -398,17 +481,19 @@ type TurnEnv struct {
 	Classify       bool // route through a classification call
 }
 
+// ActionRetry reports whether a scheduled action whose provider call
+// failed gets another call: up to MaxDeliveryAttempts in all, after which
+// the failure is reported to the user like any other.
+func (t *Turn) ActionRetry() bool {
+	return t.Received != nil && t.Received.Task != nil && t.Failure != nil && t.Calls < MaxDeliveryAttempts
+}
+
 // Next decides the single next step of a turn.
 func (t *Turn) Next(env TurnEnv) Step {
+	if step, ok := t.nextAccess(env); ok {
+		return step
+	}
 	switch {
-	case t.Received == nil || t.Completed != nil:
-		return StepNone
-	case !t.Granted && !t.Denied:
-		return StepAuthorize
-	case t.Denied:
-		return t.finish()
-	case !t.WelcomeSent && !env.SenderWelcomed && !t.Received.IsGroup:
-		return StepWelcome
 	case env.IsCommand && t.Context == nil:
 		if t.Command == nil {
 			return StepCommand
@@ -416,19 +501,47 @@ func (t *Turn) Next(env TurnEnv) Step {
 		return t.finish()
 	case t.Context == nil:
 		return StepBuildContext
-	case env.Classify && t.Route == nil && t.Calls == 0 && t.Reply == nil && t.Failure == nil:
+	case env.Classify && t.unrouted():
 		// Only a turn that has not called the provider yet is classified,
 		// so a turn recorded before classification was on resumes as it was.
 		return StepClassify
 	case t.Plan():
 		return t.nextInPlan()
-	case t.Reply == nil && (t.Failure == nil || t.Failure.RetryFullContext):
+	case t.Reply == nil && t.mayCall():
 		return StepCallProvider
 	case t.Reply != nil && t.Ready == nil && !t.Suppressed:
 		return StepProcessReply
 	default:
 		return t.finish()
 	}
+}
+
+// unrouted reports a turn neither classified nor sent to the provider.
+func (t *Turn) unrouted() bool {
+	return t.Route == nil && t.Calls == 0 && t.Reply == nil && t.Failure == nil
+}
+
+// mayCall reports whether the provider may be called (again): never
+// called, or a failure that asks for another call.
+func (t *Turn) mayCall() bool {
+	return t.Failure == nil || t.Failure.RetryFullContext || t.ActionRetry()
+}
+
+// nextAccess decides the steps that come before anything else: nothing
+// for a finished turn, then access, then the first contact's welcome;
+// false when none of them is due.
+func (t *Turn) nextAccess(env TurnEnv) (Step, bool) {
+	switch {
+	case t.Received == nil || t.Completed != nil:
+		return StepNone, true
+	case !t.Granted && !t.Denied:
+		return StepAuthorize, true
+	case t.Denied:
+		return t.finish(), true
+	case !t.WelcomeSent && !env.SenderWelcomed && !t.Received.IsGroup:
+		return StepWelcome, true
+	}
+	return StepNone, false
 }
 
 // nextInPlan walks a plan: announce, then for each step run it and report

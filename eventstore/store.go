@@ -86,6 +86,26 @@ type Store interface {
 	Close() error
 }
 
+// SchemaVersions knows the current schema version of each event type (the
+// domain registry). A store given one stamps it on every event it appends,
+// so the version is set in exactly one place whoever created the event.
+type SchemaVersions interface {
+	SchemaVersion(eventType string) int
+}
+
+// StampedMetadata returns e's metadata carrying the schema version e is
+// written at. A version the caller set is kept (an import copying old
+// events); nil versions leave the metadata alone, which readers take as 1.
+func StampedMetadata(e domain.NewEvent, versions SchemaVersions) domain.Metadata {
+	md := e.Metadata
+	if md.SchemaVersion == 0 && versions != nil {
+		if v := versions.SchemaVersion(e.Type); v > 0 {
+			md.SchemaVersion = v
+		}
+	}
+	return md
+}
+
 // Validate checks an append's arguments before any I/O.
 func Validate(stream string, expected ExpectedVersion, events []domain.NewEvent) error {
 	if stream == "" {

@@ -59,9 +59,6 @@ func Update[S Folder](ctx context.Context, store eventstore.Store, reg *domain.R
 		if err != nil {
 			return state, res, err
 		}
-		for i := range events {
-			events[i].Metadata.SchemaVersion = reg.SchemaVersion(events[i].Type)
-		}
 		res, err = store.Append(ctx, stream, eventstore.Exact(version), events...)
 		if errors.Is(err, eventstore.ErrConcurrency) && attempt < maxConflictRetries {
 			continue

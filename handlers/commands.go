@@ -13,6 +13,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/commands"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/projections"
 )
 
 // StatusInfo is what /status reports about the process.
@@ -34,6 +35,11 @@ type Commands struct {
 	DataDir  string // holds projects/ and skills/
 	Status   StatusInfo
 	Now      func() time.Time
+	// HeartbeatNext says when a scope's next check-in falls due; false
+	// when the heartbeat does not run. nil: not reported.
+	HeartbeatNext func(ctx context.Context, scope string) (time.Time, bool)
+	// HeartbeatMinutes is the configured interval (0: 30).
+	HeartbeatMinutes int
 }
 
 // DefaultHeartbeatMinutes is the interval reported while none was set.
@@ -57,7 +63,7 @@ type cmdCall struct {
 func (c *Commands) Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (CommandAnswer, error) {
 	cmd, _ := commands.Parse(turn.Received.Text, c.botName())
 	m := turn.Received
-	call := &cmdCall{turn: turn, profile: profile, lang: commandLanguage(turn, profile), sender: m.Channel + "-" + m.SenderID,
+	call := &cmdCall{turn: turn, profile: profile, lang: commandLanguage(turn, profile), sender: domain.SenderKey(m.Channel, m.SenderID),
 		md: domain.Metadata{CorrelationID: turn.ID, CausationID: turn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
 	reply, err := c.answer(ctx, call, cmd)
 	if err != nil {
@@ -80,89 +86,118 @@ func (c *Commands) now() time.Time {
 	return time.Now()
 }
 
-func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Command) (string, error) {
-	lang := call.lang
-	switch cmd.Name {
-	case commands.Help:
-		return i18n.Text(lang, i18n.Help), nil
-	case commands.Status:
+// answerFunc answers one command; arg is what follows the command word.
+type answerFunc func(c *Commands, ctx context.Context, call *cmdCall, arg string) (string, error)
+
+// answers maps each command to its answer. A command not listed gets the
+// "unknown command" text with the help.
+var answers = map[string]answerFunc{
+	commands.Help: func(_ *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
+		return i18n.Text(call.lang, i18n.Help), nil
+	},
+	commands.Status: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.status(ctx, call)
-	case commands.Uptime:
-		return i18n.More(lang, i18n.UptimeReport, c.uptime()), nil
-	case commands.Forget:
+	},
+	commands.Uptime: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
+		return i18n.More(call.lang, i18n.UptimeReport, c.uptime()), nil
+	},
+	commands.Forget: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.forget(ctx, call)
-	case commands.Facts:
-		facts := call.profile.SortedFacts()
-		if len(facts) == 0 {
-			return i18n.Text(lang, i18n.NoFacts), nil
-		}
-		lines := make([]string, len(facts))
-		for i, f := range facts {
-			lines[i] = "- " + f[0] + ": " + f[1]
-		}
-		return i18n.More(lang, i18n.FactsList, strings.Join(lines, "\n")), nil
-	case commands.Memory:
-		convs, err := c.count(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, call.sender)
-		if err != nil {
-			return "", err
-		}
-		msgs, err := c.count(ctx, `SELECT count(*) FROM messages WHERE sender = $1`, call.sender)
-		if err != nil {
-			return "", err
-		}
-		return i18n.More(lang, i18n.MemoryReport, convs, msgs, len(call.profile.Facts)), nil
-	case commands.Tasks:
+	},
+	commands.Facts: func(_ *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
+		return factsAnswer(call), nil
+	},
+	commands.Memory: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.memory(ctx, call)
+	},
+	commands.Tasks: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.tasks(ctx, call)
-	case commands.Cancel:
-		return c.cancel(ctx, call, cmd.Arg)
-	case commands.Language:
-		return c.language(ctx, call, cmd.Arg)
-	case commands.Personality:
-		p, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.SetPersonality(cmd.Arg) })
-		if err != nil {
-			return "", err
-		}
-		if p.Personality == "" {
-			return i18n.Text(lang, i18n.PersonalityReset), nil
-		}
-		return i18n.Text(lang, i18n.PersonalitySet, p.Personality), nil
-	case commands.Purge:
-		if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.PurgeFacts() }); err != nil {
-			return "", err
-		}
-		return i18n.Text(lang, i18n.FactsPurged), nil
-	case commands.Projects:
-		return c.listDir(lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
-	case commands.Project:
-		return c.project(ctx, call, cmd.Arg)
-	case commands.Heartbeat:
+	},
+	commands.Cancel:      (*Commands).cancel,
+	commands.Language:    (*Commands).language,
+	commands.Personality: (*Commands).personality,
+	commands.Purge: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.purge(ctx, call)
+	},
+	commands.Projects: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
+		return c.listDir(call.lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
+	},
+	commands.Project: (*Commands).project,
+	commands.Heartbeat: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.heartbeat(ctx, call)
-	case commands.Learning:
+	},
+	commands.Learning: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.learning(ctx, call)
-	case commands.Skills:
-		return c.listDir(lang, "skills", i18n.SkillsList, "")
-	case commands.WhatsApp:
-		if c.WhatsApp == nil {
-			return i18n.More(lang, i18n.WhatsAppDisabled), nil
-		}
-		if err := c.WhatsApp.SendQR(ctx, call.turn.Received.Channel, call.turn.Received.ChatID); err != nil {
-			return "", fmt.Errorf("send whatsapp qr: %w", err)
-		}
-		return i18n.More(lang, i18n.WhatsAppQRSent), nil
+	},
+	commands.Skills: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
+		return c.listDir(call.lang, "skills", i18n.SkillsList, "")
+	},
+	commands.WhatsApp: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.whatsApp(ctx, call)
+	},
+}
+
+func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Command) (string, error) {
+	if answer, ok := answers[cmd.Name]; ok {
+		return answer(c, ctx, call, cmd.Arg)
 	}
-	return i18n.Text(lang, i18n.UnknownCommand, "/"+cmd.Word) + "\n\n" + i18n.Text(lang, i18n.Help), nil
+	return i18n.Text(call.lang, i18n.UnknownCommand, "/"+cmd.Word) + "\n\n" + i18n.Text(call.lang, i18n.Help), nil
+}
+
+func factsAnswer(call *cmdCall) string {
+	facts := call.profile.SortedFacts()
+	if len(facts) == 0 {
+		return i18n.Text(call.lang, i18n.NoFacts)
+	}
+	lines := make([]string, len(facts))
+	for i, f := range facts {
+		lines[i] = "- " + f[0] + ": " + f[1]
+	}
+	return i18n.More(call.lang, i18n.FactsList, strings.Join(lines, "\n"))
+}
+
+func (c *Commands) memory(ctx context.Context, call *cmdCall) (string, error) {
+	convs, err := c.Read.CountConversations(ctx, call.sender)
+	if err != nil {
+		return "", err
+	}
+	msgs, err := c.Read.CountMessages(ctx, call.sender)
+	if err != nil {
+		return "", err
+	}
+	return i18n.More(call.lang, i18n.MemoryReport, convs, msgs, len(call.profile.Facts)), nil
+}
+
+func (c *Commands) personality(ctx context.Context, call *cmdCall, arg string) (string, error) {
+	p, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.SetPersonality(arg) })
+	if err != nil {
+		return "", err
+	}
+	if p.Personality == "" {
+		return i18n.Text(call.lang, i18n.PersonalityReset), nil
+	}
+	return i18n.Text(call.lang, i18n.PersonalitySet, p.Personality), nil
+}
+
+func (c *Commands) purge(ctx context.Context, call *cmdCall) (string, error) {
+	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.PurgeFacts() }); err != nil {
+		return "", err
+	}
+	return i18n.Text(call.lang, i18n.FactsPurged), nil
+}
+
+func (c *Commands) whatsApp(ctx context.Context, call *cmdCall) (string, error) {
+	if c.WhatsApp == nil {
+		return i18n.More(call.lang, i18n.WhatsAppDisabled), nil
+	}
+	if err := c.WhatsApp.SendQR(ctx, call.turn.Received.Channel, call.turn.Received.ChatID); err != nil {
+		return "", fmt.Errorf("send whatsapp qr: %w", err)
+	}
+	return i18n.More(call.lang, i18n.WhatsAppQRSent), nil
 }
 
 func (c *Commands) uptime() string {
 	return c.now().Sub(c.Started).Round(time.Second).String()
-}
-
-func (c *Commands) count(ctx context.Context, q string, args ...any) (int, error) {
-	var n int
-	if err := c.Read.DB.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count: %w", err)
-	}
-	return n, nil
 }
 
 func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
@@ -170,7 +205,7 @@ func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	convs, err := c.count(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, call.sender)
+	convs, err := c.Read.CountConversations(ctx, call.sender)
 	if err != nil {
 		return "", err
 	}
@@ -205,23 +240,43 @@ func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
 	return i18n.Text(call.lang, i18n.ConversationCleared), nil
 }
 
-func (c *Commands) when(t time.Time) string {
-	return t.In(cmp.Or(c.Location, time.UTC)).Format("Mon 2 Jan 2006 15:04 MST")
-}
-
 func (c *Commands) tasks(ctx context.Context, call *cmdCall) (string, error) {
-	tasks, err := c.Read.SenderTasks(ctx, call.sender, true)
+	all, err := c.Read.SenderTasks(ctx, call.sender, false)
 	if err != nil {
 		return "", err
 	}
-	if len(tasks) == 0 {
+	loc := cmp.Or(c.Location, time.UTC)
+	if l, err := time.LoadLocation(call.profile.Facts["timezone"]); err == nil && call.profile.Facts["timezone"] != "" {
+		loc = l
+	}
+	var lines []string
+	for _, t := range all {
+		if state, ok := taskState(call.lang, t, time.Now()); ok {
+			lines = append(lines, fmt.Sprintf("- [%s] %s — %s (%s, %s) · %s", t.ShortID(), t.Description,
+				i18n.TaskText(call.lang, i18n.TaskNextDue, t.Due.In(loc).Format("Mon 2 Jan 2006 15:04 MST")), t.Repeat, t.Kind, state))
+		}
+	}
+	if len(lines) == 0 {
 		return i18n.Text(call.lang, i18n.NoTasks), nil
 	}
-	lines := make([]string, len(tasks))
-	for i, t := range tasks {
-		lines[i] = fmt.Sprintf("- [%s] %s — %s (%s, %s)", t.ShortID(), t.Description, c.when(t.Due), t.Repeat, t.Kind)
-	}
 	return i18n.More(call.lang, i18n.TasksList, strings.Join(lines, "\n")), nil
+}
+
+// taskState is how /tasks describes a task: pending, late (due and not
+// yet fired) or failed with its reason; cancelled and done ones are not
+// listed.
+func taskState(lang string, t projections.TaskRow, now time.Time) (string, bool) {
+	switch {
+	case t.Status == domain.TaskStatusFailed:
+		return i18n.TaskText(lang, i18n.TaskStateFailed, t.LastError), true
+	case t.Status != domain.TaskStatusPending:
+		return "", false
+	case t.Due.Before(now):
+		return i18n.TaskText(lang, i18n.TaskStateLate), true
+	case t.LastError != "":
+		return i18n.TaskText(lang, i18n.TaskStatePend) + " (" + i18n.TaskText(lang, i18n.TaskStateFailed, t.LastError) + ")", true
+	}
+	return i18n.TaskText(lang, i18n.TaskStatePend), true
 }
 
 func (c *Commands) cancel(ctx context.Context, call *cmdCall, prefix string) (string, error) {
@@ -340,7 +395,13 @@ func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error)
 	for i, it := range hb.Items {
 		lines[i] = "- " + it
 	}
-	return i18n.More(call.lang, i18n.HeartbeatReport, cmp.Or(hb.Interval, DefaultHeartbeatMinutes), strings.Join(lines, "\n")), nil
+	out := i18n.More(call.lang, i18n.HeartbeatReport, cmp.Or(hb.Interval, c.HeartbeatMinutes, DefaultHeartbeatMinutes), strings.Join(lines, "\n"))
+	if c.HeartbeatNext != nil {
+		if next, ok := c.HeartbeatNext(ctx, scope); ok {
+			out += "\n" + i18n.More(call.lang, i18n.HeartbeatNext, c.when(next), cmp.Or(strings.Join(hb.Suppressed, ", "), "-"))
+		}
+	}
+	return out, nil
 }
 
 func (c *Commands) learning(ctx context.Context, call *cmdCall) (string, error) {
@@ -366,4 +427,9 @@ func (c *Commands) botName() string {
 		return ""
 	}
 	return c.BotName()
+}
+
+// when shows a time in the configured zone.
+func (c *Commands) when(t time.Time) string {
+	return t.In(cmp.Or(c.Location, time.UTC)).Format("Mon 2 Jan 2006 15:04 MST")
 }

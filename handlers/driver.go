@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,9 +14,13 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/domain/sanitize"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/redact"
+	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -72,6 +77,11 @@ func (a Auth) Decide(m *domain.MessageReceived) (bool, string) {
 	if m.Trusted {
 		return true, "owner channel " + m.Channel
 	}
+	if _, listed := a.Allowed[m.Channel]; m.Task != nil && !listed {
+		// A scheduled action from an owner channel (no allowlist there);
+		// on other channels its sender must still be allowed.
+		return true, "scheduled action on owner channel " + m.Channel
+	}
 	list, ok := a.Allowed[m.Channel]
 	if !ok || len(list) == 0 {
 		return false, fmt.Sprintf("no allowlist configured for channel %s (deny by default)", m.Channel)
@@ -100,6 +110,18 @@ type DriverConfig struct {
 	// ProviderProblem, when set, says why the provider cannot work; turns
 	// are answered with an explanation instead of a call.
 	ProviderProblem error
+	// Sandbox is the provider's sandbox mode; its constraint text leads
+	// the system prompt.
+	Sandbox string
+	// Redactor masks configured secrets in error texts before they are
+	// recorded: a failing server may echo a token back.
+	Redactor *redact.Redactor
+	// ProjectsDir holds one folder per project; a scheduled action of a
+	// project gets the project's ROLE.md in its system prompt.
+	ProjectsDir string
+	// ActionBackoff is the pause before a failed scheduled action's second
+	// call; the third waits four times longer (0: 2 s).
+	ActionBackoff time.Duration
 }
 
 // Driver runs turns: it folds a turn's stream, decides the single next
@@ -110,7 +132,7 @@ type Driver struct {
 	Store    eventstore.Store
 	Registry *domain.Registry
 	Senders  Senders
-	Read     ReadModel
+	Read     *projections.Queries
 	Channels ChannelSet
 	Provider Provider
 	Prompts  *prompts.Set
@@ -120,6 +142,19 @@ type Driver struct {
 	Config   DriverConfig
 	Logger   *slog.Logger
 	Now      func() time.Time
+}
+
+// NewDriver checks a driver's collaborators: the store, registry, read
+// model, channels, provider, prompts and logger are required; Commands
+// and Replies may be nil (no command answers, replies sent as written).
+func NewDriver(d Driver) (*Driver, error) {
+	switch {
+	case d.Store == nil, d.Registry == nil, d.Read == nil, d.Channels == nil, d.Provider == nil, d.Prompts == nil, d.Logger == nil:
+		return nil, errors.New("handlers: driver needs a store, registry, read model, channels, provider, prompts and logger")
+	case d.Senders.Store == nil || d.Senders.Registry == nil:
+		return nil, errors.New("handlers: driver needs the senders' store and registry")
+	}
+	return &d, nil
 }
 
 func (d *Driver) now() time.Time {
@@ -135,6 +170,10 @@ func (d *Driver) now() time.Time {
 type turnState struct {
 	domain.Turn
 	pending []domain.Payload
+	// effected is set while pending holds the outcome of an effect outside
+	// omega (a provider's reply or failure, a message sent). Recomputing it
+	// would repeat the effect, so recording it is retried, not given up.
+	effected bool
 }
 
 func (s *turnState) Apply(p domain.Payload, version int64, e domain.Event) {
@@ -146,6 +185,12 @@ func (s *turnState) add(ps ...domain.Payload) {
 		s.Turn.Apply(p, s.Version, time.Time{})
 		s.pending = append(s.pending, p)
 	}
+}
+
+// addOutcome adds the outcome of an effect outside omega (see effected).
+func (s *turnState) addOutcome(ps ...domain.Payload) {
+	s.add(ps...)
+	s.effected = true
 }
 
 // Run drives a turn to completion.
@@ -165,16 +210,28 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 	for {
 		// Only some steps write to the sender's stream; reload after those.
 		if stale {
-			if profile, err = d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID); err != nil {
+			load := func(bool) (err error) {
+				profile, err = d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID)
+				return err
+			}
+			if st.effected {
+				// An outcome waits in memory to be recorded with a later
+				// step's events: this read must not lose it either.
+				err = d.durably(ctx, turnID, "sender profile read", load)
+			} else {
+				err = load(false)
+			}
+			if err != nil {
 				return err
 			}
 		}
 		env := domain.TurnEnv{
 			// A crash between recording Welcomed and sending the welcome
 			// must still send it.
-			SenderWelcomed: profile.Welcomed && !(profile.WelcomedTurn == turnID && !st.WelcomeSent),
-			IsCommand:      d.Commands != nil && d.Commands.IsCommand(st.Received.Text),
-			Classify:       d.Config.Classify,
+			SenderWelcomed: profile.Welcomed && (profile.WelcomedTurn != turnID || st.WelcomeSent),
+			IsCommand:      st.Received.Task == nil && d.Commands != nil && d.Commands.IsCommand(st.Received.Text),
+			// A scheduled action already says what to do: no plan routing.
+			Classify: d.Config.Classify && st.Received.Task == nil,
 		}
 		step := st.Next(env)
 		if step == domain.StepNone {
@@ -217,64 +274,94 @@ func (d *Driver) writesSender(step domain.Step) bool {
 	return false
 }
 
+// stepFunc performs one step of a turn.
+type stepFunc func(d *Driver, ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error
+
+// steps maps each step Turn.Next can decide to what performs it.
+var steps = map[domain.Step]stepFunc{
+	domain.StepAuthorize: func(d *Driver, _ context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+		d.authorize(st, log)
+		return nil
+	},
+	domain.StepWelcome:      (*Driver).welcome,
+	domain.StepCommand:      (*Driver).command,
+	domain.StepBuildContext: (*Driver).addContext,
+	domain.StepClassify: func(d *Driver, ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+		return d.classify(ctx, st, log)
+	},
+	domain.StepPlanStep:     (*Driver).planStep,
+	domain.StepPlanProgress: (*Driver).planProgress,
+	domain.StepPlanSummary: func(d *Driver, _ context.Context, st *turnState, profile domain.SenderProfile, _ *slog.Logger) error {
+		d.planSummary(st, profile)
+		return nil
+	},
+	domain.StepCallProvider: (*Driver).callProvider,
+	domain.StepProcessReply: func(d *Driver, ctx context.Context, st *turnState, profile domain.SenderProfile, _ *slog.Logger) error {
+		return d.processReply(ctx, st, profile)
+	},
+	domain.StepSendReply: (*Driver).sendReply,
+	domain.StepCleanup: func(d *Driver, _ context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+		st.add(domain.AttachmentsRemoved{Paths: d.removeAttachments(st, log)})
+		return nil
+	},
+	domain.StepComplete: (*Driver).complete,
+}
+
 func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, profile domain.SenderProfile, log *slog.Logger) error {
 	if d.flushBefore(step) {
 		if err := d.flush(ctx, st); err != nil {
 			return err
 		}
 	}
-	switch step {
-	case domain.StepAuthorize:
-		if ok, reason := d.Auth.Decide(st.Received); ok {
-			st.add(domain.AccessGranted{Reason: reason})
-		} else {
-			log.Warn("access denied", "reason", reason)
-			st.add(domain.AccessDenied{Reason: reason})
-		}
-	case domain.StepWelcome:
-		return d.welcome(ctx, st, profile, log)
-	case domain.StepCommand:
-		stop := d.typing(ctx, st, log)
-		ans, err := d.Commands.Answer(ctx, &st.Turn, profile)
-		stop()
-		if err != nil {
-			return err
-		}
-		st.add(ans.Events...)
-		st.add(domain.CommandAnswered{Command: ans.Command, Reply: ans.Reply})
-	case domain.StepBuildContext:
-		built, err := d.buildContext(ctx, st, profile)
-		if err != nil {
-			return err
-		}
-		st.add(built)
-	case domain.StepClassify:
-		return d.classify(ctx, st, log)
-	case domain.StepPlanStep:
-		return d.planStep(ctx, st, profile, log)
-	case domain.StepPlanProgress:
-		return d.planProgress(ctx, st, profile, log)
-	case domain.StepPlanSummary:
-		d.planSummary(st, profile)
-	case domain.StepCallProvider:
-		return d.callProvider(ctx, st, profile, log)
-	case domain.StepProcessReply:
-		return d.processReply(ctx, st, profile)
-	case domain.StepSendReply:
-		return d.sendReply(ctx, st, profile, log)
-	case domain.StepCleanup:
-		st.add(domain.AttachmentsRemoved{Paths: d.removeAttachments(st, log)})
-	case domain.StepComplete:
-		st.add(domain.TurnCompleted{Status: st.Outcome(), DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
-		if err := d.flush(ctx, st); err != nil {
-			return err
-		}
-		log.Info("turn completed", "status", st.Outcome())
+	if do, ok := steps[step]; ok {
+		return do(d, ctx, st, profile, log)
 	}
 	return nil
 }
 
+func (d *Driver) authorize(st *turnState, log *slog.Logger) {
+	if ok, reason := d.Auth.Decide(st.Received); ok {
+		st.add(domain.AccessGranted{Reason: reason})
+	} else {
+		log.Warn("access denied", "reason", reason)
+		st.add(domain.AccessDenied{Reason: reason})
+	}
+}
+
+func (d *Driver) command(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+	stop := d.typing(ctx, st, log)
+	ans, err := d.Commands.Answer(ctx, &st.Turn, profile)
+	stop()
+	if err != nil {
+		return err
+	}
+	st.add(ans.Events...)
+	st.add(domain.CommandAnswered{Command: ans.Command, Reply: ans.Reply})
+	return nil
+}
+
+func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, _ *slog.Logger) error {
+	built, err := d.buildContext(ctx, st, profile)
+	if err != nil {
+		return err
+	}
+	st.add(built)
+	return nil
+}
+
+func (d *Driver) complete(ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+	st.add(domain.TurnCompleted{Status: st.Outcome(), DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
+	if err := d.flush(ctx, st); err != nil {
+		return err
+	}
+	log.Info("turn completed", "status", st.Outcome())
+	return nil
+}
+
 // flush records the pending events with the version the driver read.
+// When they hold an effect's outcome the append is retried until it
+// succeeds (see durably): the effect must not run again because the
+// database was briefly away.
 func (d *Driver) flush(ctx context.Context, st *turnState) error {
 	if len(st.pending) == 0 {
 		return nil
@@ -284,17 +371,119 @@ func (d *Driver) flush(ctx context.Context, st *turnState) error {
 	if err != nil {
 		return err
 	}
-	res, err := d.Store.Append(ctx, domain.TurnStream(st.ID), eventstore.Exact(st.Version), evs...)
-	if err != nil {
+	stream := domain.TurnStream(st.ID)
+	write := func(retry bool) error {
+		res, err := d.Store.Append(ctx, stream, eventstore.Exact(st.Version), evs...)
+		if err == nil {
+			st.Version = res.ToVersion
+			return nil
+		}
+		if retry && errors.Is(err, eventstore.ErrConcurrency) {
+			// An earlier attempt may have committed before its answer was lost.
+			if ok, lerr := d.recorded(ctx, stream, st.Version, evs); lerr != nil {
+				return lerr
+			} else if ok {
+				st.Version += int64(len(evs))
+				return nil
+			}
+		}
 		return fmt.Errorf("record %d event(s): %w", len(evs), err)
 	}
-	st.Version, st.pending = res.ToVersion, nil
+	if st.effected {
+		err = d.durably(ctx, st.ID, "turn events", write)
+	} else {
+		err = write(false)
+	}
+	if err != nil {
+		return err
+	}
+	st.pending, st.effected = nil, false
 	return nil
+}
+
+// recorded reports whether evs already follow version in stream.
+func (d *Driver) recorded(ctx context.Context, stream string, version int64, evs []domain.NewEvent) (bool, error) {
+	got, err := d.Store.Load(ctx, stream, version+1)
+	if err != nil {
+		return false, err
+	}
+	if len(got) < len(evs) {
+		return false, nil
+	}
+	for i, e := range evs {
+		if got[i].ID != e.ID {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// Backoff of durably: the first retry comes soon, later ones at most
+// every recordRetryMax, so an outage of minutes costs a few log lines a
+// minute.
+const (
+	recordRetryFirst = 100 * time.Millisecond
+	recordRetryMax   = 5 * time.Second
+)
+
+// durably runs write until it succeeds, the context ends, or the error
+// cannot pass by retrying (a conflict, a refused value). It guards what
+// is recorded after an effect outside omega: giving up would make the
+// scheduler run the turn again from its last recorded event and repeat
+// the effect (call the provider again, send the reply twice), so only the
+// process's end may lose the outcome. write is told whether an earlier
+// attempt failed.
+func (d *Driver) durably(ctx context.Context, turn, what string, write func(retry bool) error) error {
+	wait := recordRetryFirst
+	for attempt := 1; ; attempt++ {
+		err := write(attempt > 1)
+		if err == nil {
+			if attempt > 1 {
+				d.Logger.Info("recorded after retries", "turn", turn, "what", what, "attempts", attempt)
+			}
+			return nil
+		}
+		if ctx.Err() != nil || !retryable(err) {
+			return err
+		}
+		d.Logger.Warn("database unavailable while an effect's outcome awaits its record; retrying so that the effect is not repeated",
+			"turn", turn, "what", what, "attempt", attempt, "retry_in", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, recordRetryMax)
+	}
+}
+
+// retryable reports whether a failed write may succeed later: not a
+// conflict (another writer moved the stream), an invalid append, or a
+// value the database refuses (SQLSTATE classes 22, 23 and 42).
+func retryable(err error) bool {
+	if errors.Is(err, eventstore.ErrConcurrency) || errors.Is(err, eventstore.ErrInvalidAppend) {
+		return false
+	}
+	var coded interface{ SQLState() string }
+	if errors.As(err, &coded) {
+		switch class := coded.SQLState(); {
+		case strings.HasPrefix(class, "22"), strings.HasPrefix(class, "23"), strings.HasPrefix(class, "42"):
+			return false
+		}
+	}
+	return true
 }
 
 // record flushes the pending events plus ps.
 func (d *Driver) record(ctx context.Context, st *turnState, ps ...domain.Payload) error {
 	st.add(ps...)
+	return d.flush(ctx, st)
+}
+
+// recordOutcome flushes the pending events plus the outcome of an effect
+// outside omega, retrying through a database outage.
+func (d *Driver) recordOutcome(ctx context.Context, st *turnState, ps ...domain.Payload) error {
+	st.addOutcome(ps...)
 	return d.flush(ctx, st)
 }
 
@@ -320,44 +509,96 @@ func (d *Driver) welcome(ctx context.Context, st *turnState, profile domain.Send
 	sent := domain.WelcomeSent{Language: lang, Text: text}
 	if _, err := d.send(ctx, st, text); err != nil {
 		log.Warn("welcome not delivered", "err", err)
-		sent.Error = err.Error()
+		sent.Error = d.Config.Redactor.Error(err)
 	}
-	return d.record(ctx, st, sent)
+	return d.recordOutcome(ctx, st, sent)
+}
+
+// recentSummaries is how many past conversations' summaries a context
+// recalls, as the seed's get_all_recent_summaries(3).
+const recentSummaries = 3
+
+// conversation returns the conversation a turn belongs to and its
+// history: the sender's last one while it is active, else a new one named
+// after the turn.
+func (d *Driver) conversation(ctx context.Context, sender, project string, now time.Time, turnID string) (string, []domain.HistoryMessage, error) {
+	id, last, ok, err := d.Read.LastConversation(ctx, sender, project)
+	if err != nil {
+		return "", nil, err
+	}
+	if !ok || now.Sub(last) >= d.Config.ConversationIdle {
+		return turnID, nil, nil
+	}
+	history, err := d.Read.History(ctx, id, d.Config.HistoryLimit)
+	if err != nil {
+		return "", nil, err
+	}
+	return id, history, nil
+}
+
+// userMessage is the message as the model sees it: attachments listed
+// first, and marker-shaped text from the user neutralized so that it never
+// becomes an instruction to omega, even when the model repeats it. A
+// scheduled action's text is omega's own (its description is neutralized
+// when written).
+func userMessage(m *domain.MessageReceived, text string) string {
+	if m.Task == nil {
+		text = markers.Neutralize(text)
+	}
+	if refs := attachmentLines(m.Attachments); refs != "" {
+		text = markers.Neutralize(refs) + "\n" + text
+	}
+	return text
+}
+
+// formatHint is how the channel wants replies formatted, if it says.
+func (d *Driver) formatHint(channel string) string {
+	if ch, ok := d.Channels.Channel(channel); ok {
+		if h, ok := ch.(channels.FormatHinter); ok {
+			return h.FormatHint()
+		}
+	}
+	return ""
+}
+
+// neutralizeHistory neutralizes the user's side of the history (in place,
+// since the context records it) and returns it as prompt turns.
+func neutralizeHistory(history []domain.HistoryMessage) []promptctx.Turn {
+	turns := make([]promptctx.Turn, len(history))
+	for i, h := range history {
+		if h.Role != "assistant" {
+			history[i].Text = markers.Neutralize(h.Text)
+		}
+		turns[i] = promptctx.Turn{Role: h.Role, Text: history[i].Text}
+	}
+	return turns
 }
 
 func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain.SenderProfile) (domain.ContextBuilt, error) {
 	m := st.Received
 	lang := d.language(st, profile)
 	project := profile.ActiveProject
-	sender := m.Channel + "-" + m.SenderID
+	sender := domain.SenderKey(m.Channel, m.SenderID)
 	now := d.now()
 
 	// A conversation continues while it is active; after the idle time the
 	// next message starts a new one. The choice is recorded, so a replay
 	// never depends on the configuration of the day.
-	conv := st.ID
-	var history []domain.HistoryMessage
-	if id, last, ok, err := d.Read.LastConversation(ctx, sender, project); err != nil {
+	conv, history, err := d.conversation(ctx, sender, project, now, st.ID)
+	if err != nil {
 		return domain.ContextBuilt{}, err
-	} else if ok && now.Sub(last) < d.Config.ConversationIdle {
-		conv = id
-		if history, err = d.Read.History(ctx, id, d.Config.HistoryLimit); err != nil {
-			return domain.ContextBuilt{}, err
-		}
 	}
-
 	clean := sanitize.Clean(m.Text)
-	message := clean.Text
-	if refs := attachmentLines(m.Attachments); refs != "" {
-		message = refs + "\n" + message
-	}
+	message := userMessage(m, clean.Text)
 	session := profile.Sessions[project]
-	hint := ""
-	if ch, ok := d.Channels.Channel(m.Channel); ok {
-		if h, ok := ch.(channels.FormatHinter); ok {
-			hint = h.FormatHint()
-		}
+	model, role := d.Config.ModelFast, ""
+	if m.Task != nil {
+		// A scheduled action runs in its task's project, with the full
+		// system prompt and the complex model.
+		project, session, model = m.Task.Project, "", cmp.Or(d.Config.ModelComplex, d.Config.ModelFast)
+		role = d.projectRole(project)
 	}
+	hint := d.formatHint(m.Channel)
 	tasks, err := d.pendingTasks(ctx, sender)
 	if err != nil {
 		return domain.ContextBuilt{}, err
@@ -366,33 +607,41 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	if err != nil {
 		return domain.ContextBuilt{}, err
 	}
-	turns := make([]promptctx.Turn, len(history))
-	for i, h := range history {
-		turns[i] = promptctx.Turn{Role: h.Role, Text: h.Text}
+	newConversation := conv == st.ID
+	var summaries []string
+	if newConversation || promptctx.Gate(message).Recall {
+		if summaries, err = d.Read.RecentSummaries(ctx, sender, project, recentSummaries); err != nil {
+			return domain.ContextBuilt{}, err
+		}
 	}
+	turns := neutralizeHistory(history)
 	out := promptctx.Build(promptctx.Input{
-		Prompts:        d.Prompts.Sections(),
-		FirstInSession: session == "",
-		Message:        message,
-		SenderName:     m.SenderName,
-		Language:       lang,
-		Personality:    profile.Personality,
-		ActiveProject:  project,
-		Now:            now,
-		Location:       d.Config.Location,
-		PlatformHint:   hint,
-		IsGroup:        m.IsGroup,
-		Facts:          profile.SortedFacts(),
-		History:        turns,
-		PendingTasks:   tasks,
-		Lessons:        lessons,
-		Outcomes:       outcomes,
+		Prompts:         d.Prompts.Sections(),
+		Sandbox:         d.Prompts.Sandbox(d.Config.Sandbox),
+		FirstInSession:  session == "",
+		Message:         message,
+		SenderName:      m.SenderName,
+		Language:        lang,
+		Personality:     profile.Personality,
+		ActiveProject:   project,
+		ProjectRole:     role,
+		Now:             now,
+		Location:        d.Config.Location,
+		PlatformHint:    hint,
+		IsGroup:         m.IsGroup,
+		Facts:           profile.SortedFacts(),
+		History:         turns,
+		PendingTasks:    tasks,
+		Lessons:         lessons,
+		Outcomes:        outcomes,
+		Summaries:       summaries,
+		NewConversation: newConversation,
 	})
 	built := domain.ContextBuilt{
 		ConversationID:   conv,
 		Project:          project,
 		Language:         lang,
-		Model:            d.Config.ModelFast,
+		Model:            model,
 		SessionID:        session,
 		Continuation:     session != "",
 		SectionsUsed:     out.SectionsUsed,
@@ -407,6 +656,18 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		built.Prompt, built.SectionsUsed = out.Continuation, out.ContinuationSections
 	}
 	return built, nil
+}
+
+// projectRole reads a project's ROLE.md; a missing one is no role.
+func (d *Driver) projectRole(project string) string {
+	if project == "" || d.Config.ProjectsDir == "" || strings.ContainsAny(project, `/\`) {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(d.Config.ProjectsDir, project, "ROLE.md"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // pendingTasks lists the sender's scheduled tasks for the prompt.
@@ -469,21 +730,68 @@ func attachmentLines(as []domain.AttachmentRef) string {
 	return strings.Join(lines, "\n")
 }
 
-func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
-	c := st.Context
-	if d.Config.ProviderProblem != nil {
-		return d.record(ctx, st, domain.ProviderFailed{Provider: d.providerName(), Class: providers.Unavailable.String(), Message: d.Config.ProviderProblem.Error()})
-	}
-	resume := c.SessionID != "" && st.Failure == nil
+// providerRequest is the call a turn's context asks for: the prompt on
+// the resumed session, or the whole context.
+func (d *Driver) providerRequest(c *domain.ContextBuilt, resume bool) providers.Request {
 	req := providers.Request{Model: c.Model, WorkDir: d.Config.Workspace}
 	if resume {
 		req.SessionID, req.Prompt = c.SessionID, c.Prompt
-	} else {
-		req.System, req.Prompt = c.System, c.Message
-		for _, h := range c.History {
-			req.History = append(req.History, providers.Message{Role: h.Role, Content: h.Text})
+		return req
+	}
+	req.System, req.Prompt = c.System, c.Message
+	for _, h := range c.History {
+		req.History = append(req.History, providers.Message{Role: h.Role, Content: h.Text})
+	}
+	return req
+}
+
+// providerFailed records a failed call. A resumed session that failed may
+// be gone or broken: it is forgotten and the call tried once more with the
+// whole context.
+func (d *Driver) providerFailed(ctx context.Context, st *turnState, err error, resume bool, elapsed time.Duration, statusCount int, log *slog.Logger) error {
+	class := providers.ClassOf(err)
+	failed := domain.ProviderFailed{Provider: d.providerName(), Class: class.String(), Message: d.Config.Redactor.Error(err), DurationMs: elapsed.Milliseconds(), StatusMessages: statusCount}
+	if resume && class != providers.Unavailable {
+		failed.RetryFullContext = true
+		if err := d.durably(ctx, st.ID, "session cleared", func(bool) error {
+			return d.clearSession(ctx, st, st.Context.Project, "resume failed: "+class.String())
+		}); err != nil {
+			return err
 		}
 	}
+	log.Warn("provider call failed", "class", class, "err", err, "retry_full_context", failed.RetryFullContext)
+	return d.recordOutcome(ctx, st, failed)
+}
+
+// startSession records the provider's session on the sender's profile, so
+// that the next turn resumes it; nothing when the provider keeps none.
+func (d *Driver) startSession(ctx context.Context, st *turnState, sessionID string) error {
+	if sessionID == "" {
+		return nil
+	}
+	m, project := st.Received, st.Context.Project
+	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
+	return d.durably(ctx, st.ID, "session started", func(bool) error {
+		_, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+			return p.StartSession(project, sessionID, d.providerName()), nil
+		})
+		return err
+	})
+}
+
+func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+	c := st.Context
+	if st.ActionRetry() && !st.Failure.RetryFullContext {
+		// A failed scheduled action waits before its next attempt.
+		if err := wait.Sleep(ctx, cmp.Or(d.Config.ActionBackoff, 2*time.Second)<<(2*(st.Calls-1))); err != nil {
+			return err
+		}
+	}
+	if d.Config.ProviderProblem != nil {
+		return d.record(ctx, st, domain.ProviderFailed{Provider: d.providerName(), Class: providers.Unavailable.String(), Message: d.Config.Redactor.Error(d.Config.ProviderProblem)})
+	}
+	resume := c.SessionID != "" && st.Failure == nil
+	req := d.providerRequest(c, resume)
 	called := domain.ProviderCalled{Provider: d.providerName(), Model: c.Model, SessionID: req.SessionID, Attempt: st.Calls + 1, FullContext: !resume && c.SessionID != ""}
 	if err := d.record(ctx, st, called); err != nil {
 		return err
@@ -501,35 +809,19 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 		return ctx.Err()
 	}
 	if err != nil {
-		class := providers.ClassOf(err)
-		failed := domain.ProviderFailed{Provider: d.providerName(), Class: class.String(), Message: err.Error(), DurationMs: elapsed.Milliseconds(), StatusMessages: statusCount}
-		if resume && class != providers.Unavailable {
-			// The session may be gone or broken: forget it and try once
-			// more with the whole context.
-			failed.RetryFullContext = true
-			if err := d.clearSession(ctx, st, c.Project, "resume failed: "+class.String()); err != nil {
-				return err
-			}
-		}
-		log.Warn("provider call failed", "class", class, "err", err, "retry_full_context", failed.RetryFullContext)
-		return d.record(ctx, st, failed)
+		return d.providerFailed(ctx, st, err, resume, elapsed, statusCount, log)
 	}
 	replied := domain.ProviderReplied{
 		Provider: d.providerName(), Model: firstNonEmpty(resp.Model, c.Model), Text: resp.Text, SessionID: resp.SessionID,
 		DurationMs: elapsed.Milliseconds(), InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
 		NumTurns: resp.NumTurns, Resumes: resp.Resumes, PromptBytes: len(req.System) + len(req.Prompt), ReplyBytes: len(resp.Text),
-		StatusMessages: statusCount,
+		StatusMessages: statusCount, CacheReadTokens: resp.CacheReadTokens, CacheWriteTokens: resp.CacheWriteTokens,
+		CostUSD: resp.CostUSD, UsageReported: resp.UsageReported,
 	}
-	if resp.SessionID != "" {
-		m := st.Received
-		md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: c.Project}
-		if _, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
-			return p.StartSession(c.Project, resp.SessionID, d.providerName()), nil
-		}); err != nil {
-			return err
-		}
+	if err := d.startSession(ctx, st, resp.SessionID); err != nil {
+		return err
 	}
-	st.add(replied)
+	st.addOutcome(replied)
 	if d.Replies != nil {
 		// Markers act on other streams: the raw reply must be on record first.
 		return d.flush(ctx, st)
@@ -636,28 +928,16 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.Se
 			return ctx.Err()
 		}
 		log.Warn("reply not delivered", "kind", kind, "err", err)
-		st.add(domain.ReplyFailed{Kind: kind, Class: deliveryClass(err), Error: err.Error()})
+		st.addOutcome(domain.ReplyFailed{Kind: kind, Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
 		return nil
 	}
-	st.add(domain.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
+	st.addOutcome(domain.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
 	return nil
 }
 
-func deliveryClass(err error) string {
-	switch {
-	case errors.Is(err, channels.ErrBlocked):
-		return "blocked"
-	case errors.Is(err, channels.ErrRejected):
-		return "rejected"
-	case errors.Is(err, channels.ErrNotConnected):
-		return "not_connected"
-	case errors.Is(err, errNoChannel):
-		return "no_channel"
-	}
-	return "error"
-}
+func deliveryClass(err error) string { return channels.FailureClass(err) }
 
-var errNoChannel = errors.New("channel not available in this process")
+var errNoChannel = channels.ErrNoChannel
 
 // send delivers text to the turn's chat, retrying transient failures a few
 // times; refusals (blocked, rejected) are final at once.
@@ -795,4 +1075,42 @@ func (d *Driver) Ack(ctx context.Context, turnID string) error {
 		return nil // the turn started meanwhile
 	}
 	return err
+}
+
+// Transient reports whether a turn's failure may pass by waiting: the
+// database does not answer (the turn's stream cannot be read). Anything
+// else, a panic or a deterministic error, fails the same way again.
+func (d *Driver) Transient(ctx context.Context, turnID string, _ error) bool {
+	_, err := d.Store.Load(ctx, domain.TurnStream(turnID), 1)
+	return err != nil && ctx.Err() == nil
+}
+
+// Abandon ends a turn that cannot run (its handler was poisoned): the
+// sender is told in their language that something went wrong and the turn
+// is completed with status error, so the sender's next turn can run.
+func (d *Driver) Abandon(ctx context.Context, turnID, reason string) error {
+	st := &turnState{Turn: domain.Turn{ID: turnID}}
+	version, err := LoadState(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
+	if err != nil {
+		return err
+	}
+	st.Version = version
+	if st.Received == nil || st.Completed != nil {
+		return nil
+	}
+	log := d.Logger.With("turn", turnID, "channel", st.Received.Channel, "sender", st.Received.SenderID)
+	log.Error("turn abandoned after its handler was poisoned", "reason", d.Config.Redactor.String(reason))
+	profile, err := d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID)
+	if err != nil {
+		log.Warn("sender profile unreadable; answering in the message's language", "err", err)
+	}
+	text := i18n.Text(d.language(st, profile), i18n.ErrUnknown)
+	if res, err := d.send(ctx, st, text); err != nil {
+		log.Warn("failure notice not delivered", "err", err)
+		st.addOutcome(domain.ReplyFailed{Kind: "error", Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
+	} else {
+		st.addOutcome(domain.ReplySent{Kind: "error", Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
+	}
+	st.add(domain.TurnCompleted{Status: domain.StatusError, DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
+	return d.flush(ctx, st)
 }

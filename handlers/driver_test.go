@@ -22,7 +22,6 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/projections"
-	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -109,40 +108,13 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	s, err := sqlite.Open(ctx, filepath.Join(dir, "omega.db"), sqlite.Options{Logger: quiet})
+	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterSystemEvents(reg)
-	domain.RegisterSenderEvents(reg)
-	domain.RegisterTurnEvents(reg)
-	domain.RegisterTaskEvents(reg)
-	domain.RegisterAgentEvents(reg)
-	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{})
-	if err := engine.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	ps, err := prompts.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{store: s, reg: reg, engine: engine, channel: &fakeChannel{}, provider: &fakeProvider{}}
-	f.driver = &handlers.Driver{
-		Store: s, Registry: reg,
-		Senders:  handlers.Senders{Store: s, Registry: reg},
-		Read:     handlers.ReadModel{DB: s.DB()},
-		Channels: f.channel, Provider: f.provider, Prompts: ps,
-		Config: handlers.DriverConfig{
-			ModelFast: "fast", Workspace: dir, ConversationIdle: time.Hour, Location: time.UTC, HistoryLimit: 10,
-		},
-		Logger: quiet,
-	}
-	f.appendSender(t, domain.Welcomed{Name: "Ana", Language: lang})
-	return f
+	p := newPipeline(t, s, s.DB(), projections.SQLite)
+	return &fixture{store: s, reg: p.reg, engine: p.engine, channel: p.channel, provider: p.provider, driver: p.driver}
 }
 
 func (f *fixture) appendSender(t *testing.T, ps ...domain.Payload) {

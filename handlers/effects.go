@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/projections"
 )
 
 // Effects records what markers and commands ask for on the streams they
@@ -19,7 +20,7 @@ import (
 type Effects struct {
 	Store    eventstore.Store
 	Registry *domain.Registry
-	Read     ReadModel
+	Read     *projections.Queries
 }
 
 // taskNamespace derives task ids from the turn and marker that created
@@ -79,18 +80,18 @@ const (
 	taskAmbiguous
 )
 
-func (x Effects) findTask(ctx context.Context, sender, prefix string) (TaskRow, taskLookup, error) {
+func (x Effects) findTask(ctx context.Context, sender, prefix string) (projections.TaskRow, taskLookup, error) {
 	all, err := x.Read.SenderTasks(ctx, sender, false)
 	if err != nil {
-		return TaskRow{}, taskMissing, err
+		return projections.TaskRow{}, taskMissing, err
 	}
 	switch m := matchTasks(all, prefix); len(m) {
 	case 0:
-		return TaskRow{}, taskMissing, nil
+		return projections.TaskRow{}, taskMissing, nil
 	case 1:
 		return m[0], taskFound, nil
 	default:
-		return TaskRow{}, taskAmbiguous, nil
+		return projections.TaskRow{}, taskAmbiguous, nil
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -29,22 +30,13 @@ type Markers struct {
 	Logger   *slog.Logger
 }
 
-// markerOrder is the seed's processing order; markers it does not list
-// keep their written order after the listed ones.
-var markerOrder = []string{
-	markers.NameSchedule, markers.NameScheduleAction, markers.NameCancelTask, markers.NameUpdateTask,
-	markers.NameProjectActivate, markers.NameProjectDeactivate, markers.NameWhatsAppQR,
-	markers.NameLangSwitch, markers.NamePersonality, markers.NameForgetConversation, markers.NamePurgeFacts,
-	markers.NameHeartbeatAdd, markers.NameHeartbeatRemove, markers.NameHeartbeatInterval,
-	markers.NameHeartbeatSuppressSection, markers.NameHeartbeatUnsuppressSection, markers.NameHeartbeatOK,
-	markers.NameLimitation, markers.NameSelfHeal, markers.NameSelfHealResolved,
-}
-
+// rank is a marker's place in the seed's processing order (its spec's
+// Order); unordered markers come after, in their written order.
 func rank(name string) int {
-	if i := slices.Index(markerOrder, name); i >= 0 {
-		return i
+	if spec, ok := markers.Lookup(name); ok && spec.Order > 0 {
+		return spec.Order
 	}
-	return len(markerOrder)
+	return math.MaxInt
 }
 
 // markerRun is the context one reply's markers are applied in.
@@ -67,7 +59,7 @@ type markerRun struct {
 func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (Processed, error) {
 	res := markers.ParseIn(raw, h.Location)
 	m := turn.Received
-	run := &markerRun{turn: turn, step: step, sender: m.Channel + "-" + m.SenderID}
+	run := &markerRun{turn: turn, step: step, sender: domain.SenderKey(m.Channel, m.SenderID)}
 	if turn.Context != nil {
 		run.project = turn.Context.Project
 	}
@@ -88,7 +80,13 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	}
 	run.profile = profile
 	run.lang = h.language(turn, profile)
+	echo := markers.EchoFilter(m.Text, h.Location)
 	for _, x := range list {
+		if echo(x.m) {
+			// Markers are instructions from the model's own reply only.
+			run.applied = append(run.applied, domain.AppliedMarker{Name: x.m.Name(), Effect: rejectedEcho})
+			continue
+		}
 		md := domain.Metadata{CorrelationID: turn.ID, CausationID: fmt.Sprintf("%s/s%d/m%d", turn.ID, step, x.i),
 			Channel: m.Channel, Sender: m.SenderID, Project: run.project}
 		am, err := h.apply(ctx, run, md, x.m)
@@ -112,6 +110,14 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	return out, nil
 }
 
+// source tags learning recorded by a heartbeat check-in.
+func (r *markerRun) source() string {
+	if r.turn.Received.Heartbeat {
+		return "heartbeat"
+	}
+	return ""
+}
+
 func (h *Markers) language(turn *domain.Turn, p domain.SenderProfile) string {
 	if p.Language != "" {
 		return i18n.OrDefault(p.Language)
@@ -129,111 +135,185 @@ func (h *Markers) when(t time.Time) string {
 
 // apply records one marker and describes its effect.
 func (h *Markers) apply(ctx context.Context, run *markerRun, md domain.Metadata, mk markers.Marker) (domain.AppliedMarker, error) {
+	if f, ok := appliers[mk.Name()]; ok {
+		return f(ctx, h, run, md, mk)
+	}
+	return domain.AppliedMarker{Effect: "ignored"}, nil // unreachable: a test checks every spec has an applier
+}
+
+// applyFunc applies one parsed marker.
+type applyFunc func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, mk markers.Marker) (domain.AppliedMarker, error)
+
+// typed adapts an apply function of one marker type.
+func typed[M markers.Marker](f func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, m M) (domain.AppliedMarker, error)) applyFunc {
+	return func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, mk markers.Marker) (domain.AppliedMarker, error) {
+		return f(ctx, h, run, md, mk.(M))
+	}
+}
+
+// appliers holds one function per marker spec (markers.Specs), keyed by
+// protocol name; TestEveryMarkerSpecHasAnApplier keeps them in step.
+var appliers = map[string]applyFunc{
+	markers.NameSchedule:                   typed(applySchedule),
+	markers.NameScheduleAction:             typed(applySchedule),
+	markers.NameCancelTask:                 typed(applyCancel),
+	markers.NameUpdateTask:                 typed(applyUpdate),
+	markers.NameProjectActivate:            typed(applyProjectActivate),
+	markers.NameProjectDeactivate:          typed(applyProjectDeactivate),
+	markers.NameWhatsAppQR:                 typed(applyWhatsAppQR),
+	markers.NameLangSwitch:                 typed(applyLangSwitch),
+	markers.NamePersonality:                typed(applyPersonality),
+	markers.NamePurgeFacts:                 typed(applyPurgeFacts),
+	markers.NameForgetConversation:         typed(applyForget),
+	markers.NameHeartbeatAdd:               typed(applyHeartbeatAdd),
+	markers.NameHeartbeatRemove:            typed(applyHeartbeatRemove),
+	markers.NameHeartbeatInterval:          typed(applyHeartbeatInterval),
+	markers.NameHeartbeatSuppressSection:   typed(applyHeartbeatSuppress),
+	markers.NameHeartbeatUnsuppressSection: typed(applyHeartbeatUnsuppress),
+	markers.NameHeartbeatOK:                typed(effectOnly[markers.HeartbeatOK]("nothing to report")),
+	markers.NameLimitation:                 typed(applyLimitation),
+	markers.NameSelfHeal:                   typed(applySelfHeal),
+	markers.NameSelfHealResolved:           typed(applySelfHealResolved),
+	markers.NameBugReport:                  typed(applyBugReport),
+	markers.NameSkillImprove:               typed(applySkillImprove),
+	markers.NameActionOutcome:              typed(applyActionOutcome),
+	markers.NameReward:                     typed(applyReward),
+	markers.NameLesson:                     typed(applyLesson),
+	markers.NameSilent:                     typed(effectOnly[markers.Silent]("silent")),
+}
+
+// effectOnly is the applier of a marker that records nothing but itself.
+func effectOnly[M markers.Marker](effect string) func(context.Context, *Markers, *markerRun, domain.Metadata, M) (domain.AppliedMarker, error) {
+	return func(context.Context, *Markers, *markerRun, domain.Metadata, M) (domain.AppliedMarker, error) {
+		return domain.AppliedMarker{Effect: effect}, nil
+	}
+}
+
+// onSender applies a decision on the sender's own stream and keeps the
+// run's profile current.
+func (h *Markers) onSender(ctx context.Context, run *markerRun, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, error) {
+	senderStream := run.turn.Received.Sender().Stream()
+	p := &Profile{}
+	done, err := h.once(ctx, senderStream, md, func() Folder { p = &Profile{}; return p },
+		func() ([]domain.Payload, error) { return decide(p.SenderProfile), nil })
+	if err != nil {
+		return domain.AppliedMarker{}, err
+	}
+	run.profile = p.SenderProfile
+	if done {
+		effect += " (already recorded)"
+	}
+	return domain.AppliedMarker{Effect: effect, Stream: senderStream}, nil
+}
+
+func applyProjectActivate(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.ProjectActivate) (domain.AppliedMarker, error) {
+	return h.onSender(ctx, run, md, "project "+v.Project+" active", func(p domain.SenderProfile) []domain.Payload {
+		if p.ActiveProject == v.Project {
+			return nil
+		}
+		return []domain.Payload{domain.ProjectActivated{Project: v.Project}}
+	})
+}
+
+func applyProjectDeactivate(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, _ markers.ProjectDeactivate) (domain.AppliedMarker, error) {
+	return h.onSender(ctx, run, md, "no project active", func(p domain.SenderProfile) []domain.Payload {
+		if p.ActiveProject == "" {
+			return nil
+		}
+		return []domain.Payload{domain.ProjectDeactivated{Project: p.ActiveProject}}
+	})
+}
+
+func applyWhatsAppQR(ctx context.Context, h *Markers, run *markerRun, _ domain.Metadata, _ markers.WhatsAppQR) (domain.AppliedMarker, error) {
+	if h.WhatsApp == nil {
+		return domain.AppliedMarker{Effect: "whatsapp not enabled"}, nil
+	}
 	m := run.turn.Received
-	senderStream := domain.SenderStream(m.Channel, m.SenderID)
-	onSender := func(decide func(domain.SenderProfile) []domain.Payload, effect string) (domain.AppliedMarker, error) {
-		p := &Profile{}
-		done, err := h.once(ctx, senderStream, md, func() Folder { p = &Profile{}; return p },
-			func() ([]domain.Payload, error) { return decide(p.SenderProfile), nil })
-		if err != nil {
-			return domain.AppliedMarker{}, err
-		}
-		run.profile = p.SenderProfile
-		if done {
-			effect += " (already recorded)"
-		}
-		return domain.AppliedMarker{Effect: effect, Stream: senderStream}, nil
+	if err := h.WhatsApp.SendQR(ctx, m.Channel, m.ChatID); err != nil {
+		h.Logger.Warn("whatsapp pairing failed", "turn", run.turn.ID, "err", err)
+		return domain.AppliedMarker{Effect: "whatsapp pairing failed: " + err.Error()}, nil
 	}
-	switch v := mk.(type) {
-	case markers.Schedule:
-		return h.schedule(ctx, run, md, v)
-	case markers.CancelTask:
-		return h.cancel(ctx, run, md, v.IDPrefix)
-	case markers.UpdateTask:
-		return h.update(ctx, run, md, v)
-	case markers.ProjectActivate:
-		return onSender(func(p domain.SenderProfile) []domain.Payload {
-			if p.ActiveProject == v.Project {
-				return nil
-			}
-			return []domain.Payload{domain.ProjectActivated{Project: v.Project}}
-		}, "project "+v.Project+" active")
-	case markers.ProjectDeactivate:
-		return onSender(func(p domain.SenderProfile) []domain.Payload {
-			if p.ActiveProject == "" {
-				return nil
-			}
-			return []domain.Payload{domain.ProjectDeactivated{Project: p.ActiveProject}}
-		}, "no project active")
-	case markers.WhatsAppQR:
-		if h.WhatsApp == nil {
-			return domain.AppliedMarker{Effect: "whatsapp not enabled"}, nil
-		}
-		if err := h.WhatsApp.SendQR(ctx, m.Channel, m.ChatID); err != nil {
-			h.Logger.Warn("whatsapp pairing failed", "turn", run.turn.ID, "err", err)
-			return domain.AppliedMarker{Effect: "whatsapp pairing failed: " + err.Error()}, nil
-		}
-		return domain.AppliedMarker{Effect: "qr sent"}, nil
-	case markers.LangSwitch:
-		lang := v.Language
-		if l, ok := i18n.Normalize(lang); ok {
-			lang = l
-		}
-		am, err := onSender(func(p domain.SenderProfile) []domain.Payload { return p.SwitchLanguage(lang) }, "language "+lang)
-		run.lang = h.language(run.turn, run.profile)
-		return am, err
-	case markers.Personality:
-		return onSender(func(p domain.SenderProfile) []domain.Payload { return p.SetPersonality(v.Style) }, "personality set")
-	case markers.PurgeFacts:
-		return onSender(func(p domain.SenderProfile) []domain.Payload { return p.PurgeFacts() }, "facts purged")
-	case markers.ForgetConversation:
-		am, err := onSender(func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(run.project, "forget") }, "conversation closed, session cleared")
-		if err == nil && !run.forgot && run.turn.Context != nil {
-			run.forgot = true
-			run.events = append(run.events, domain.ConversationClosed{ConversationID: run.turn.Context.ConversationID, Sender: run.sender, Project: run.project})
-		}
-		return am, err
-	case markers.HeartbeatAdd, markers.HeartbeatRemove, markers.HeartbeatInterval,
-		markers.HeartbeatSuppressSection, markers.HeartbeatUnsuppressSection:
-		return h.heartbeat(ctx, run, md, mk)
-	case markers.HeartbeatOK:
-		return domain.AppliedMarker{Effect: "nothing to report"}, nil
-	case markers.Limitation:
-		return h.onStream(ctx, md, domain.LimitationsStream, &domain.Limitations{}, "limitation "+v.Title, func(f Folder) []domain.Payload {
-			return f.(timeFolder).s.(*domain.Limitations).Report(v.Title, v.Description, v.Plan)
-		})
-	case markers.SelfHeal:
-		return h.onStream(ctx, md, domain.SelfHealStream, &domain.SelfHeal{}, "self-heal", func(f Folder) []domain.Payload {
-			return f.(timeFolder).s.(*domain.SelfHeal).Heal(v.Description, v.Verification)
-		})
-	case markers.SelfHealResolved:
-		return h.onStream(ctx, md, domain.SelfHealStream, &domain.SelfHeal{}, "self-heal resolved", func(f Folder) []domain.Payload {
-			return f.(timeFolder).s.(*domain.SelfHeal).Resolve()
-		})
-	case markers.BugReport:
-		return h.onStream(ctx, md, domain.BugReportsStream, &domain.Skill{}, "bug reported", func(Folder) []domain.Payload {
-			return []domain.Payload{domain.BugReported{Description: v.Description, Sender: run.sender}}
-		})
-	case markers.SkillImprove:
-		return h.onStream(ctx, md, domain.SkillStream(v.Skill), &domain.Skill{}, "skill lesson for "+v.Skill, func(f Folder) []domain.Payload {
-			return f.(timeFolder).s.(*domain.Skill).Improve(v.Skill, v.Lesson)
-		})
-	case markers.ActionOutcome:
-		return h.onStream(ctx, md, domain.LearningStream(run.sender), &domain.Learning{}, "outcome recorded", func(Folder) []domain.Payload {
-			return []domain.Payload{domain.ActionOutcomeRecorded{Outcome: v.Outcome, Project: run.project}}
-		})
-	case markers.Reward:
-		return h.onStream(ctx, md, domain.LearningStream(run.sender), &domain.Learning{}, fmt.Sprintf("reward %+d", v.Score), func(Folder) []domain.Payload {
-			return []domain.Payload{domain.RewardRecorded{Score: v.Score, Domain: v.Domain, Lesson: v.Lesson, Project: run.project}}
-		})
-	case markers.Lesson:
-		return h.onStream(ctx, md, domain.LearningStream(run.sender), &domain.Learning{}, "lesson learned", func(f Folder) []domain.Payload {
-			return f.(timeFolder).s.(*domain.Learning).Learn(v.Domain, v.Rule, run.project)
-		})
-	case markers.Silent:
-		return domain.AppliedMarker{Effect: "silent"}, nil
+	return domain.AppliedMarker{Effect: "qr sent"}, nil
+}
+
+func applyLangSwitch(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.LangSwitch) (domain.AppliedMarker, error) {
+	lang := v.Language
+	if l, ok := i18n.Normalize(lang); ok {
+		lang = l
 	}
-	return domain.AppliedMarker{Effect: "ignored"}, nil
+	am, err := h.onSender(ctx, run, md, "language "+lang, func(p domain.SenderProfile) []domain.Payload { return p.SwitchLanguage(lang) })
+	run.lang = h.language(run.turn, run.profile)
+	return am, err
+}
+
+func applyPersonality(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.Personality) (domain.AppliedMarker, error) {
+	return h.onSender(ctx, run, md, "personality set", func(p domain.SenderProfile) []domain.Payload { return p.SetPersonality(v.Style) })
+}
+
+func applyPurgeFacts(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, _ markers.PurgeFacts) (domain.AppliedMarker, error) {
+	return h.onSender(ctx, run, md, "facts purged", func(p domain.SenderProfile) []domain.Payload { return p.PurgeFacts() })
+}
+
+func applyForget(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, _ markers.ForgetConversation) (domain.AppliedMarker, error) {
+	am, err := h.onSender(ctx, run, md, "conversation closed, session cleared", func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(run.project, "forget") })
+	if err == nil && !run.forgot && run.turn.Context != nil {
+		run.forgot = true
+		run.events = append(run.events, domain.ConversationClosed{ConversationID: run.turn.Context.ConversationID, Sender: run.sender, Project: run.project})
+	}
+	return am, err
+}
+
+func applyLimitation(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, v markers.Limitation) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.LimitationsStream, newLimitations, "limitation "+v.Title, func(l *domain.Limitations) []domain.Payload {
+		return l.Report(v.Title, v.Description, v.Plan)
+	})
+}
+
+func applySelfHeal(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, v markers.SelfHeal) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.SelfHealStream, newSelfHeal, "self-heal", func(s *domain.SelfHeal) []domain.Payload {
+		return s.Heal(v.Description, v.Verification)
+	})
+}
+
+func applySelfHealResolved(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, _ markers.SelfHealResolved) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.SelfHealStream, newSelfHeal, "self-heal resolved", (*domain.SelfHeal).Resolve)
+}
+
+func applyBugReport(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.BugReport) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.BugReportsStream, newSkill, "bug reported", func(*domain.Skill) []domain.Payload {
+		return []domain.Payload{domain.BugReported{Description: v.Description, Sender: run.sender}}
+	})
+}
+
+func applySkillImprove(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, v markers.SkillImprove) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.SkillStream(v.Skill), newSkill, "skill lesson for "+v.Skill, func(s *domain.Skill) []domain.Payload {
+		return s.Improve(v.Skill, v.Lesson)
+	})
+}
+
+func applyActionOutcome(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.ActionOutcome) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.LearningStream(run.sender), newLearning, "outcome recorded", func(*domain.Learning) []domain.Payload {
+		return []domain.Payload{domain.ActionOutcomeRecorded{Outcome: v.Outcome, Project: run.project}}
+	})
+}
+
+func applyReward(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.Reward) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.LearningStream(run.sender), newLearning, fmt.Sprintf("reward %+d", v.Score), func(*domain.Learning) []domain.Payload {
+		return []domain.Payload{domain.RewardRecorded{Score: v.Score, Domain: v.Domain, Lesson: v.Lesson, Project: run.project, Source: run.source()}}
+	})
+}
+
+func applyLesson(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.Lesson) (domain.AppliedMarker, error) {
+	return onStream(ctx, h, md, domain.LearningStream(run.sender), newLearning, "lesson learned", func(l *domain.Learning) []domain.Payload {
+		ps := l.Learn(v.Domain, v.Rule, run.project)
+		for i, p := range ps {
+			if e, ok := p.(domain.LessonLearned); ok {
+				e.Source = run.source()
+				ps[i] = e
+			}
+		}
+		return ps
+	})
 }
 
 // aggregate is a domain state folded with its recording time.
@@ -241,12 +321,20 @@ type aggregate interface {
 	Apply(p domain.Payload, version int64, at time.Time)
 }
 
-// onStream applies a decision on one of the agent's own streams.
-func (h *Markers) onStream(ctx context.Context, md domain.Metadata, stream string, zero aggregate, effect string, decide func(Folder) []domain.Payload) (domain.AppliedMarker, error) {
-	var f Folder
+// Fresh states of the agent's own aggregates, one per load attempt.
+func newLimitations() *domain.Limitations { return &domain.Limitations{} }
+func newSelfHeal() *domain.SelfHeal       { return &domain.SelfHeal{} }
+func newSkill() *domain.Skill             { return &domain.Skill{} }
+func newLearning() *domain.Learning       { return &domain.Learning{} }
+func newHeartbeat() *domain.Heartbeat     { return &domain.Heartbeat{} }
+
+// onStream applies a decision on one of the agent's own streams, folded
+// into a fresh S for each attempt.
+func onStream[S aggregate](ctx context.Context, h *Markers, md domain.Metadata, stream string, fresh func() S, effect string, decide func(S) []domain.Payload) (domain.AppliedMarker, error) {
+	var state S
 	var decided int
-	done, err := h.once(ctx, stream, md, func() Folder { f = timeFolder{freshLike(zero)}; return f },
-		func() ([]domain.Payload, error) { ps := decide(f); decided = len(ps); return ps, nil })
+	done, err := h.once(ctx, stream, md, func() Folder { state = fresh(); return timeFolder{state} },
+		func() ([]domain.Payload, error) { ps := decide(state); decided = len(ps); return ps, nil })
 	switch {
 	case err != nil:
 		return domain.AppliedMarker{}, err
@@ -256,53 +344,54 @@ func (h *Markers) onStream(ctx context.Context, md domain.Metadata, stream strin
 	return domain.AppliedMarker{Effect: effect, Stream: stream}, nil
 }
 
-// freshLike returns a new zero value of the aggregate's type.
-func freshLike(a aggregate) aggregate {
-	switch a.(type) {
-	case *domain.Limitations:
-		return &domain.Limitations{}
-	case *domain.SelfHeal:
-		return &domain.SelfHeal{}
-	case *domain.Learning:
-		return &domain.Learning{}
-	case *domain.Heartbeat:
-		return &domain.Heartbeat{}
-	}
-	return &domain.Skill{}
+func applyHeartbeatAdd(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.HeartbeatAdd) (domain.AppliedMarker, error) {
+	return h.heartbeat(ctx, run, md, func(hb *domain.Heartbeat) ([]domain.Payload, error) { return hb.Add(v.Item), nil })
 }
 
-func (h *Markers) heartbeat(ctx context.Context, run *markerRun, md domain.Metadata, mk markers.Marker) (domain.AppliedMarker, error) {
-	scope := cmp.Or(run.project, domain.GlobalHeartbeat)
-	stream := domain.HeartbeatStream(scope)
-	var decideErr error
-	am, err := h.onStream(ctx, md, stream, &domain.Heartbeat{}, "checklist "+scope, func(f Folder) []domain.Payload {
-		hb := f.(timeFolder).s.(*domain.Heartbeat)
-		switch v := mk.(type) {
-		case markers.HeartbeatAdd:
-			return hb.Add(v.Item)
-		case markers.HeartbeatRemove:
-			return hb.Remove(v.Item)
-		case markers.HeartbeatInterval:
-			ps, err := hb.SetInterval(v.Minutes)
-			decideErr = err
-			return ps
-		case markers.HeartbeatSuppressSection:
-			return hb.Suppress(v.Section)
-		case markers.HeartbeatUnsuppressSection:
-			return hb.Unsuppress(v.Section)
-		}
-		return nil
+func applyHeartbeatRemove(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.HeartbeatRemove) (domain.AppliedMarker, error) {
+	return h.heartbeat(ctx, run, md, func(hb *domain.Heartbeat) ([]domain.Payload, error) { return hb.Remove(v.Item), nil })
+}
+
+func applyHeartbeatSuppress(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.HeartbeatSuppressSection) (domain.AppliedMarker, error) {
+	return h.heartbeat(ctx, run, md, func(hb *domain.Heartbeat) ([]domain.Payload, error) { return hb.Suppress(v.Section), nil })
+}
+
+func applyHeartbeatUnsuppress(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.HeartbeatUnsuppressSection) (domain.AppliedMarker, error) {
+	return h.heartbeat(ctx, run, md, func(hb *domain.Heartbeat) ([]domain.Payload, error) { return hb.Unsuppress(v.Section), nil })
+}
+
+func applyHeartbeatInterval(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.HeartbeatInterval) (domain.AppliedMarker, error) {
+	var refused bool
+	am, err := h.heartbeat(ctx, run, md, func(hb *domain.Heartbeat) ([]domain.Payload, error) {
+		ps, err := hb.SetInterval(v.Minutes)
+		refused = err != nil
+		return ps, err
 	})
-	if decideErr != nil {
-		return domain.AppliedMarker{Effect: "rejected: " + decideErr.Error(), Stream: stream}, err
-	}
-	if v, ok := mk.(markers.HeartbeatInterval); ok && err == nil {
+	if err == nil && !refused {
 		run.confirm = append(run.confirm, i18n.Text(run.lang, i18n.HeartbeatInterval, v.Minutes))
 	}
 	return am, err
 }
 
-func (h *Markers) schedule(ctx context.Context, run *markerRun, md domain.Metadata, s markers.Schedule) (domain.AppliedMarker, error) {
+// heartbeat applies a checklist decision to the project's heartbeat (the
+// global one outside a project). A refused decision is recorded as the
+// marker's effect.
+func (h *Markers) heartbeat(ctx context.Context, run *markerRun, md domain.Metadata, decide func(*domain.Heartbeat) ([]domain.Payload, error)) (domain.AppliedMarker, error) {
+	scope := cmp.Or(run.project, domain.GlobalHeartbeat)
+	stream := domain.HeartbeatStream(scope)
+	var decideErr error
+	am, err := onStream(ctx, h, md, stream, newHeartbeat, "checklist "+scope, func(hb *domain.Heartbeat) []domain.Payload {
+		ps, err := decide(hb)
+		decideErr = err
+		return ps
+	})
+	if decideErr != nil {
+		return domain.AppliedMarker{Effect: "rejected: " + decideErr.Error(), Stream: stream}, err
+	}
+	return am, err
+}
+
+func applySchedule(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, s markers.Schedule) (domain.AppliedMarker, error) {
 	m := run.turn.Received
 	kind, key := domain.TaskKindReminder, i18n.TaskScheduled
 	if s.Action {
@@ -329,10 +418,11 @@ func (h *Markers) schedule(ctx context.Context, run *markerRun, md domain.Metada
 			run.confirm = append(run.confirm, i18n.Text(run.lang, i18n.TaskSimilarExists, fmt.Sprintf("%s — %s [%s]", e.Description, h.when(e.Due), e.ShortID())))
 		}
 	}
-	return domain.AppliedMarker{Effect: fmt.Sprintf("%s %s scheduled for %s", kind, ShortTaskID(id), task.Due.Format(time.RFC3339)), Stream: domain.TaskStream(id)}, nil
+	return domain.AppliedMarker{Effect: fmt.Sprintf("%s %s scheduled for %s", kind, domain.ShortTaskID(id), task.Due.Format(time.RFC3339)), Stream: domain.TaskStream(id)}, nil
 }
 
-func (h *Markers) cancel(ctx context.Context, run *markerRun, md domain.Metadata, prefix string) (domain.AppliedMarker, error) {
+func applyCancel(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.CancelTask) (domain.AppliedMarker, error) {
+	prefix := v.IDPrefix
 	row, found, err := h.findTask(ctx, run.sender, prefix)
 	if err != nil {
 		return domain.AppliedMarker{}, err
@@ -353,7 +443,7 @@ func (h *Markers) cancel(ctx context.Context, run *markerRun, md domain.Metadata
 	return domain.AppliedMarker{Effect: "cancelled " + row.ShortID(), Stream: domain.TaskStream(row.ID)}, nil
 }
 
-func (h *Markers) update(ctx context.Context, run *markerRun, md domain.Metadata, u markers.UpdateTask) (domain.AppliedMarker, error) {
+func applyUpdate(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, u markers.UpdateTask) (domain.AppliedMarker, error) {
 	row, found, err := h.findTask(ctx, run.sender, u.IDPrefix)
 	if err != nil {
 		return domain.AppliedMarker{}, err

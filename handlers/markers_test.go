@@ -33,11 +33,11 @@ func newMarkerRig(t *testing.T) *markerRig {
 	domain.RegisterTurnEvents(reg)
 	domain.RegisterTaskEvents(reg)
 	domain.RegisterAgentEvents(reg)
-	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{})
+	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fx := handlers.Effects{Store: s, Registry: reg, Read: handlers.ReadModel{DB: s.DB()}}
+	fx := handlers.Effects{Store: s, Registry: reg, Read: queries(t, s.DB(), projections.SQLite)}
 	return &markerRig{store: s, engine: engine,
 		hook: &handlers.Markers{Effects: fx, Location: time.UTC, Logger: quiet},
 		cmds: &handlers.Commands{Effects: fx, Location: time.UTC, Started: time.Now()}}

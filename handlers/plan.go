@@ -11,83 +11,9 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/providers"
 )
-
-// Classification context limits (seed: build_classification_context).
-const (
-	classifyHistory = 3
-	classifyChars   = 80
-)
-
-const classifyInstructions = `You route requests for a personal assistant. Decide whether the request below can be handled in a single reply, or needs several steps carried out one after another.
-Reply with the single word DIRECT for greetings, reminders, scheduling, lookups, simple questions and anything else one reply can do. When in doubt, reply DIRECT.
-Only for complex work (changes across many files, deep research, work whose parts depend on each other) reply with a numbered list of 2 to 8 short steps, one per line, and nothing else.`
-
-// ClassificationContext is the lightweight context the classifier sees:
-// the active project, the last few messages (each cut short) and the
-// skill names. Empty parts are left out; no input gives "".
-func ClassificationContext(project string, history []domain.HistoryMessage, skills []string) string {
-	var parts []string
-	if project != "" {
-		parts = append(parts, "Active project: "+project)
-	}
-	if len(history) > 0 {
-		recent := history[max(0, len(history)-classifyHistory):]
-		lines := []string{"Recent conversation:"}
-		for _, h := range recent {
-			lines = append(lines, fmt.Sprintf("- %s: %s", h.Role, truncateRunes(oneLine(h.Text), classifyChars)))
-		}
-		parts = append(parts, strings.Join(lines, "\n"))
-	}
-	if len(skills) > 0 {
-		parts = append(parts, "Available skills: "+strings.Join(skills, ", "))
-	}
-	return strings.Join(parts, "\n")
-}
-
-// ClassificationPrompt is the whole classification request. The user's
-// request comes last so that the classifier reads it after the rules.
-func ClassificationPrompt(message, context string) string {
-	var b strings.Builder
-	b.WriteString(classifyInstructions)
-	b.WriteString("\n\n")
-	if context != "" {
-		b.WriteString(context)
-		b.WriteString("\n\n")
-	}
-	b.WriteString("Request: ")
-	b.WriteString(message)
-	return b.String()
-}
-
-// StepPrompt asks for one plan step, given the original task and what the
-// previous steps produced. The step itself is the last line.
-func StepPrompt(task string, steps []string, results []string, index int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Original task: %s\n\nYou are carrying out this plan of %d steps:\n", task, len(steps))
-	for i, s := range steps {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
-	}
-	if len(results) > 0 {
-		b.WriteString("\nResults so far:\n")
-		for i, r := range results {
-			fmt.Fprintf(&b, "Step %d (%s): %s\n", i+1, steps[i], strings.TrimSpace(r))
-		}
-	}
-	fmt.Fprintf(&b, "\nDo only this step now and report what you did.\nStep %d of %d: %s", index, len(steps), oneLine(steps[index-1]))
-	return b.String()
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
 
 // skillNames lists the skill folders, for the classifier.
 func (d *Driver) skillNames() []string {
@@ -108,36 +34,45 @@ func (d *Driver) skillNames() []string {
 }
 
 // classify asks the fast model whether the turn needs a plan and records
-// the decision. Any failure falls back to a direct answer, on record.
+// the decision; a message the local pre-filter finds no plan in is
+// answered directly without asking. Any failure falls back to a direct
+// answer, on record.
 func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) error {
 	fast := d.Config.ModelFast
 	if d.Config.ProviderProblem != nil {
 		// The direct path explains the problem to the user.
 		st.add(domain.RouteDecided{Direct: true, Model: fast, Error: "provider unavailable"})
-		return nil
+		return nil //nolint:nilerr // the direct path explains the problem to the user
 	}
 	c := st.Context
-	prompt := ClassificationPrompt(c.Message, ClassificationContext(c.Project, c.History, d.skillNames()))
+	if !promptctx.NeedsPlan(c.Message).Classify {
+		// Plain conversation: one provider call, not two.
+		st.add(domain.RouteDecided{Direct: true, Model: fast, Prefilter: true})
+		return nil
+	}
+	prompt := promptctx.ClassificationPrompt(c.Message, promptctx.ClassificationContext(c.Project, c.History, d.skillNames()))
 	stop := d.typing(ctx, st, log)
+	start := d.now()
 	resp, err := d.Provider.Complete(ctx, providers.Request{Model: fast, Prompt: prompt, WorkDir: d.Config.Workspace})
+	usage := callUsage(resp, d.now().Sub(start))
 	stop()
 	if ctx.Err() != nil {
 		return ctx.Err() // the turn resumes at the classification
 	}
 	if err != nil {
 		log.Warn("classification failed, answering directly", "class", providers.ClassOf(err), "err", err)
-		st.add(domain.RouteDecided{Direct: true, Model: fast, Error: err.Error()})
+		st.addOutcome(domain.RouteDecided{Direct: true, Model: fast, Error: d.Config.Redactor.Error(err)})
 		return nil
 	}
 	steps := markers.ParsePlan(resp.Text)
 	if steps == nil {
-		st.add(domain.RouteDecided{Direct: true, Model: fast, Raw: resp.Text})
+		st.addOutcome(domain.RouteDecided{Direct: true, Model: fast, Raw: resp.Text, Usage: usage})
 		return nil
 	}
 	log.Info("multi-step plan", "steps", len(steps))
-	// Recorded with the next step's intent: a classification whose outcome
-	// is lost to a crash is simply asked again.
-	st.add(domain.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text})
+	// Recorded with the next step's intent (retried through an outage like
+	// every provider outcome); one lost to a crash is simply asked again.
+	st.addOutcome(domain.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text, Usage: usage})
 	return nil
 }
 
@@ -149,14 +84,16 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.Sen
 	text := route.Steps[index-1]
 	req := providers.Request{
 		System: c.System, Model: route.Model, WorkDir: d.Config.Workspace,
-		Prompt: StepPrompt(c.Message, route.Steps, st.StepReplies, index),
+		Prompt: promptctx.StepPrompt(c.Message, route.Steps, st.StepReplies, index),
 	}
 	for _, h := range c.History {
 		req.History = append(req.History, providers.Message{Role: h.Role, Content: h.Text})
 	}
 	stopTyping := d.typing(ctx, st, log)
 	stopStatus := d.statusUpdates(ctx, st, profile, log)
+	start := d.now()
 	resp, err := d.Provider.Complete(ctx, req)
+	elapsed := d.now().Sub(start)
 	stopStatus()
 	stopTyping()
 	if ctx.Err() != nil {
@@ -165,10 +102,10 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.Sen
 	if err != nil {
 		class := providers.ClassOf(err)
 		log.Warn("plan step failed", "step", index, "attempt", attempt, "class", class, "err", err)
-		return d.record(ctx, st, domain.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: err.Error()})
+		return d.recordOutcome(ctx, st, domain.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err)})
 	}
 	// Markers act on other streams: the raw reply goes on record first.
-	return d.record(ctx, st, domain.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text})
+	return d.recordOutcome(ctx, st, domain.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: callUsage(resp, elapsed)})
 }
 
 // planProgress sends the plan's announcement or, after a step, applies the
@@ -204,10 +141,10 @@ func (d *Driver) planProgress(ctx context.Context, st *turnState, profile domain
 			return ctx.Err()
 		}
 		log.Warn("plan progress not delivered", "index", index, "err", err)
-		sent.Error = err.Error()
+		sent.Error = d.Config.Redactor.Error(err)
 	}
 	st.add(out.Events...)
-	return d.record(ctx, st, sent)
+	return d.recordOutcome(ctx, st, sent)
 }
 
 // planSummary makes the plan's final reply: how far it got, why it

@@ -158,7 +158,7 @@ func TestPlanDirectAndFallback(t *testing.T) {
 				}
 				return providers.Response{Text: "respuesta"}, nil
 			}
-			id := f.turn(t, message("hola"))
+			id := f.turn(t, message("primero busca los datos y luego prepara el informe"))
 
 			reqs := f.provider.requests()
 			if len(reqs) != 2 || reqs[1].Model != "fast" || reqs[1].System == "" {
@@ -281,37 +281,5 @@ func TestPlanResumesAtTheInterruptedStep(t *testing.T) {
 	}
 	if got := completion(t, ps).Status; got != domain.StatusOK {
 		t.Errorf("status %q", got)
-	}
-}
-
-func TestClassificationContext(t *testing.T) {
-	long := strings.Repeat("é", 100)
-	history := []domain.HistoryMessage{
-		{Role: "user", Text: "first"}, {Role: "assistant", Text: "second"},
-		{Role: "user", Text: "third\nline"}, {Role: "assistant", Text: long},
-	}
-	tests := []struct {
-		name    string
-		project string
-		history []domain.HistoryMessage
-		skills  []string
-		want    string
-	}{
-		{"empty", "", nil, nil, ""},
-		{"project", "trading", nil, nil, "Active project: trading"},
-		{"last three messages, cut to 80 characters", "", history, nil,
-			"Recent conversation:\n- assistant: second\n- user: third line\n- assistant: " + strings.Repeat("é", 80) + "…"},
-		{"everything", "p", history[:1], []string{"gog", "playwright"},
-			"Active project: p\nRecent conversation:\n- user: first\nAvailable skills: gog, playwright"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := handlers.ClassificationContext(tt.project, tt.history, tt.skills); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-	if got := handlers.ClassificationPrompt("do it", ""); !strings.HasSuffix(got, "\n\nRequest: do it") || strings.Contains(got, "\n\n\n") {
-		t.Errorf("prompt without context = %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/messaging"
 )
 
 // Profile adapts the domain's sender profile to the Folder interface.
@@ -72,7 +73,11 @@ func (s Senders) Decide(ctx context.Context, channel, senderID string, md domain
 	}
 	p, _, err := Update(ctx, s.Store, s.Registry, domain.SenderStream(channel, senderID), md,
 		func() *Profile { return &Profile{} },
-		func(p *Profile) ([]domain.Payload, error) { return decide(p.SenderProfile) })
+		func(p *Profile) ([]domain.Payload, error) {
+			evs, err := decide(p.SenderProfile)
+			// A decision that said no says no again when retried.
+			return evs, messaging.Reject(err)
+		})
 	if err != nil {
 		return domain.SenderProfile{}, fmt.Errorf("sender %s/%s: %w", channel, senderID, err)
 	}

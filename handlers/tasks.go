@@ -2,63 +2,52 @@ package handlers
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"strings"
-	"time"
+
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/projections"
 )
 
-// TaskRow is one task as the tasks read model holds it.
-type TaskRow struct {
-	ID, Description, Repeat, Kind, Project, Status string
-	Due                                            time.Time
+// CancelTask is the command cancelling a pending task by its full id.
+type CancelTask struct {
+	TaskID, Reason string
+	Meta           domain.Metadata
 }
 
-// ShortID is the id prefix shown to users and accepted by /cancel.
-func (t TaskRow) ShortID() string { return ShortTaskID(t.ID) }
+func (CancelTask) CommandName() string { return "CancelTask" }
 
-// ShortTaskID returns the first eight characters of a task id.
-func ShortTaskID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
+// CancelTask cancels a task by id (the owner's command line).
+func (x Effects) CancelTask(ctx context.Context, md domain.Metadata, id, reason string) (domain.Task, error) {
+	return x.cancelTask(ctx, md, id, reason)
 }
 
-// SenderTasks returns a sender's tasks ordered by due time; pendingOnly
-// leaves out cancelled ones.
-func (r ReadModel) SenderTasks(ctx context.Context, sender string, pendingOnly bool) ([]TaskRow, error) {
-	q := `SELECT id, description, repeat, kind, project, status, due_at FROM tasks WHERE sender = $1`
-	if pendingOnly {
-		q += ` AND status = 'pending'`
+// HandleCancelTask handles the CancelTask command; a task that is not
+// pending (any more) rejects it.
+func (x Effects) HandleCancelTask(ctx context.Context, c *CancelTask) error {
+	_, err := x.cancelTask(ctx, c.Meta, c.TaskID, c.Reason)
+	if errors.Is(err, domain.ErrTaskNotPending) {
+		return messaging.Reject(err)
 	}
-	rows, err := r.DB.QueryContext(ctx, q+` ORDER BY due_at, id`, sender)
-	if err != nil {
-		return nil, fmt.Errorf("read tasks of %s: %w", sender, err)
-	}
-	defer rows.Close()
-	var out []TaskRow
-	for rows.Next() {
-		var t TaskRow
-		var due int64
-		if err := rows.Scan(&t.ID, &t.Description, &t.Repeat, &t.Kind, &t.Project, &t.Status, &due); err != nil {
-			return nil, fmt.Errorf("read tasks of %s: %w", sender, err)
-		}
-		t.Due = time.UnixMicro(due).UTC()
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return err
+}
+
+// CommandHandlers exposes the task commands to the command bus.
+func (x Effects) CommandHandlers() []cqrs.CommandHandler {
+	return []cqrs.CommandHandler{cqrs.NewCommandHandler("CancelTask", x.HandleCancelTask)}
 }
 
 // matchTasks picks the tasks whose id starts with prefix, preferring
 // pending ones: a prefix that once named a task keeps naming it.
-func matchTasks(all []TaskRow, prefix string) []TaskRow {
+func matchTasks(all []projections.TaskRow, prefix string) []projections.TaskRow {
 	prefix = strings.ToLower(strings.TrimSpace(prefix))
 	if prefix == "" {
 		return nil
 	}
-	var pending, any []TaskRow
+	var pending, any []projections.TaskRow
 	for _, t := range all {
 		if !strings.HasPrefix(strings.ToLower(t.ID), prefix) {
 			continue

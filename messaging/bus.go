@@ -11,11 +11,14 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	wsql "github.com/ThreeDotsLabs/watermill-sql/v3/pkg/sql"
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+	wmetrics "github.com/ThreeDotsLabs/watermill/components/metrics"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
 )
 
 // Options configures the buses.
@@ -28,9 +31,18 @@ type Options struct {
 	// Registry upcasts old event payloads before handlers see them.
 	Registry *domain.Registry
 	Logger   *slog.Logger
+	// Announcer, on PostgreSQL, wakes the command subscribers of every
+	// process when a command is published (LISTEN/NOTIFY) instead of
+	// leaving them to their next poll; nil keeps polling only.
+	Announcer Announcer
+	// CommandPoll is how often an idle command subscriber queries anyway
+	// (default 1 s; with an Announcer only a safety net).
+	CommandPoll time.Duration
 	// MaxRetries and InitialInterval tune the retry middleware.
 	MaxRetries      int
 	InitialInterval time.Duration
+	// Metrics, when set, receives watermill's router handler metrics.
+	Metrics prometheus.Registerer
 }
 
 // Buses is the CQRS wiring: one router, a command bus and processors for
@@ -41,6 +53,7 @@ type Buses struct {
 	Commands   *cqrs.CommandProcessor
 	Events     *cqrs.EventGroupProcessor
 	closers    []func() error
+	store      eventstore.Store
 	backend    string
 	db         *sql.DB
 }
@@ -102,12 +115,16 @@ func New(opts Options) (*Buses, error) {
 		}.Middleware,
 		middleware.Recoverer,
 	)
-	b := &Buses{Router: router, backend: opts.Backend, db: opts.DB}
+	if opts.Metrics != nil {
+		wmetrics.NewPrometheusMetricsBuilder(opts.Metrics, "omega", "router").AddPrometheusRouterMetrics(router)
+	}
+	b := &Buses{Router: router, store: opts.Log, backend: opts.Backend, db: opts.DB}
 
-	pub, sub, err := commandTransport(opts, wlog)
+	pub, sub, stop, err := commandTransport(opts, wlog)
 	if err != nil {
 		return nil, err
 	}
+	b.closers = append(b.closers, stop)
 	b.closers = append(b.closers, pub.Close)
 	b.CommandBus, err = cqrs.NewCommandBusWithConfig(pub, cqrs.CommandBusConfig{
 		GeneratePublishTopic: func(p cqrs.CommandBusGeneratePublishTopicParams) (string, error) {
@@ -156,39 +173,66 @@ func New(opts Options) (*Buses, error) {
 // through watermill-sql on PostgreSQL (durable, shared by processes, one
 // consumer group so each command runs once), an in-process channel on the
 // single-process SQLite backend.
-func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publisher, message.Subscriber, error) {
+func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publisher, message.Subscriber, func() error, error) {
 	if opts.Backend == "postgres" {
-		pub, err := wsql.NewPublisher(opts.DB, wsql.PublisherConfig{
-			SchemaAdapter: wsql.DefaultPostgreSQLSchema{},
-		}, wlog)
-		if err != nil {
-			return nil, nil, fmt.Errorf("command publisher: %w", err)
-		}
-		sub, err := wsql.NewSubscriber(opts.DB, wsql.SubscriberConfig{
-			ConsumerGroup:  "omega",
-			SchemaAdapter:  wsql.DefaultPostgreSQLSchema{},
-			OffsetsAdapter: wsql.DefaultPostgreSQLOffsetsAdapter{},
-			// Commands are rare; a poll per topic every 100 ms was a
-			// steady load of empty transactions.
-			PollInterval: time.Second,
-		}, wlog)
-		if err != nil {
-			return nil, nil, fmt.Errorf("command subscriber: %w", err)
-		}
-		return pub, sub, nil
+		return sqlCommandTransport(opts, wlog)
 	}
 	// Blocking until the handler acks keeps commands in the order they were
 	// sent (GoChannel otherwise hands them over from racing goroutines) and
 	// lets a sender know its command ran. Start the router before sending:
 	// a command sent with no subscriber is dropped.
 	ch := gochannel.NewGoChannel(gochannel.Config{BlockPublishUntilSubscriberAck: true}, wlog)
-	return ch, ch, nil
+	return ch, ch, func() error { return nil }, nil
 }
 
-// AddCommandHandlers registers command handlers. On PostgreSQL it first
-// creates their topics' tables under an advisory lock: watermill-sql's own
-// lazy CREATE TABLE IF NOT EXISTS fails when two processes start at once.
+// sqlCommandTransport is watermill-sql on PostgreSQL. Commands are rare: a
+// poll per topic every 100 ms was a steady load of empty transactions, so
+// an idle subscriber polls every CommandPoll and, with an Announcer, is
+// woken by LISTEN/NOTIFY when a command is published.
+func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publisher, message.Subscriber, func() error, error) {
+	poll := opts.CommandPoll
+	if poll <= 0 {
+		poll = time.Second
+	}
+	var pub message.Publisher
+	pub, err := wsql.NewPublisher(opts.DB, wsql.PublisherConfig{SchemaAdapter: wsql.DefaultPostgreSQLSchema{}}, wlog)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("command publisher: %w", err)
+	}
+	var backoff wsql.BackoffManager = quietOnStop{wsql.NewDefaultBackoffManager(poll, time.Second)}
+	stop := func() error { return nil }
+	if opts.Announcer != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		wake := newWakeup()
+		go followAnnouncements(ctx, opts.Announcer, wake)
+		backoff = wakeOnAnnounce{next: backoff, wake: wake, poll: poll, done: ctx.Done()}
+		pub = announcingPublisher{Publisher: pub, announcer: opts.Announcer, logger: opts.Logger}
+		stop = func() error { cancel(); return nil }
+	}
+	sub, err := wsql.NewSubscriber(opts.DB, wsql.SubscriberConfig{
+		ConsumerGroup:  "omega",
+		SchemaAdapter:  wsql.DefaultPostgreSQLSchema{},
+		OffsetsAdapter: wsql.DefaultPostgreSQLOffsetsAdapter{},
+		BackoffManager: backoff,
+	}, wlog)
+	if err != nil {
+		_ = stop()
+		return nil, nil, nil, fmt.Errorf("command subscriber: %w", err)
+	}
+	return pub, sub, stop, nil
+}
+
+// AddCommandHandlers registers command handlers, each recording the
+// outcome of a command sent with an id (see Send and Wait). On PostgreSQL
+// it first creates their topics' tables under an advisory lock:
+// watermill-sql's own lazy CREATE TABLE IF NOT EXISTS fails when two
+// processes start at once.
 func (b *Buses) AddCommandHandlers(ctx context.Context, hs ...cqrs.CommandHandler) error {
+	wrapped := make([]cqrs.CommandHandler, len(hs))
+	for i, h := range hs {
+		wrapped[i] = recordedHandler{CommandHandler: h, store: b.store}
+	}
+	hs = wrapped
 	if b.backend == "postgres" {
 		topics := make([]string, len(hs))
 		for i, h := range hs {
@@ -216,7 +260,10 @@ func prepareTopics(ctx context.Context, db *sql.DB, topics []string) error {
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", topicsLock); err != nil {
 		return fmt.Errorf("prepare command topics: lock: %w", err)
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", topicsLock)
+	defer func() {
+		// A failed unlock is released anyway when the connection closes.
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", topicsLock)
+	}()
 	for _, topic := range topics {
 		qs := append(wsql.DefaultPostgreSQLSchema{}.SchemaInitializingQueries(topic), wsql.DefaultPostgreSQLOffsetsAdapter{}.SchemaInitializingQueries(topic)...)
 		for _, q := range qs {

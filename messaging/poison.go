@@ -52,6 +52,13 @@ func (p *PoisonPublisher) Publish(topic string, msgs ...*message.Message) error 
 		if _, err := p.store.Append(ctx, domain.PoisonStream(handler), eventstore.Any, ne); err != nil {
 			return fmt.Errorf("record poisoned message %s of %s: %w", m.UUID, handler, err)
 		}
+		// A command's sender waits for its outcome in the command's stream.
+		if id := m.Metadata.Get(MetaCommandID); id != "" {
+			failed := domain.CommandFailed{CommandID: id, Name: ev.Name, Error: ev.Reason}
+			if err := recordOutcome(ctx, p.store, id, failed); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

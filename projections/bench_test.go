@@ -333,6 +333,9 @@ func TestFactsBatchMatchesOneByOne(t *testing.T) {
 				}
 				out += fmt.Sprintln(vals...)
 			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
 			rows.Close()
 		}
 		return out

@@ -9,24 +9,24 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 // Engine keeps projections up to date and rebuilds them.
 type Engine struct {
 	db          *sql.DB
-	store       eventstore.Store
+	store       Log
 	dialect     Dialect
 	registry    *domain.Registry
 	projections []Projection
 	logger      *slog.Logger
 	// BatchSize is the most events applied in one transaction.
 	BatchSize int
-	// SkipBad makes rebuilds skip events of unknown type or undecodable
-	// payload (each is logged) instead of stopping at the first one.
+	// SkipBad makes rebuilds skip events of unknown type (each is logged)
+	// instead of stopping at the first one. (An undecodable payload is
+	// always skipped and recorded as poisoned.)
 	SkipBad bool
 
 	applied eventstore.Broadcaster
@@ -36,9 +36,17 @@ type Engine struct {
 // readers waiting for a read model to catch up need not poll blindly.
 func (e *Engine) Applied(ctx context.Context) <-chan struct{} { return e.applied.Subscribe(ctx) }
 
+// Log is the event store with the checkpoints it keeps beside the read
+// models; the backend owns the checkpoint SQL.
+type Log interface {
+	eventstore.Store
+	eventstore.Checkpoints
+	eventstore.TxCheckpoints
+}
+
 // New returns an engine over db, which must be the database the store
 // keeps its log in (checkpoints live beside the read models).
-func New(db *sql.DB, store eventstore.Store, d Dialect, reg *domain.Registry, logger *slog.Logger, ps ...Projection) *Engine {
+func New(db *sql.DB, store Log, d Dialect, reg *domain.Registry, logger *slog.Logger, ps ...Projection) *Engine {
 	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000}
 }
 
@@ -103,7 +111,7 @@ func (e *Engine) Setup(ctx context.Context) error {
 			if err := e.lockSchema(ctx, tx); err != nil {
 				return err
 			}
-			recorded, err := e.checkpoint(ctx, tx, schemaName(p))
+			recorded, err := e.store.CheckpointTx(ctx, tx, schemaName(p))
 			if err != nil {
 				return err
 			}
@@ -114,10 +122,10 @@ func (e *Engine) Setup(ctx context.Context) error {
 				if err := dropTables(ctx, tx, p, ""); err != nil {
 					return err
 				}
-				if err := e.saveCheckpoint(ctx, tx, checkpointName(p), 0); err != nil {
+				if err := e.store.SaveCheckpointTx(ctx, tx, checkpointName(p), 0); err != nil {
 					return err
 				}
-				if err := e.saveCheckpoint(ctx, tx, schemaName(p), want); err != nil {
+				if err := e.store.SaveCheckpointTx(ctx, tx, schemaName(p), want); err != nil {
 					return err
 				}
 			}
@@ -142,9 +150,12 @@ func (e *Engine) Run(ctx context.Context) error {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		groups, err := e.groups(ctx)
+		if err != nil && ctx.Err() != nil {
+			break
+		}
 		if err != nil {
 			e.logger.Error("projections: read checkpoints; retrying", "err", err, "retry_in", backoff)
-			if sleep(ctx, backoff) != nil {
+			if wait.Sleep(ctx, backoff) != nil {
 				break
 			}
 			backoff = min(backoff*2, 30*time.Second)
@@ -185,7 +196,7 @@ func (e *Engine) Run(ctx context.Context) error {
 func (e *Engine) groups(ctx context.Context) (map[int64][]Projection, error) {
 	out := map[int64][]Projection{}
 	for _, p := range e.projections {
-		pos, err := e.checkpoint(ctx, e.db, checkpointName(p))
+		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
 		if err != nil {
 			return nil, err
 		}
@@ -201,13 +212,15 @@ func (e *Engine) followGroup(ctx context.Context, ps []Projection, pos int64) bo
 	for ctx.Err() == nil {
 		err := eventstore.Follow(ctx, e.store, pos, eventstore.FollowOptions{BatchSize: e.BatchSize},
 			func(ctx context.Context, evs []domain.Event) (int64, error) {
-				next, err := e.applyBatch(ctx, ps, "", pos, evs)
+				next, err := e.applyIsolating(ctx, ps, "", pos, evs)
+				if next != pos {
+					pos = next
+					e.applied.Notify()
+				}
 				if err != nil {
 					return 0, err
 				}
-				pos = next
 				backoff = 100 * time.Millisecond
-				e.applied.Notify()
 				return next, nil
 			})
 		if ctx.Err() != nil {
@@ -219,7 +232,7 @@ func (e *Engine) followGroup(ctx context.Context, ps []Projection, pos int64) bo
 			return true
 		}
 		e.logger.Error("projections stalled; retrying", "projections", names(ps), "err", err, "retry_in", backoff)
-		if sleep(ctx, backoff) != nil {
+		if wait.Sleep(ctx, backoff) != nil {
 			return false
 		}
 		backoff = min(backoff*2, 30*time.Second)
@@ -235,17 +248,6 @@ func names(ps []Projection) []string {
 	return out
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // movedError reports that a checkpoint is not where the applier expected:
 // another process (or a rebuild) advanced or reset it.
 type movedError struct{ actual int64 }
@@ -257,13 +259,24 @@ func (m *movedError) Error() string { return fmt.Sprintf("checkpoint moved to %d
 // the checkpoint rows makes concurrent appliers (two processes, a rebuild
 // beside a server) apply each event exactly once.
 func (e *Engine) applyBatch(ctx context.Context, ps []Projection, prefix string, expected int64, evs []domain.Event) (int64, error) {
-	last := evs[len(evs)-1].Position
+	apply := e.applyAll
+	if e.SkipBad {
+		apply = e.applySkipping
+	}
+	return e.applyTx(ctx, ps, prefix, expected, evs[len(evs)-1].Position, func(ctx context.Context, tx *Tx) error {
+		return apply(ctx, tx, ps, evs)
+	})
+}
+
+// applyTx runs apply in a transaction that moves the checkpoints of ps
+// from expected to last.
+func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, expected, last int64, apply func(context.Context, *Tx) error) (int64, error) {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = prefix + checkpointName(p)
 	}
 	err := e.inTx(ctx, func(sqlTx *sql.Tx) error {
-		positions, err := e.lockCheckpoints(ctx, sqlTx, names)
+		positions, err := e.store.LockCheckpointsTx(ctx, sqlTx, names)
 		if err != nil {
 			return err
 		}
@@ -272,15 +285,10 @@ func (e *Engine) applyBatch(ctx context.Context, ps []Projection, prefix string,
 				return &movedError{actual: actual}
 			}
 		}
-		tx := &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix}
-		apply := e.applyAll
-		if e.SkipBad {
-			apply = e.applySkipping
-		}
-		if err := apply(ctx, tx, ps, evs); err != nil {
+		if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix}); err != nil {
 			return err
 		}
-		return e.saveCheckpoints(ctx, sqlTx, names, last)
+		return e.store.MoveCheckpointsTx(ctx, sqlTx, names, last)
 	})
 	if err != nil {
 		return 0, err
@@ -320,21 +328,22 @@ func (e *Engine) applyAll(ctx context.Context, tx *Tx, ps []Projection, evs []do
 	return nil
 }
 
-// applySkipping applies evs event by event, logging and skipping those of
-// unknown type or that a projection cannot apply.
+// applySkipping applies evs like applyAll, leaving out (and logging)
+// events of unknown type. An event a projection cannot apply fails the
+// batch, which is then isolated and poisoned like anywhere else.
 func (e *Engine) applySkipping(ctx context.Context, tx *Tx, ps []Projection, evs []domain.Event) error {
+	known := make([]domain.Event, 0, len(evs))
 	for _, ev := range evs {
 		if !e.registry.Known(ev.Type) {
 			e.logger.Warn("skipping event of unknown type", "position", ev.Position, "type", ev.Type, "stream", ev.StreamID)
 			continue
 		}
-		for _, p := range ps {
-			if err := p.Apply(ctx, tx, ev); err != nil {
-				e.logger.Warn("skipping event the projection cannot apply", "projection", p.Name(), "position", ev.Position, "type", ev.Type, "err", err)
-			}
-		}
+		known = append(known, ev)
 	}
-	return nil
+	if len(known) == 0 {
+		return nil
+	}
+	return e.applyAll(ctx, tx, ps, known)
 }
 
 // schemaLock serializes DDL of processes starting at once: PostgreSQL's
@@ -366,94 +375,6 @@ func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func (e *Engine) checkpoint(ctx context.Context, q querier, name string) (int64, error) {
-	var pos int64
-	err := q.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1", name).Scan(&pos)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read checkpoint %s: %w", name, err)
-	}
-	return pos, nil
-}
-
-// lockCheckpoints returns the checkpoints of names, locked until the
-// transaction ends, in one round trip (missing ones read as 0).
-func (e *Engine) lockCheckpoints(ctx context.Context, tx *sql.Tx, names []string) ([]int64, error) {
-	if e.dialect == SQLite {
-		// SQLite write transactions are already exclusive.
-		out := make([]int64, len(names))
-		for i, n := range names {
-			pos, err := e.checkpoint(ctx, tx, n)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = pos
-		}
-		return out, nil
-	}
-	// Create missing rows first so that there is something to lock.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (name, position) SELECT unnest($1::text[]), 0 ON CONFLICT (name) DO NOTHING`, pq.Array(names)); err != nil {
-		return nil, fmt.Errorf("init checkpoints %v: %w", names, err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT position FROM checkpoints WHERE name = ANY($1) ORDER BY name FOR UPDATE`, pq.Array(names))
-	if err != nil {
-		return nil, fmt.Errorf("lock checkpoints %v: %w", names, err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var pos int64
-		if err := rows.Scan(&pos); err != nil {
-			return nil, fmt.Errorf("lock checkpoints %v: %w", names, err)
-		}
-		out = append(out, pos)
-	}
-	return out, rows.Err()
-}
-
-// saveCheckpoints moves every named checkpoint to pos.
-func (e *Engine) saveCheckpoints(ctx context.Context, tx *sql.Tx, names []string, pos int64) error {
-	if e.dialect == SQLite {
-		for _, n := range names {
-			if err := e.saveCheckpoint(ctx, tx, n, pos); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE checkpoints SET position = $2, updated_at = now() WHERE name = ANY($1)`, pq.Array(names), pos); err != nil {
-		return fmt.Errorf("save checkpoints %v: %w", names, err)
-	}
-	return nil
-}
-
-func (e *Engine) saveCheckpoint(ctx context.Context, tx *sql.Tx, name string, pos int64) error {
-	now := time.Now().UnixMicro()
-	var err error
-	if e.dialect == SQLite {
-		_, err = tx.ExecContext(ctx, "INSERT INTO checkpoints (name, position, updated_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at", name, pos, now)
-	} else {
-		_, err = tx.ExecContext(ctx, "INSERT INTO checkpoints (name, position, updated_at) VALUES ($1, $2, now()) ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at", name, pos)
-	}
-	if err != nil {
-		return fmt.Errorf("save checkpoint %s: %w", name, err)
-	}
-	return nil
-}
-
-func (e *Engine) deleteCheckpoint(ctx context.Context, tx *sql.Tx, name string) error {
-	if _, err := tx.ExecContext(ctx, "DELETE FROM checkpoints WHERE name = $1", name); err != nil {
-		return fmt.Errorf("reset checkpoint %s: %w", name, err)
-	}
-	return nil
-}
-
 // Status is a projection's progress.
 type Status struct {
 	Name     string
@@ -464,7 +385,7 @@ type Status struct {
 func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
 	out := make([]Status, 0, len(e.projections))
 	for _, p := range e.projections {
-		pos, err := e.checkpoint(ctx, e.db, checkpointName(p))
+		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
 		if err != nil {
 			return nil, err
 		}
@@ -478,7 +399,7 @@ func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
 func (e *Engine) CatchUp(ctx context.Context) error {
 	for _, p := range e.projections {
 		for attempt := 0; ; attempt++ {
-			pos, err := e.checkpoint(ctx, e.db, checkpointName(p))
+			pos, err := e.store.Checkpoint(ctx, checkpointName(p))
 			if err != nil {
 				return err
 			}

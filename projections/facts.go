@@ -54,7 +54,7 @@ func (f Facts) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 		return nil
 	}
 	switch e.Type {
-	case "Welcomed", "FactRecorded", "FactRemoved", "FactsPurged", "LanguageSwitched", "PersonalitySet":
+	case domain.Welcomed{}.EventType(), domain.FactRecorded{}.EventType(), domain.FactRemoved{}.EventType(), domain.FactsPurged{}.EventType(), domain.LanguageSwitched{}.EventType(), domain.PersonalitySet{}.EventType():
 	default:
 		return nil
 	}
@@ -105,7 +105,7 @@ func (f Facts) ApplyBatch(ctx context.Context, tx *Tx, evs []domain.Event) error
 			continue
 		}
 		switch e.Type {
-		case "Welcomed", "FactsPurged":
+		case domain.Welcomed{}.EventType(), domain.FactsPurged{}.EventType():
 			if err := b.flush(ctx, tx); err != nil {
 				return err
 			}
@@ -113,7 +113,7 @@ func (f Facts) ApplyBatch(ctx context.Context, tx *Tx, evs []domain.Event) error
 				return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
 			}
 			continue
-		case "FactRecorded", "FactRemoved", "LanguageSwitched", "PersonalitySet":
+		case domain.FactRecorded{}.EventType(), domain.FactRemoved{}.EventType(), domain.LanguageSwitched{}.EventType(), domain.PersonalitySet{}.EventType():
 		default:
 			continue
 		}

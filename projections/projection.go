@@ -8,6 +8,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/omega-gateway/omega/domain"
 )
@@ -42,6 +44,40 @@ type Tx struct {
 	Dialect  Dialect
 	Registry *domain.Registry
 	prefix   string
+}
+
+// ExecContext runs a statement with storable arguments (see storable).
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return tx.Tx.ExecContext(ctx, query, storable(args)...)
+}
+
+// QueryContext runs a query with storable arguments (see storable).
+func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return tx.Tx.QueryContext(ctx, query, storable(args)...)
+}
+
+// QueryRowContext runs a query with storable arguments (see storable).
+func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return tx.Tx.QueryRowContext(ctx, query, storable(args)...)
+}
+
+// storable replaces NUL in string arguments with U+FFFD: PostgreSQL text
+// cannot hold NUL, and an event from before intake validation (or from a
+// provider) may. Both backends store the same value, so a read model is
+// identical on either and a rebuild gives what the live model holds.
+func storable(args []any) []any {
+	out := args
+	for i, a := range args {
+		s, ok := a.(string)
+		if !ok || strings.IndexByte(s, 0) < 0 {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = slices.Clone(args)
+		}
+		out[i] = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	return out
 }
 
 // T returns the physical name of a logical table.

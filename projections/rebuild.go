@@ -3,9 +3,11 @@ package projections
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/omega-gateway/omega/domain"
 )
@@ -45,7 +47,7 @@ func (e *Engine) Rebuild(ctx context.Context, ps []Projection, progress Progress
 			if err := createTables(ctx, tx, e.dialect, p, ""); err != nil {
 				return err
 			}
-			if err := e.saveCheckpoint(ctx, tx, checkpointName(p), 0); err != nil {
+			if err := e.store.SaveCheckpointTx(ctx, tx, checkpointName(p), 0); err != nil {
 				return err
 			}
 		}
@@ -89,9 +91,9 @@ func (e *Engine) catchUp(ctx context.Context, ps []Projection, prefix string, po
 			}
 			return pos, nil
 		}
-		next, err := e.applyBatch(ctx, ps, prefix, pos, evs)
+		next, err := e.applyIsolating(ctx, ps, prefix, pos, evs)
 		if err != nil {
-			return pos, err
+			return next, err
 		}
 		progress.Add(int64(len(evs)))
 		pos = next
@@ -148,12 +150,21 @@ func (e *Engine) Verify(ctx context.Context, ps []Projection, progress Progress)
 	return diffs, nil
 }
 
-func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress) ([]Diff, error) {
+func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress) (diffs []Diff, err error) {
+	// The shadow tables go whatever happens: a failure or an interrupt
+	// must not leave verify_* tables in the live database. The drop runs
+	// on a context of its own, since ctx may be what ended the run.
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shadowDropTimeout)
+		defer cancel()
+		if derr := e.dropShadow(dctx, p); derr != nil {
+			err = errors.Join(err, fmt.Errorf("drop shadow tables of %s: %w", p.Name(), derr))
+		}
+	}()
 	// A server running beside us may move the live checkpoint while we
 	// compare; retry a few times before reporting differences.
-	var diffs []Diff
 	for attempt := 0; attempt < 3; attempt++ {
-		live, err := e.checkpoint(ctx, e.db, checkpointName(p))
+		live, err := e.store.Checkpoint(ctx, checkpointName(p))
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +185,7 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 		if err != nil {
 			return nil, err
 		}
-		now, err := e.checkpoint(ctx, e.db, checkpointName(p))
+		now, err := e.store.Checkpoint(ctx, checkpointName(p))
 		if err != nil {
 			return nil, err
 		}
@@ -182,13 +193,19 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 			break
 		}
 	}
-	err := e.inTx(ctx, func(tx *sql.Tx) error {
+	return diffs, nil
+}
+
+// shadowDropTimeout bounds the clean-up after an interrupted verify.
+const shadowDropTimeout = 30 * time.Second
+
+func (e *Engine) dropShadow(ctx context.Context, p Projection) error {
+	return e.inTx(ctx, func(tx *sql.Tx) error {
 		if err := dropTables(ctx, tx, p, shadowPrefix); err != nil {
 			return err
 		}
-		return e.deleteCheckpoint(ctx, tx, shadowPrefix+checkpointName(p))
+		return e.store.DeleteCheckpointTx(ctx, tx, shadowPrefix+checkpointName(p))
 	})
-	return diffs, err
 }
 
 func (e *Engine) resetShadow(ctx context.Context, p Projection) error {
@@ -202,7 +219,7 @@ func (e *Engine) resetShadow(ctx context.Context, p Projection) error {
 		if err := createTables(ctx, tx, e.dialect, p, shadowPrefix); err != nil {
 			return err
 		}
-		return e.saveCheckpoint(ctx, tx, shadowPrefix+checkpointName(p), 0)
+		return e.store.SaveCheckpointTx(ctx, tx, shadowPrefix+checkpointName(p), 0)
 	})
 }
 

@@ -2,8 +2,11 @@ package projections
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/omega-gateway/omega/domain"
 )
@@ -13,7 +16,10 @@ import (
 // compares new tasks with.
 type Tasks struct{}
 
-func (Tasks) Name() string     { return "tasks" }
+func (Tasks) Name() string { return "tasks" }
+
+// Version 2 bounded sender keys (see domain.SenderKey); 3 added the firing columns.
+func (Tasks) Version() int     { return 3 }
 func (Tasks) Tables() []string { return []string{"tasks"} }
 
 func (Tasks) Schema(_ Dialect, t func(string) string) []string {
@@ -31,6 +37,10 @@ func (Tasks) Schema(_ Dialect, t func(string) string) []string {
 			project     TEXT NOT NULL DEFAULT '',
 			status      TEXT NOT NULL,
 			turn_id     TEXT NOT NULL DEFAULT '',
+			fired       INTEGER NOT NULL DEFAULT 0,
+			firing      INTEGER NOT NULL DEFAULT 0,
+			firing_due  BIGINT NOT NULL DEFAULT 0,
+			last_error  TEXT NOT NULL DEFAULT '',
 			created_at  BIGINT NOT NULL,
 			updated_at  BIGINT NOT NULL
 		)`, t("tasks")),
@@ -44,7 +54,8 @@ func (Tasks) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 		return nil
 	}
 	switch e.Type {
-	case "TaskScheduled", "TaskCancelled", "TaskUpdated":
+	case domain.TaskScheduled{}.EventType(), domain.TaskCancelled{}.EventType(), domain.TaskUpdated{}.EventType(),
+		"TaskFired", "TaskDueAdvanced", "TaskDelivered", "TaskDeliveryFailed", "TaskActionStarted":
 	default:
 		return nil
 	}
@@ -53,28 +64,108 @@ func (Tasks) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 		return err
 	}
 	at := e.RecordedAt.UnixMicro()
-	var q string
-	var args []any
+	q, args := taskChange(p, at)
+	if q == "" {
+		q, args = firingChange(p, at)
+	}
+	if q == "" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(q, tx.T("tasks")), args...); err != nil {
+		return fmt.Errorf("tasks: apply %s of %s: %w", e.Type, e.StreamID, err)
+	}
+	return nil
+}
+
+// taskChange is the statement (table name left as %s) recording a task
+// being scheduled, changed or cancelled.
+func taskChange(p domain.Payload, at int64) (string, []any) {
 	switch ev := p.(type) {
 	case domain.TaskScheduled:
-		q = fmt.Sprintf(`INSERT INTO %s (id, sender, channel, sender_id, chat_id, description, due_at, repeat, kind, project, status, turn_id, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (id) DO NOTHING`, tx.T("tasks"))
-		args = []any{ev.ID, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Description,
-			ev.Due.UnixMicro(), ev.Repeat, ev.Kind, ev.Project, domain.TaskStatusPending, ev.TurnID, at}
+		return `INSERT INTO %s (id, sender, channel, sender_id, chat_id, description, due_at, repeat, kind, project, status, turn_id, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (id) DO NOTHING`,
+			[]any{ev.ID, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Description,
+				ev.Due.UnixMicro(), ev.Repeat, ev.Kind, ev.Project, domain.TaskStatusPending, ev.TurnID, at}
 	case domain.TaskCancelled:
-		q = fmt.Sprintf(`UPDATE %s SET status = $2, updated_at = $3 WHERE id = $1`, tx.T("tasks"))
-		args = []any{ev.ID, domain.TaskStatusCancelled, at}
+		return `UPDATE %s SET status = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, domain.TaskStatusCancelled, at}
 	case domain.TaskUpdated:
 		var due any
 		if !ev.Due.IsZero() {
 			due = ev.Due.UnixMicro()
 		}
-		q = fmt.Sprintf(`UPDATE %s SET description = COALESCE(NULLIF($2, ''), description), due_at = COALESCE($3, due_at),
-			repeat = COALESCE(NULLIF($4, ''), repeat), updated_at = $5 WHERE id = $1`, tx.T("tasks"))
-		args = []any{ev.ID, ev.Description, due, ev.Repeat, at}
+		return `UPDATE %s SET description = COALESCE(NULLIF($2, ''), description), due_at = COALESCE($3, due_at),
+			repeat = COALESCE(NULLIF($4, ''), repeat), updated_at = $5 WHERE id = $1`, []any{ev.ID, ev.Description, due, ev.Repeat, at}
 	}
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("tasks: apply %s of %s: %w", e.Type, e.StreamID, err)
+	return "", nil
+}
+
+// firingChange keeps the firing columns: what is in flight, where a
+// series goes next, how the last delivery ended.
+func firingChange(p domain.Payload, at int64) (string, []any) {
+	switch ev := p.(type) {
+	case domain.TaskFired:
+		return `UPDATE %s SET fired = $2, firing = $2, firing_due = $3,
+			status = CASE WHEN repeat IN ('daily', 'weekly', 'monthly', 'weekdays') THEN status ELSE 'done' END, updated_at = $4 WHERE id = $1`,
+			[]any{ev.ID, ev.Occurrence, ev.Due.UnixMicro(), at}
+	case domain.TaskDueAdvanced:
+		return `UPDATE %s SET due_at = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, ev.Due.UnixMicro(), at}
+	case domain.TaskDelivered:
+		return `UPDATE %s SET firing = 0, firing_due = 0, last_error = '', updated_at = $2 WHERE id = $1`, []any{ev.ID, at}
+	case domain.TaskActionStarted:
+		return `UPDATE %s SET firing = 0, firing_due = 0, last_error = '', updated_at = $2 WHERE id = $1`, []any{ev.ID, at}
+	case domain.TaskDeliveryFailed:
+		if !ev.Final {
+			return `UPDATE %s SET last_error = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, ev.Error, at}
+		}
+		return `UPDATE %s SET firing = 0, firing_due = 0, last_error = $2,
+			status = CASE WHEN status = 'done' THEN 'failed' ELSE status END, updated_at = $3 WHERE id = $1`, []any{ev.ID, ev.Error, at}
 	}
-	return nil
+	return "", nil
+}
+
+// DueTask is a task that needs the clock: pending, or with an occurrence
+// in flight (fired, not settled).
+type DueTask struct {
+	ID  string
+	Due time.Time
+}
+
+// DueTasks returns every task that needs the clock and the log position
+// the tasks read model reflects, read from one snapshot: following the
+// log after that position misses no change.
+func (q *Queries) DueTasks(ctx context.Context) (int64, []DueTask, error) {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if q.dialect == Postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := q.db.BeginTx(ctx, opts)
+	if err != nil {
+		return 0, nil, fmt.Errorf("due tasks: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // read-only: nothing to undo
+	var pos int64
+	err = tx.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1", checkpointName(Tasks{})).Scan(&pos)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, fmt.Errorf("due tasks: checkpoint: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, CASE WHEN firing > 0 THEN firing_due ELSE due_at END FROM tasks
+		WHERE status = 'pending' OR firing > 0`)
+	if err != nil {
+		return 0, nil, fmt.Errorf("due tasks: %w", err)
+	}
+	defer rows.Close()
+	var out []DueTask
+	for rows.Next() {
+		var t DueTask
+		var due int64
+		if err := rows.Scan(&t.ID, &due); err != nil {
+			return 0, nil, fmt.Errorf("due tasks: %w", err)
+		}
+		t.Due = time.UnixMicro(due).UTC()
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, fmt.Errorf("due tasks: %w", err)
+	}
+	return pos, out, nil
 }

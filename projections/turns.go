@@ -16,14 +16,17 @@ type Turns struct{}
 
 func (Turns) Name() string { return "turns" }
 
-// Version 2 added conversations.closed_at.
-func (Turns) Version() int { return 2 }
+// Version 2 added conversations.closed_at; 3 bounds sender keys and
+// replaces NUL (see domain.SenderKey, Tx.ExecContext); 4 adds usage (tokens,
+// cost, provider time over every call) and the audit's query columns and
+// indexes (see audit.go).
+func (Turns) Version() int { return 4 }
 func (Turns) Tables() []string {
 	return []string{"turns", "conversations", "messages", "audit"}
 }
 
 func (Turns) Schema(_ Dialect, t func(string) string) []string {
-	return []string{
+	return append([]string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			turn_id         TEXT PRIMARY KEY,
 			sender          TEXT NOT NULL,
@@ -43,7 +46,8 @@ func (Turns) Schema(_ Dialect, t func(string) string) []string {
 			prompt_bytes    BIGINT NOT NULL DEFAULT 0,
 			reply_bytes     BIGINT NOT NULL DEFAULT 0,
 			output          TEXT NOT NULL DEFAULT '',
-			completed_at    BIGINT
+			completed_at    BIGINT,
+			`+usageColumns+`
 		)`, t("turns")),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (status, sender, arrival)`, t("turns_open"), t("turns")),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
@@ -67,88 +71,144 @@ func (Turns) Schema(_ Dialect, t func(string) string) []string {
 			PRIMARY KEY (turn_id, role)
 		)`, t("messages")),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (conversation_id, at)`, t("messages_by_conversation"), t("messages")),
-		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
-			turn_id      TEXT PRIMARY KEY,
-			at           BIGINT NOT NULL,
-			channel      TEXT NOT NULL,
-			sender_id    TEXT NOT NULL,
-			input        TEXT NOT NULL,
-			output       TEXT NOT NULL,
-			provider     TEXT NOT NULL,
-			model        TEXT NOT NULL,
-			duration_ms  BIGINT NOT NULL,
-			prompt_bytes BIGINT NOT NULL,
-			reply_bytes  BIGINT NOT NULL,
-			status       TEXT NOT NULL
-		)`, t("audit")),
+	}, auditSchema(t)...)
+}
+
+// SenderKey is how read models name a sender (see domain.SenderKey).
+func SenderKey(channel, senderID string) string { return domain.SenderKey(channel, senderID) }
+
+// turnStep is one event's effect on the turn tables: the turn, the time
+// it was recorded and how to run a statement within the projection's
+// transaction.
+type turnStep struct {
+	ctx  context.Context
+	tx   *Tx
+	id   string
+	at   int64
+	exec func(string, ...any) error
+}
+
+// turnAppliers are the events the turns projection reads, each with its
+// effect beyond the usage every call records. ProviderFailed and
+// PlanStepCompleted only add usage.
+var turnAppliers = map[string]func(turnStep, domain.Payload) error{
+	domain.MessageReceived{}.EventType():    applyTurn(turnReceived),
+	domain.AckSent{}.EventType():            applyTurn(turnAcked),
+	domain.ContextBuilt{}.EventType():       applyTurn(turnContextBuilt),
+	domain.RouteDecided{}.EventType():       applyTurn(turnRouteDecided),
+	domain.ProviderReplied{}.EventType():    applyTurn(turnProviderReplied),
+	domain.ProviderFailed{}.EventType():     usageOnly,
+	domain.PlanStepCompleted{}.EventType():  usageOnly,
+	domain.ReplyReady{}.EventType():         applyTurn(turnReplyReady),
+	domain.CommandAnswered{}.EventType():    applyTurn(turnCommandAnswered),
+	domain.ConversationClosed{}.EventType(): applyTurn(turnConversationClosed),
+	domain.TurnCompleted{}.EventType():      applyTurn(turnCompleted),
+}
+
+// applyTurn adapts a typed effect to the table; a payload of another
+// type has no effect.
+func applyTurn[T domain.Payload](f func(turnStep, T) error) func(turnStep, domain.Payload) error {
+	return func(s turnStep, p domain.Payload) error {
+		ev, ok := p.(T)
+		if !ok {
+			return nil
+		}
+		return f(s, ev)
 	}
 }
 
-// SenderKey is how read models name a sender: "<channel>-<id>".
-func SenderKey(channel, senderID string) string { return channel + "-" + senderID }
+func usageOnly(turnStep, domain.Payload) error { return nil }
+
+// belongsToTurns says whether an event of the stream concerns the turns
+// tables: a turn's own events, and the closing of a conversation on its
+// summary stream.
+func belongsToTurns(e domain.Event, turnID string) bool {
+	if turnID != "" {
+		return true
+	}
+	return e.Type == domain.ConversationClosed{}.EventType() && domain.ConversationIDFromSummaryStream(e.StreamID) != ""
+}
 
 func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 	id := domain.TurnIDFromStream(e.StreamID)
-	if id == "" {
+	if !belongsToTurns(e, id) {
 		return nil
 	}
-	switch e.Type {
-	case "MessageReceived", "AckSent", "ContextBuilt", "RouteDecided", "ProviderReplied", "ReplyReady", "CommandAnswered", "ConversationClosed", "TurnCompleted":
-	default:
+	apply, ok := turnAppliers[e.Type]
+	if !ok {
 		return nil
 	}
 	p, err := tx.Decode(e)
 	if err != nil {
 		return err
 	}
-	at := e.RecordedAt.UnixMicro()
-	exec := func(q string, args ...any) error {
+	s := turnStep{ctx: ctx, tx: tx, id: id, at: e.RecordedAt.UnixMicro(), exec: func(q string, args ...any) error {
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("turns: apply %s of %s: %w", e.Type, id, err)
 		}
 		return nil
+	}}
+	if u, ok := callUsageOf(p); ok {
+		if err := addUsage(s.exec, tx, id, u); err != nil {
+			return err
+		}
 	}
-	switch ev := p.(type) {
-	case domain.MessageReceived:
-		return exec(fmt.Sprintf(`INSERT INTO %[1]s (turn_id, sender, channel, sender_id, chat_id, arrival, received_at, input)
-			SELECT $1, $2, $3, $4, $5, COALESCE(MAX(arrival), 0) + 1, $6, $7 FROM %[1]s`, tx.T("turns")),
-			id, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, at, ev.Text)
-	case domain.AckSent:
-		return exec(fmt.Sprintf(`UPDATE %s SET acked = 1 WHERE turn_id = $1`, tx.T("turns")), id)
-	case domain.ContextBuilt:
-		if err := exec(fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3 WHERE turn_id = $1`, tx.T("turns")),
-			id, ev.ConversationID, ev.Project); err != nil {
-			return err
-		}
-		return addMessage(ctx, tx, exec, id, "user", at)
-	case domain.ProviderReplied:
-		return exec(fmt.Sprintf(`UPDATE %s SET provider = $2, model = $3, duration_ms = $4, prompt_bytes = $5, reply_bytes = $6 WHERE turn_id = $1`, tx.T("turns")),
-			id, ev.Provider, ev.Model, ev.DurationMs, ev.PromptBytes, ev.ReplyBytes)
-	case domain.ReplyReady:
-		if err := exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Text); err != nil {
-			return err
-		}
-		return addMessageText(ctx, tx, exec, id, "assistant", ev.Text, at)
-	case domain.RouteDecided:
-		if ev.Direct {
-			return nil // the direct call's ProviderReplied names the model
-		}
-		// A plan's steps run on this model; the audit row names it.
-		return exec(fmt.Sprintf(`UPDATE %s SET model = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Model)
-	case domain.ConversationClosed:
-		// Closed on purpose (forget): the next message starts a new one.
-		return exec(fmt.Sprintf(`UPDATE %s SET closed_at = $2 WHERE id = $1`, tx.T("conversations")), ev.ConversationID, at)
-	case domain.CommandAnswered:
-		return exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, tx.T("turns")), id, ev.Reply)
-	case domain.TurnCompleted:
-		if err := exec(fmt.Sprintf(`UPDATE %s SET status = $2, completed_at = $3 WHERE turn_id = $1`, tx.T("turns")), id, ev.Status, at); err != nil {
-			return err
-		}
-		return exec(fmt.Sprintf(`INSERT INTO %s (turn_id, at, channel, sender_id, input, output, provider, model, duration_ms, prompt_bytes, reply_bytes, status)
-			SELECT turn_id, $2, channel, sender_id, input, output, provider, model, duration_ms, prompt_bytes, reply_bytes, status FROM %s WHERE turn_id = $1`,
-			tx.T("audit"), tx.T("turns")), id, at)
+	return apply(s, p)
+}
+
+func turnReceived(s turnStep, ev domain.MessageReceived) error {
+	return s.exec(fmt.Sprintf(`INSERT INTO %[1]s (turn_id, sender, channel, sender_id, chat_id, arrival, received_at, input)
+			SELECT $1, $2, $3, $4, $5, COALESCE(MAX(arrival), 0) + 1, $6, $7 FROM %[1]s`, s.tx.T("turns")),
+		s.id, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, s.at, ev.Text)
+}
+
+func turnAcked(s turnStep, _ domain.AckSent) error {
+	return s.exec(fmt.Sprintf(`UPDATE %s SET acked = 1 WHERE turn_id = $1`, s.tx.T("turns")), s.id)
+}
+
+func turnContextBuilt(s turnStep, ev domain.ContextBuilt) error {
+	// The model asked for; a reply names the one that answered.
+	if err := s.exec(fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3, model = $4 WHERE turn_id = $1`, s.tx.T("turns")),
+		s.id, ev.ConversationID, ev.Project, ev.Model); err != nil {
+		return err
 	}
-	return nil
+	return addMessage(s.ctx, s.tx, s.exec, s.id, "user", s.at)
+}
+
+func turnProviderReplied(s turnStep, ev domain.ProviderReplied) error {
+	return s.exec(fmt.Sprintf(`UPDATE %s SET provider = $2, model = $3 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Provider, ev.Model)
+}
+
+func turnReplyReady(s turnStep, ev domain.ReplyReady) error {
+	if err := s.exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Text); err != nil {
+		return err
+	}
+	return addMessageText(s.ctx, s.tx, s.exec, s.id, "assistant", ev.Text, s.at)
+}
+
+func turnRouteDecided(s turnStep, ev domain.RouteDecided) error {
+	if ev.Direct {
+		return nil // the direct call's ProviderReplied names the model
+	}
+	// A plan's steps run on this model; the audit row names it.
+	return s.exec(fmt.Sprintf(`UPDATE %s SET model = $2 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Model)
+}
+
+// turnConversationClosed marks a conversation closed on purpose (forget)
+// or summarized: the next message starts a new one.
+func turnConversationClosed(s turnStep, ev domain.ConversationClosed) error {
+	return s.exec(fmt.Sprintf(`UPDATE %s SET closed_at = $2 WHERE id = $1`, s.tx.T("conversations")), ev.ConversationID, s.at)
+}
+
+func turnCommandAnswered(s turnStep, ev domain.CommandAnswered) error {
+	return s.exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Reply)
+}
+
+func turnCompleted(s turnStep, ev domain.TurnCompleted) error {
+	if err := s.exec(fmt.Sprintf(`UPDATE %s SET status = $2, completed_at = $3 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Status, s.at); err != nil {
+		return err
+	}
+	return s.exec(auditInsert(s.tx), s.id, s.at)
 }
 
 // addMessage stores the turn's input as the user's message.

@@ -23,8 +23,10 @@ const (
 	SystemPromptFile = "SYSTEM_PROMPT.md"
 	WelcomeFile      = "WELCOME.md"
 	HeartbeatFile    = "HEARTBEAT.md"
+	ClassifyFile     = "HEARTBEAT_CLASSIFY.md"
 	SummarizeFile    = "SUMMARIZE.md"
 	FactsFile        = "FACTS.md"
+	SandboxFile      = "SANDBOX.md"
 )
 
 // RequiredSections must all be present (and non-empty) in SYSTEM_PROMPT.md.
@@ -35,13 +37,18 @@ var RequiredSections = []string{"Identity", "Soul", "System", "Scheduling", "Pro
 // ChecklistPlaceholder is replaced by the heartbeat checklist in HEARTBEAT.md.
 const ChecklistPlaceholder = "{checklist}"
 
+// ItemsPlaceholder is replaced by the numbered items in HEARTBEAT_CLASSIFY.md.
+const ItemsPlaceholder = "{items}"
+
 // Set is a loaded, validated set of prompts. It is read-only after Load.
 type Set struct {
 	sections  map[string]string
 	welcome   map[string]string // canonical language name -> text
 	heartbeat string
+	classify  string
 	summarize string
 	facts     string
+	sandbox   map[string]string // sandbox mode -> constraint text
 	origins   map[string]string // file name -> "default" or override path
 }
 
@@ -79,6 +86,26 @@ func (s *Set) Heartbeat() string { return s.heartbeat }
 // HeartbeatPrompt returns the heartbeat prompt with the checklist filled in.
 func (s *Set) HeartbeatPrompt(checklist string) string {
 	return strings.Replace(s.heartbeat, ChecklistPlaceholder, strings.TrimSpace(checklist), 1)
+}
+
+// Sandbox returns the system prompt constraint for a sandbox mode (none,
+// workspace, readonly); "" for a mode without one.
+func (s *Set) Sandbox(mode string) string { return s.sandbox[mode] }
+
+// parseSandbox reads one section per constrained mode ("## workspace",
+// "## readonly"); the unconstrained mode "none" has none.
+func parseSandbox(s *Set, text string) error {
+	sections, err := splitSections(text)
+	if err != nil {
+		return err
+	}
+	for _, mode := range []string{"workspace", "readonly"} {
+		if strings.TrimSpace(sections[mode]) == "" {
+			return fmt.Errorf("missing or empty section ## %s", mode)
+		}
+	}
+	s.sandbox = sections
+	return nil
 }
 
 // Origin tells where a file's text came from: "default" or the override's
@@ -131,8 +158,10 @@ func load(read readFunc) (*Set, error) {
 		{SystemPromptFile, parseSystemPrompt},
 		{WelcomeFile, parseWelcome},
 		{HeartbeatFile, parseHeartbeat},
+		{ClassifyFile, parseClassify},
 		{SummarizeFile, func(s *Set, text string) error { return nonEmpty(&s.summarize, text) }},
 		{FactsFile, func(s *Set, text string) error { return nonEmpty(&s.facts, text) }},
+		{SandboxFile, parseSandbox},
 	}
 	for _, st := range steps {
 		data, origin, err := read(st.file)
@@ -199,6 +228,15 @@ func parseWelcome(s *Set, text string) error {
 }
 
 func parseHeartbeat(s *Set, text string) error {
+	if !strings.Contains(text, ChecklistPlaceholder) {
+		// Without the placeholder the file is the user's checklist, which
+		// the heartbeat imports into the log; the template stays the default.
+		b, err := defaults.ReadFile("defaults/" + HeartbeatFile)
+		if err != nil {
+			return err
+		}
+		text = string(b)
+	}
 	if err := nonEmpty(&s.heartbeat, text); err != nil {
 		return err
 	}
@@ -206,6 +244,45 @@ func parseHeartbeat(s *Set, text string) error {
 		return fmt.Errorf("missing the %s placeholder: this file is the heartbeat prompt template, not the checklist itself", ChecklistPlaceholder)
 	}
 	return nil
+}
+
+func parseClassify(s *Set, text string) error {
+	if err := nonEmpty(&s.classify, text); err != nil {
+		return err
+	}
+	if !strings.Contains(s.classify, ItemsPlaceholder) {
+		return fmt.Errorf("missing the %s placeholder", ItemsPlaceholder)
+	}
+	return nil
+}
+
+// HeartbeatClassify returns the classification prompt for numbered items.
+func (s *Set) HeartbeatClassify(numbered string) string {
+	return strings.Replace(s.classify, ItemsPlaceholder, strings.TrimSpace(numbered), 1)
+}
+
+// heartbeatMention is the Identity's promise of a heartbeat.
+const heartbeatMention = ", and a heartbeat that checks on things\nperiodically"
+
+// WithoutHeartbeat returns a copy whose system prompt promises no
+// heartbeat (OMEGA_HEARTBEAT_ENABLED=false): the Meta section's
+// "Heartbeat:" paragraph and the Identity's mention are left out, so the
+// model is not told about check-ins that never run.
+func (s *Set) WithoutHeartbeat() *Set {
+	out := *s
+	out.sections = s.Sections()
+	out.sections["Identity"] = strings.Replace(out.sections["Identity"], heartbeatMention, "", 1)
+	meta := out.sections["Meta"]
+	if i := strings.Index(meta, "Heartbeat:"); i >= 0 && (i == 0 || meta[i-1] == '\n') {
+		end := strings.Index(meta[i:], "\n\n")
+		if end < 0 {
+			meta = strings.TrimSpace(meta[:i])
+		} else {
+			meta = meta[:i] + meta[i+end+2:]
+		}
+		out.sections["Meta"] = meta
+	}
+	return &out
 }
 
 func nonEmpty(dst *string, text string) error {

@@ -147,8 +147,6 @@ func TestLoadBadOverride(t *testing.T) {
 			[]string{WelcomeFile, "Klingon"}},
 		{"welcome without English", WelcomeFile, "## Spanish\nhola\n",
 			[]string{WelcomeFile, "English"}},
-		{"heartbeat without placeholder", HeartbeatFile, "- check disk\n",
-			[]string{HeartbeatFile, ChecklistPlaceholder}},
 		{"empty facts", FactsFile, "  \n", []string{FactsFile, "empty"}},
 	}
 	for _, tt := range tests {
@@ -176,5 +174,53 @@ func TestLoadUnreadableOverride(t *testing.T) {
 	}
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), FactsFile) {
 		t.Errorf("err = %v, want a read error naming %s", err, FactsFile)
+	}
+}
+
+// The system prompt promises a heartbeat only when one runs.
+func TestWithoutHeartbeat(t *testing.T) {
+	on := Defaults()
+	off := on.WithoutHeartbeat()
+	joined := func(s *Set) string {
+		var b strings.Builder
+		for _, name := range RequiredSections {
+			b.WriteString(s.Section(name))
+		}
+		return b.String()
+	}
+	if !strings.Contains(joined(on), "HEARTBEAT_ADD") || !strings.Contains(joined(on), "a heartbeat that checks") {
+		t.Fatal("the default prompt should describe the heartbeat")
+	}
+	for _, word := range []string{"HEARTBEAT_ADD", "HEARTBEAT_OK", "heartbeat that checks", "Heartbeat:"} {
+		if strings.Contains(joined(off), word) {
+			t.Errorf("prompt without heartbeat still says %q", word)
+		}
+	}
+	if !strings.Contains(off.Section("Meta"), "LIMITATION:") || !strings.Contains(off.Section("Identity"), "reminders and autonomous tasks") {
+		t.Error("leaving the heartbeat out removed more than it")
+	}
+	if !strings.Contains(joined(on), "HEARTBEAT_ADD") {
+		t.Error("WithoutHeartbeat changed the original set")
+	}
+}
+
+func TestHeartbeatClassifyPrompt(t *testing.T) {
+	p := Defaults().HeartbeatClassify("1. a\n2. b")
+	if !strings.Contains(p, "1. a\n2. b") || strings.Contains(p, ItemsPlaceholder) || !strings.Contains(p, "DIRECT") {
+		t.Fatalf("classification prompt:\n%s", p)
+	}
+}
+
+// A HEARTBEAT.md override without the placeholder is the user's checklist
+// (the heartbeat imports it), not a template: the default template stays.
+func TestHeartbeatChecklistFileKeepsDefaultTemplate(t *testing.T) {
+	dir := t.TempDir()
+	writeOverride(t, dir, HeartbeatFile, "- check disk\n")
+	set, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Heartbeat() != Defaults().Heartbeat() {
+		t.Fatal("a checklist file replaced the heartbeat template")
 	}
 }

@@ -61,9 +61,11 @@ type anthropicResponse struct {
 		Text string `json:"text"`
 	} `json:"content"`
 	StopReason string `json:"stop_reason"`
-	Usage      struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
+	Usage      *struct {
+		InputTokens              int `json:"input_tokens"`
+		OutputTokens             int `json:"output_tokens"`
+		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 	} `json:"usage"`
 }
 
@@ -94,16 +96,23 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 		return Response{}, &Error{Class: Malformed, Provider: NameAnthropic,
 			Msg: fmt.Sprintf("no text in reply (stop_reason %q)", out.StopReason)}
 	}
-	return Response{
-		Text:         text.String(),
-		Model:        cmp.Or(out.Model, body.Model),
-		Duration:     time.Since(start),
-		NumTurns:     1,
-		InputTokens:  out.Usage.InputTokens,
-		OutputTokens: out.Usage.OutputTokens,
-		PromptBytes:  promptBytes(req),
-		ReplyBytes:   text.Len(),
-	}, nil
+	resp := Response{
+		Text:        text.String(),
+		Model:       cmp.Or(out.Model, body.Model),
+		Duration:    time.Since(start),
+		NumTurns:    1,
+		PromptBytes: promptBytes(req),
+		ReplyBytes:  text.Len(),
+	}
+	if u := out.Usage; u != nil {
+		// The API counts cached prompt tokens apart from input_tokens;
+		// InputTokens is every prompt token, as for claude-code.
+		resp.InputTokens = u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+		resp.OutputTokens = u.OutputTokens
+		resp.CacheReadTokens, resp.CacheWriteTokens = u.CacheReadInputTokens, u.CacheCreationInputTokens
+		resp.UsageReported = true
+	}
+	return resp, nil
 }
 
 // anthropicMessages maps the history and the prompt to API messages. Empty

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 const (
@@ -34,6 +36,7 @@ type ClaudeCode struct {
 	resumeBackoff time.Duration
 	timeout       time.Duration
 	defaultModel  string
+	sandbox       Sandbox
 	sleep         func(ctx context.Context, d time.Duration) error
 	logger        *slog.Logger
 }
@@ -50,7 +53,8 @@ func NewClaudeCode(cfg Config, logger *slog.Logger) *ClaudeCode {
 		resumeBackoff: cfg.ClaudeResumeBackoff,
 		timeout:       cfg.Timeout,
 		defaultModel:  cfg.ModelFast,
-		sleep:         sleepCtx,
+		sandbox:       sandboxOrDefault(cfg.Sandbox),
+		sleep:         wait.Sleep,
 		logger:        logger,
 	}
 	if c.timeout <= 0 {
@@ -93,6 +97,7 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 		session:  req.SessionID,
 		maxTurns: req.MaxTurns,
 		dir:      req.WorkDir,
+		sandbox:  c.sandbox,
 	}
 	if inv.maxTurns <= 0 {
 		inv.maxTurns = c.maxTurns
@@ -112,6 +117,10 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 		resp.NumTurns += res.NumTurns
 		resp.InputTokens += res.Usage.input()
 		resp.OutputTokens += res.Usage.OutputTokens
+		resp.CacheReadTokens += res.Usage.CacheReadInputTokens
+		resp.CacheWriteTokens += res.Usage.CacheCreationInputTokens
+		resp.CostUSD += res.TotalCostUSD
+		resp.UsageReported = resp.UsageReported || res.Usage != (cliUsage{}) || res.TotalCostUSD > 0
 		if res.SessionID != "" {
 			resp.SessionID = res.SessionID
 		}
@@ -165,6 +174,7 @@ type invocation struct {
 	prompt, model, session string
 	maxTurns               int
 	dir                    string
+	sandbox                Sandbox
 }
 
 func (inv invocation) args() []string {
@@ -172,16 +182,15 @@ func (inv invocation) args() []string {
 	if inv.session != "" {
 		args = append(args, "--resume", inv.session)
 	}
-	return append(args, "--max-turns", strconv.Itoa(inv.maxTurns), "--dangerously-skip-permissions")
+	args = append(args, "--max-turns", strconv.Itoa(inv.maxTurns))
+	return append(args, inv.sandbox.permissionArgs()...)
 }
 
 // run executes the CLI once and parses its result.
 func (c *ClaudeCode) run(ctx context.Context, inv invocation) (cliResult, error) {
 	cmd := exec.CommandContext(ctx, c.bin, inv.args()...)
 	cmd.Dir = inv.dir
-	// A CLAUDECODE variable inherited from a surrounding Claude Code session
-	// makes the CLI refuse to start a nested session.
-	cmd.Env = envWithout(os.Environ(), "CLAUDECODE")
+	cmd.Env = ChildEnv(os.Environ())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	killGroupOnCancel(cmd)
@@ -326,13 +335,12 @@ func roleLabel(role string) string {
 	return "User"
 }
 
-func envWithout(env []string, name string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if strings.HasPrefix(kv, name+"=") {
-			continue
-		}
-		out = append(out, kv)
+// sandboxOrDefault reads a validated mode; config rejects anything else
+// before a provider is built.
+func sandboxOrDefault(s string) Sandbox {
+	m, err := ParseSandbox(s)
+	if err != nil {
+		return SandboxWorkspace
 	}
-	return out
+	return m
 }

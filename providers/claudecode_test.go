@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,14 +19,22 @@ import (
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // fakeClaude installs testdata/<name> as an executable in a temp dir, so the
-// tests do not depend on the executable bit surviving a checkout.
-func fakeClaude(t *testing.T, name string) string {
+// tests do not depend on the executable bit surviving a checkout. vars
+// ("NAME=value") are written into the script: the CLI's environment is an
+// allowlist, so a test cannot hand them over through its own.
+func fakeClaude(t *testing.T, name string, vars ...string) string {
 	t.Helper()
 	script, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatalf("read script: %v", err)
 	}
-	return providertest.FakeClaude(t, string(script))
+	shebang, body, _ := strings.Cut(string(script), "\n")
+	var exports strings.Builder
+	for _, v := range vars {
+		k, val, _ := strings.Cut(v, "=")
+		fmt.Fprintf(&exports, "%s='%s'; export %s\n", k, strings.ReplaceAll(val, "'", `'\''`), k)
+	}
+	return providertest.FakeClaude(t, shebang+"\n"+exports.String()+body)
 }
 
 // newTestClaude returns a claude-code provider for bin whose resume waits are
@@ -53,7 +62,8 @@ func TestClaudeCodeSuccess(t *testing.T) {
 		t.Fatalf("Complete: %v", err)
 	}
 	want := Response{Text: "Hello from fake Claude.", SessionID: "sess-ok", Model: "sonnet",
-		NumTurns: 2, InputTokens: 120, OutputTokens: 30, PromptBytes: 2, ReplyBytes: 23}
+		NumTurns: 2, InputTokens: 120, OutputTokens: 30, CacheReadTokens: 20, CostUSD: 0.01, UsageReported: true,
+		PromptBytes: 2, ReplyBytes: 23}
 	resp.Duration = 0
 	if resp != want {
 		t.Errorf("got  %+v\nwant %+v", resp, want)
@@ -87,20 +97,19 @@ func TestClaudeCodeInvocation(t *testing.T) {
 			name: "fresh session folds system and history",
 			req:  Request{System: "You are omega.", History: history, Prompt: "new question", Model: "opus", MaxTurns: 3},
 			wantArgs: []string{"-p", "You are omega.\n\nConversation so far:\n[User]: earlier question\n[Assistant]: earlier answer\n\n[User]: new question",
-				"--output-format", "json", "--model", "opus", "--max-turns", "3", "--dangerously-skip-permissions"},
+				"--output-format", "json", "--model", "opus", "--max-turns", "3", "--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
 		},
 		{
 			name: "resume sends only the prompt",
 			req:  Request{System: "ignored", History: history, Prompt: "Current time: now\n\nnew question", SessionID: "sess-9"},
 			wantArgs: []string{"-p", "Current time: now\n\nnew question", "--output-format", "json", "--model", "fast-model",
-				"--resume", "sess-9", "--max-turns", "7", "--dangerously-skip-permissions"},
+				"--resume", "sess-9", "--max-turns", "7", "--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
 		},
 	}
-	bin := fakeClaude(t, "claude-argv.sh")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			argvFile := filepath.Join(t.TempDir(), "argv")
-			t.Setenv("FAKE_CLAUDE_ARGV", argvFile)
+			bin := fakeClaude(t, "claude-argv.sh", "FAKE_CLAUDE_ARGV="+argvFile)
 			t.Setenv("CLAUDECODE", "1")
 			workDir := t.TempDir()
 			tt.req.WorkDir = workDir
@@ -175,12 +184,11 @@ func TestClaudeCodeAutoResume(t *testing.T) {
 		{"stops at the resume limit", 10, 2, "part 1\n\npart 2\n\npart 3", 2, []time.Duration{2 * time.Second, 4 * time.Second}},
 		{"no resume needed", 0, 5, "done", 0, nil},
 	}
-	bin := fakeClaude(t, "claude-maxturns.sh")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			state := filepath.Join(t.TempDir(), "state")
-			t.Setenv("FAKE_CLAUDE_STATE", state)
-			t.Setenv("FAKE_CLAUDE_LIMIT_HITS", strconv.Itoa(tt.limitHits))
+			bin := fakeClaude(t, "claude-maxturns.sh", "FAKE_CLAUDE_STATE="+state,
+				"FAKE_CLAUDE_LIMIT_HITS="+strconv.Itoa(tt.limitHits))
 			c, waits := newTestClaude(t, bin, func(cfg *Config) { cfg.ClaudeMaxResumes = tt.maxResumes })
 
 			resp, err := c.Complete(t.Context(), Request{Prompt: "big task"})
@@ -262,8 +270,7 @@ exit 1`
 
 func TestClaudeCodeTimeoutKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	t.Setenv("FAKE_CLAUDE_PIDFILE", pidFile)
-	c, _ := newTestClaude(t, fakeClaude(t, "claude-hang.sh"), nil)
+	c, _ := newTestClaude(t, fakeClaude(t, "claude-hang.sh", "FAKE_CLAUDE_PIDFILE="+pidFile), nil)
 
 	_, err := c.Complete(t.Context(), Request{Prompt: "hang", Timeout: 300 * time.Millisecond})
 	if ClassOf(err) != Timeout {
@@ -297,8 +304,7 @@ func waitDead(pid string) bool {
 }
 
 func TestClaudeCodeCallerCancel(t *testing.T) {
-	t.Setenv("FAKE_CLAUDE_PIDFILE", filepath.Join(t.TempDir(), "pid"))
-	c, _ := newTestClaude(t, fakeClaude(t, "claude-hang.sh"), nil)
+	c, _ := newTestClaude(t, fakeClaude(t, "claude-hang.sh", "FAKE_CLAUDE_PIDFILE="+filepath.Join(t.TempDir(), "pid")), nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(200*time.Millisecond, cancel)
 

@@ -174,7 +174,7 @@ func TestHTTPProviders(t *testing.T) {
 					if err != nil {
 						t.Fatalf("Complete: %v", err)
 					}
-					if resp.Text != tt.wantText || resp.Model != "served-model" || resp.InputTokens != 12 || resp.OutputTokens != 7 {
+					if resp.Text != tt.wantText || resp.Model != "served-model" || resp.InputTokens != 12 || resp.OutputTokens != 7 || !resp.UsageReported || resp.CostUSD != 0 {
 						t.Errorf("got %+v", resp)
 					}
 				} else {
@@ -193,6 +193,27 @@ func TestHTTPProviders(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A server that reports no usage leaves it unknown rather than zero:
+// nothing estimated is shown as measured.
+func TestHTTPNoUsageIsUnreported(t *testing.T) {
+	bodies := map[string]string{
+		NameAnthropic: `{"model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn"}`,
+		NameOpenAI:    `{"model":"m","choices":[{"message":{"content":"hi"},"finish_reason":"stop"}]}`,
+	}
+	for api, body := range bodies {
+		t.Run(api, func(t *testing.T) {
+			d := newAPIDouble(t, api, reply{status: 200, body: body})
+			resp, err := d.provider.Complete(t.Context(), Request{Prompt: "hello"})
+			if err != nil {
+				t.Fatalf("Complete: %v", err)
+			}
+			if resp.UsageReported || resp.InputTokens != 0 || resp.ReplyBytes != 2 || resp.PromptBytes != 5 {
+				t.Errorf("got %+v", resp)
+			}
+		})
 	}
 }
 

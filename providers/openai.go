@@ -60,9 +60,12 @@ type openAIResponse struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+	Usage *struct {
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -84,16 +87,20 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		return Response{}, &Error{Class: Malformed, Provider: NameOpenAI, Msg: "no message content in reply"}
 	}
 	text := *out.Choices[0].Message.Content
-	return Response{
-		Text:         text,
-		Model:        cmp.Or(out.Model, body.Model),
-		Duration:     time.Since(start),
-		NumTurns:     1,
-		InputTokens:  out.Usage.PromptTokens,
-		OutputTokens: out.Usage.CompletionTokens,
-		PromptBytes:  promptBytes(req),
-		ReplyBytes:   len(text),
-	}, nil
+	resp := Response{
+		Text:        text,
+		Model:       cmp.Or(out.Model, body.Model),
+		Duration:    time.Since(start),
+		NumTurns:    1,
+		PromptBytes: promptBytes(req),
+		ReplyBytes:  len(text),
+	}
+	if u := out.Usage; u != nil { // local servers often report none
+		resp.InputTokens, resp.OutputTokens = u.PromptTokens, u.CompletionTokens
+		resp.CacheReadTokens = u.PromptTokensDetails.CachedTokens
+		resp.UsageReported = true
+	}
+	return resp, nil
 }
 
 func openAIMessages(req Request) []openAIMessage {

@@ -43,12 +43,19 @@ type Response struct {
 	Duration  time.Duration
 	NumTurns  int
 	Resumes   int // claude-code only: automatic resumes after error_max_turns
-	// InputTokens and OutputTokens are as reported by the provider; 0 when it
-	// reported none.
-	InputTokens  int
-	OutputTokens int
-	PromptBytes  int // bytes of prompt text sent, summed over resumes
-	ReplyBytes   int // bytes of Text
+	// Token counts and cost are as reported by the provider, summed over
+	// resumes; UsageReported is false when it reported none (the zeros are
+	// then unknown). InputTokens counts every prompt token, cache reads and
+	// writes included; the cache fields break them out. CostUSD is only set
+	// by providers that report a cost (claude-code): omega prices nothing.
+	InputTokens      int
+	OutputTokens     int
+	CacheReadTokens  int
+	CacheWriteTokens int
+	CostUSD          float64
+	UsageReported    bool
+	PromptBytes      int // bytes of prompt text sent, summed over resumes
+	ReplyBytes       int // bytes of Text
 }
 
 // Provider is an LLM backend.
@@ -75,6 +82,10 @@ type Config struct {
 	// ClaudeBin is the Claude Code executable, a name on PATH or a path.
 	// Default claude.
 	ClaudeBin string `env:"CLAUDE_BIN" envDefault:"claude"`
+	// Sandbox is none, workspace or readonly: what the Claude Code process
+	// may do (permission flags) and what the system prompt tells the model.
+	// Default workspace.
+	Sandbox string `env:"SANDBOX" envDefault:"workspace"`
 	// ClaudeMaxTurns is passed as --max-turns when a request sets none. The
 	// seed leaves the number open; default 100, which lets real coding work
 	// finish while auto-resume covers the rest.

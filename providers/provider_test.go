@@ -21,7 +21,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatalf("parse: %v", err)
 	}
 	want := Config{
-		Provider: "openai", ClaudeBin: "claude", ClaudeMaxTurns: 100, ClaudeMaxResumes: 5,
+		Provider: "openai", ClaudeBin: "claude", Sandbox: "workspace", ClaudeMaxTurns: 100, ClaudeMaxResumes: 5,
 		ClaudeResumeBackoff: 2 * time.Second, ModelFast: "claude-sonnet-4-6", ModelComplex: "claude-opus-4-6",
 		MaxTokens: 8192, AnthropicBaseURL: "https://api.anthropic.com", OpenAIBaseURL: "http://localhost:11434/v1",
 		MaxRetries: 3, RetryBase: time.Second,

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"time"
+
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 // RetryPolicy says how WithRetry retries. Zero fields take the defaults.
@@ -41,7 +43,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 		p.MaxRetryAfter = 60 * time.Second
 	}
 	if p.Sleep == nil {
-		p.Sleep = sleepCtx
+		p.Sleep = wait.Sleep
 	}
 	if p.Jitter == nil {
 		p.Jitter = func(c time.Duration) time.Duration {
@@ -118,18 +120,4 @@ func retryAfterOf(err error) time.Duration {
 		return pe.RetryAfter
 	}
 	return 0
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

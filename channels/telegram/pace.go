@@ -8,7 +8,9 @@ import (
 )
 
 // Telegram allows about one message per second per chat (short bursts
-// are tolerated) and about 30 per second overall.
+// are tolerated) and about 30 per second overall. A chat's burst of three
+// lets a typing indicator, an acknowledgement and the reply it announces
+// all leave at once; a longer burst is spread at one per second.
 const (
 	chatRate    = rate.Limit(1)
 	chatBurst   = 3
@@ -18,9 +20,9 @@ const (
 	maxChats = 4096
 )
 
-// pacer spaces outgoing messages with token buckets so Telegram's flood
-// control is rarely hit. A first reply finds full buckets and leaves at
-// once.
+// pacer spaces outgoing messages and chat actions with token buckets so
+// Telegram's flood control is rarely hit. A chat quiet for a second has a
+// token, so its first message leaves at once.
 type pacer struct {
 	mu     sync.Mutex
 	global *rate.Limiter
@@ -38,9 +40,23 @@ func newPacer() *pacer {
 // how long the caller must wait before sending.
 func (p *pacer) reserve(chatID string, now time.Time) time.Duration {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	chat := p.chatLimiter(chatID, now)
-	p.mu.Unlock()
 	return max(chat.ReserveN(now, 1).DelayFrom(now), p.global.ReserveN(now, 1).DelayFrom(now))
+}
+
+// tryAction takes a token for a chat action (typing) only if the chat's
+// bucket is full, so an acknowledgement and the reply after the action
+// still find theirs: a late typing indicator is worthless, and one must
+// never make a message wait. It reports whether the action may be sent.
+func (p *pacer) tryAction(chatID string, now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	chat := p.chatLimiter(chatID, now)
+	if chat.TokensAt(now) < chatBurst || p.global.TokensAt(now) < 1 {
+		return false
+	}
+	return chat.AllowN(now, 1) && p.global.AllowN(now, 1)
 }
 
 // chatLimiter returns the chat's limiter; callers hold p.mu.

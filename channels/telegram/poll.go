@@ -3,11 +3,13 @@ package telegram
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	ta "github.com/mymmrac/telego/telegoapi"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain"
 )
 
 // mediaAttempts is how often an update whose media cannot be fetched is
@@ -105,6 +107,12 @@ func (c *Channel) handle(ctx context.Context, id int64, raw json.RawMessage, del
 		}
 		if err == nil {
 			if err = deliver(ctx, in); err == nil {
+				return nil
+			}
+			if errors.Is(err, domain.ErrInvalidMessage) {
+				// Retrying cannot help, and holding the offset would block
+				// every update after this one.
+				c.log.Warn("telegram update refused at intake; skipped", "update_id", id, "chat", in.ChatID, "sender", in.SenderID, "err", err)
 				return nil
 			}
 			err = fmt.Errorf("deliver: %w", err)

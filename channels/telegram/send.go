@@ -67,12 +67,17 @@ func (c *Channel) sendChunk(ctx context.Context, id int64, chatID, chunk string)
 	return msg, true, err
 }
 
-// SendTyping implements channels.Channel. Chat actions skip pacing and
-// are not retried: a late typing indicator is worthless.
+// SendTyping implements channels.Channel. Chat actions count against the
+// pacing budget but never wait for it and are not retried: a late typing
+// indicator is worthless, so one without a free slot is skipped.
 func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
 	id, err := parseChatID(chatID)
 	if err != nil {
 		return err
+	}
+	if !c.pacer.tryAction(chatID, c.now()) {
+		c.log.Debug("typing indicator skipped: chat at its pacing limit", "chat", chatID)
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
@@ -133,7 +138,7 @@ func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.A
 // bounded number of attempts. Errors are classified for the pipeline.
 func (c *Channel) sendPaced(ctx context.Context, chatID string, send func(context.Context) error) error {
 	for attempt := 1; ; attempt++ {
-		if err := c.sleep(ctx, c.pacer.reserve(chatID, time.Now())); err != nil {
+		if err := c.sleep(ctx, c.pacer.reserve(chatID, c.now())); err != nil {
 			return err
 		}
 		callCtx, cancel := context.WithTimeout(ctx, sendTimeout)
@@ -172,10 +177,10 @@ func (c *Channel) classify(err error) error {
 	if !errors.As(err, &apiErr) {
 		return c.redact(err)
 	}
-	switch {
-	case apiErr.ErrorCode == http.StatusForbidden:
+	switch apiErr.ErrorCode {
+	case http.StatusForbidden:
 		return fmt.Errorf("%w: %w", channels.ErrBlocked, apiErr)
-	case apiErr.ErrorCode == http.StatusBadRequest:
+	case http.StatusBadRequest:
 		return fmt.Errorf("%w: %w", channels.ErrRejected, apiErr)
 	}
 	return apiErr

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,6 +140,7 @@ func TestSendTypingAndPhoto(t *testing.T) {
 	if p := sent[1]; p.Method != "sendPhoto" || string(p.Photo) != "\x89PNG..." || p.Text != "the <b>chart</b>" || p.ParseMode != "HTML" {
 		t.Errorf("photo call = %+v", p)
 	}
+	f.sleeps.advance(2 * time.Second) // the chat has slots again
 	f.srv.FailNext("sendChatAction", 1, 403, 0)
 	if err := f.ch.SendTyping(ctx, "77"); !errors.Is(err, channels.ErrBlocked) {
 		t.Errorf("typing to blocked chat: %v", err)
@@ -161,25 +163,133 @@ func TestPacingDoesNotDelaySingleReply(t *testing.T) {
 	}
 }
 
-func TestPacerReservations(t *testing.T) {
+// pacerOp is one pacer request at an offset from the start: a message
+// (wantWait is how long it must wait) or a typing indicator (wantSent
+// says whether it may go).
+type pacerOp struct {
+	at       time.Duration
+	chat     string
+	typing   bool
+	wantWait time.Duration
+	wantSent bool
+}
+
+func TestPacer(t *testing.T) {
+	burst := func(n int) []pacerOp {
+		var ops []pacerOp
+		for i := range n {
+			ops = append(ops, pacerOp{chat: "a", wantWait: time.Duration(max(0, i-2)) * time.Second})
+		}
+		return ops
+	}
+	tests := []struct {
+		name string
+		ops  []pacerOp
+	}{
+		{"typing, ack and reply in a quiet chat all leave at once", []pacerOp{
+			{chat: "a", typing: true, wantSent: true}, {chat: "a"}, {at: 300 * time.Millisecond, chat: "a"},
+		}},
+		{"a burst of 10 to one chat is spread at one per second", burst(10)},
+		{"the first message to a chat quiet for a second leaves at once", append(burst(5),
+			pacerOp{at: 3 * time.Second, chat: "a", wantWait: 0},
+			pacerOp{at: 3 * time.Second, chat: "a", wantWait: time.Second},
+		)},
+		{"typing counts against the budget", []pacerOp{
+			{chat: "a", typing: true, wantSent: true},
+			{chat: "a"}, {chat: "a"},
+			{at: 500 * time.Millisecond, chat: "a", wantWait: 500 * time.Millisecond},
+		}},
+		{"typing is skipped rather than taking a message's slot", []pacerOp{
+			{chat: "a"},
+			{at: 10 * time.Millisecond, chat: "a", typing: true},
+			{at: 20 * time.Millisecond, chat: "a"},
+			{at: 30 * time.Millisecond, chat: "a"},
+		}},
+		{"chats do not wait for each other", []pacerOp{
+			{chat: "a"}, {chat: "a"}, {chat: "a"}, {chat: "b"}, {chat: "a", wantWait: time.Second},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPacer()
+			start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+			for i, op := range tt.ops {
+				now := start.Add(op.at)
+				if op.typing {
+					if got := p.tryAction(op.chat, now); got != op.wantSent {
+						t.Errorf("op %d: typing sent = %v, want %v", i, got, op.wantSent)
+					}
+					continue
+				}
+				if got := p.reserve(op.chat, now); got != op.wantWait {
+					t.Errorf("op %d: message waits %v, want %v", i, got, op.wantWait)
+				}
+			}
+		})
+	}
+}
+
+// Thirty messages a second overall: the 31st, to a fresh chat, waits, and
+// so does a typing indicator.
+func TestPacerGlobalLimit(t *testing.T) {
 	p := newPacer()
-	now := time.Now()
-	for i := range chatBurst {
-		if d := p.reserve("a", now); d != 0 {
-			t.Fatalf("message %d of a burst delayed %v", i+1, d)
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i := range globalBurst {
+		if d := p.reserve(strconv.Itoa(i), now); d != 0 {
+			t.Fatalf("message %d delayed %v", i+1, d)
 		}
 	}
-	if d := p.reserve("a", now); d <= 0 || d > time.Second {
-		t.Errorf("message beyond the chat burst delayed %v, want (0, 1s]", d)
+	if d := p.reserve("late", now); d <= 0 || d > time.Second/30+time.Millisecond {
+		t.Errorf("message beyond the global burst waits %v, want about 1/30 s", d)
 	}
-	if d := p.reserve("b", now); d != 0 {
-		t.Errorf("another chat delayed %v", d)
+	if p.tryAction("quiet", now) {
+		t.Error("typing sent beyond the global budget")
 	}
-	// 5 global tokens are taken; take the rest from distinct chats.
-	for i := range globalBurst - 5 {
-		p.reserve(strconv.Itoa(i), now)
+}
+
+// Over the Bot API double: typing, an acknowledgement and the reply it
+// announces, within a second of each other, all go out without a pacing
+// wait; a burst of 10 to one chat then leaves at one per second.
+func TestPacingOverBotAPI(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	if err := f.ch.SendTyping(ctx, "77"); err != nil {
+		t.Fatal(err)
 	}
-	if d := p.reserve("c", now); d <= 0 {
-		t.Errorf("global burst exhausted but no delay")
+	if _, err := f.ch.SendText(ctx, "77", "Got it, I'll get to this next."); err != nil {
+		t.Fatal(err)
+	}
+	f.sleeps.advance(400 * time.Millisecond)
+	if err := f.ch.SendTyping(ctx, "77"); err != nil { // no slot left: skipped
+		t.Fatal(err)
+	}
+	if _, err := f.ch.SendText(ctx, "77", "the reply"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.sleeps.positive(); len(w) != 0 {
+		t.Errorf("ack and reply waited %v", w)
+	}
+	var methods []string
+	for _, c := range f.srv.Sent() {
+		methods = append(methods, c.Method+":"+c.Text)
+	}
+	want := "[sendChatAction: sendMessage:Got it, I'll get to this next. sendMessage:the reply]"
+	if got := fmt.Sprint(methods); got != want {
+		t.Errorf("sent %s, want %s", got, want)
+	}
+
+	f.sleeps.advance(2 * time.Second) // quiet again
+	start := f.sleeps.clock()
+	for i := range 10 {
+		if _, err := f.ch.SendText(ctx, "88", fmt.Sprintf("burst %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := f.srv.Messages(88); len(m) != 10 || m[9].Text != "burst 9" {
+		t.Fatalf("burst delivered %d messages: %+v", len(m), m)
+	}
+	// Three leave at once, the other seven one second apart.
+	if took := f.sleeps.clock().Sub(start); took != 7*time.Second {
+		t.Errorf("burst of 10 took %v of pacing, want 7s", took)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	ta "github.com/mymmrac/telego/telegoapi"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 // Name is the channel name used in channels.Incoming.Channel.
@@ -40,6 +41,7 @@ type Channel struct {
 	caller      ta.Caller
 	http        *http.Client
 	sleep       func(ctx context.Context, d time.Duration) error
+	now         func() time.Time
 	pollTimeout time.Duration
 	pacer       *pacer
 	transcriber *transcriber
@@ -66,6 +68,12 @@ func WithHTTPClient(client *http.Client) Option {
 // when ctx ends first.
 func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	return func(c *Channel) { c.sleep = sleep }
+}
+
+// WithClock replaces the clock the pacer reads, so tests can pace in
+// fake time together with WithSleep.
+func WithClock(now func() time.Time) Option {
+	return func(c *Channel) { c.now = now }
 }
 
 // WithPollTimeout sets getUpdates' long-poll timeout (default 30 s,
@@ -96,7 +104,8 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		cfg:         cfg,
 		log:         logger.With("channel", Name),
 		http:        &http.Client{},
-		sleep:       sleepCtx,
+		sleep:       wait.Sleep,
+		now:         time.Now,
 		pollTimeout: defaultPollTimeout,
 		pacer:       newPacer(),
 	}
@@ -245,20 +254,6 @@ func (e redactedError) Error() string {
 }
 
 func (e redactedError) Unwrap() error { return e.err }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // backoff doubles from 1 s to 60 s.
 type backoff struct{ cur time.Duration }

@@ -20,15 +20,17 @@ import (
 const testToken = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"
 
 // sleeps records requested waits and returns at once, so tests never
-// wait in real time.
+// wait in real time; each wait advances its fake clock.
 type sleeps struct {
 	mu  sync.Mutex
 	all []time.Duration
+	now time.Time
 }
 
 func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
 	s.mu.Lock()
 	s.all = append(s.all, d)
+	s.now = s.now.Add(max(d, 0))
 	s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err
@@ -36,6 +38,20 @@ func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
 	// Yield briefly so retry loops do not spin hot.
 	time.Sleep(time.Millisecond)
 	return ctx.Err()
+}
+
+// clock is the fake time: the start plus every wait so far.
+func (s *sleeps) clock() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now
+}
+
+// advance lets time pass without a wait, as between two turns.
+func (s *sleeps) advance(d time.Duration) {
+	s.mu.Lock()
+	s.now = s.now.Add(d)
+	s.mu.Unlock()
 }
 
 func (s *sleeps) positive() []time.Duration {
@@ -63,9 +79,9 @@ func newFixture(t *testing.T, edit func(*Config)) *fixture {
 	if edit != nil {
 		edit(&cfg)
 	}
-	sl := &sleeps{}
+	sl := &sleeps{now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ch, err := New(cfg, logger, WithSleep(sl.sleep), WithPollTimeout(time.Second))
+	ch, err := New(cfg, logger, WithSleep(sl.sleep), WithClock(sl.clock), WithPollTimeout(time.Second))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

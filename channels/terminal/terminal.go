@@ -6,6 +6,7 @@ package terminal
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,7 @@ type Channel struct {
 	mu      sync.Mutex
 	term    *term.Terminal
 	restore func()
+	stop    chan struct{} // closed by Stop
 }
 
 var _ channels.Channel = (*Channel)(nil)
@@ -54,32 +56,63 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 	if c.Prompt == "" {
 		c.Prompt = "you> "
 	}
+	interactive := term.IsTerminal(int(c.In.Fd()))
+	lines, errc, err := c.read(interactive)
+	if err != nil {
+		return err
+	}
+	defer c.restoreTerminal()
+	stop := c.stopped()
+	wait, ended := true, true
+	defer func() {
+		if ended && c.OnEnd != nil {
+			go c.OnEnd(wait)
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-stop:
+			ended = false // stopped from outside: input did not end
+			return nil
+		case err := <-errc:
+			if errors.Is(err, io.EOF) {
+				wait = !interactive // a pipe ran dry; a person pressed Ctrl-C or Ctrl-D
+				return nil
+			}
+			return fmt.Errorf("terminal: read: %w", err)
+		case line := <-lines:
+			if c.handle(ctx, deliver, strings.TrimSpace(line)) {
+				return nil
+			}
+		}
+	}
+}
+
+// handle delivers one typed line and reports whether the user asked to
+// leave.
+func (c *Channel) handle(ctx context.Context, deliver channels.Deliver, line string) (exit bool) {
+	switch line {
+	case "":
+		return false
+	case "/exit", "/quit":
+		return true
+	}
+	err := deliver(ctx, channels.Incoming{Channel: Name, SenderID: c.SenderID, SenderName: c.SenderID, ChatID: c.SenderID, Text: line, Trusted: true})
+	if err != nil {
+		c.print("! could not record your message: " + err.Error())
+	}
+	return false
+}
+
+// read starts reading lines: through a raw-mode line editor (history on
+// the arrow keys) on a terminal, plainly from a pipe. The error channel
+// receives io.EOF when input ends.
+func (c *Channel) read(interactive bool) (<-chan string, <-chan error, error) {
 	lines := make(chan string)
 	errc := make(chan error, 1)
-	interactive := term.IsTerminal(int(c.In.Fd()))
-	if interactive {
-		state, err := term.MakeRaw(int(c.In.Fd()))
-		if err != nil {
-			return fmt.Errorf("terminal: %w", err)
-		}
-		c.restore = func() { _ = term.Restore(int(c.In.Fd()), state) }
-		c.mu.Lock()
-		c.term = term.NewTerminal(struct {
-			io.Reader
-			io.Writer
-		}{c.In, c.Out}, c.Prompt)
-		c.mu.Unlock()
-		go func() {
-			for {
-				line, err := c.term.ReadLine()
-				if err != nil {
-					errc <- err
-					return
-				}
-				lines <- line
-			}
-		}()
-	} else {
+	if !interactive {
 		go func() {
 			sc := bufio.NewScanner(c.In)
 			sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -88,42 +121,62 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 			}
 			errc <- io.EOF
 		}()
+		return lines, errc, nil
 	}
-	defer c.Stop(context.Background())
-	wait := true
-	defer func() {
-		if c.OnEnd != nil {
-			go c.OnEnd(wait)
+	state, err := term.MakeRaw(int(c.In.Fd()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("terminal: %w", err)
+	}
+	t := term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{c.In, c.Out}, c.Prompt)
+	c.mu.Lock()
+	c.restore = func() { _ = term.Restore(int(c.In.Fd()), state) }
+	c.term = t
+	c.mu.Unlock()
+	go func() {
+		for {
+			line, err := t.ReadLine()
+			if err != nil {
+				errc <- err
+				return
+			}
+			lines <- line
 		}
 	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case err := <-errc:
-			if err == io.EOF {
-				wait = !interactive // a pipe ran dry; a person pressed Ctrl-C or Ctrl-D
-				return nil
-			}
-			return fmt.Errorf("terminal: read: %w", err)
-		case line := <-lines:
-			line = strings.TrimSpace(line)
-			if line == "" {
-				continue
-			}
-			if line == "/exit" || line == "/quit" {
-				return nil
-			}
-			err := deliver(ctx, channels.Incoming{Channel: Name, SenderID: c.SenderID, SenderName: c.SenderID, ChatID: c.SenderID, Text: line, Trusted: true})
-			if err != nil {
-				c.print("! could not record your message: " + err.Error())
-			}
-		}
-	}
+	return lines, errc, nil
 }
 
-// Stop restores the terminal.
+// stopped returns the channel Stop closes.
+func (c *Channel) stopped() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop == nil {
+		c.stop = make(chan struct{})
+	}
+	return c.stop
+}
+
+// Stop ends Start and restores the terminal. It may be called more than
+// once.
 func (c *Channel) Stop(context.Context) error {
+	c.mu.Lock()
+	if c.stop == nil {
+		c.stop = make(chan struct{})
+	}
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+	}
+	c.mu.Unlock()
+	c.restoreTerminal()
+	return nil
+}
+
+// restoreTerminal leaves raw mode, once.
+func (c *Channel) restoreTerminal() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.restore != nil {
@@ -132,7 +185,6 @@ func (c *Channel) Stop(context.Context) error {
 		c.term = nil
 		fmt.Fprintln(c.Out) // leave the shell on a fresh line
 	}
-	return nil
 }
 
 func (c *Channel) print(text string) {

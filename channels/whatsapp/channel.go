@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 const (
@@ -210,7 +211,7 @@ func (c *Channel) runConnected(ctx context.Context) (reason string, loggedOut bo
 			}
 			c.log.Warn("whatsapp: disconnected; reconnecting", "retry_in", backoff)
 		}
-		if !sleep(ctx, backoff) {
+		if wait.Sleep(ctx, backoff) != nil {
 			return "", false
 		}
 		backoff = min(2*backoff, c.maxBackoff)
@@ -236,17 +237,6 @@ func (c *Channel) waitDisconnect(ctx context.Context, backoff *time.Duration) (r
 				return ev.reason, true, true
 			}
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
 

@@ -284,7 +284,7 @@ func TestStartTwice(t *testing.T) {
 }
 
 func TestQRPNG(t *testing.T) {
-	data, err := QRPNG("2@abc,def,ghi")
+	data, err := channels.QRPNG("2@abc,def,ghi")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,13 +299,13 @@ func TestQRPNG(t *testing.T) {
 
 // fakeSource is a scripted PairingSource.
 type fakeSource struct {
-	events []QREvent
+	events []channels.QREvent
 	code   string
 	phone  string
 }
 
-func (f *fakeSource) QRCodes(context.Context) (<-chan QREvent, error) {
-	ch := make(chan QREvent, len(f.events))
+func (f *fakeSource) QRCodes(context.Context) (<-chan channels.QREvent, error) {
+	ch := make(chan channels.QREvent, len(f.events))
 	for _, e := range f.events {
 		ch <- e
 	}
@@ -319,20 +319,20 @@ func (f *fakeSource) PairPhone(_ context.Context, phone string) (string, error) 
 }
 
 func TestPair(t *testing.T) {
-	codes := []QREvent{{Code: "2@first", Timeout: time.Minute}, {Code: "2@second", Timeout: 20 * time.Second}}
+	codes := []channels.QREvent{{Code: "2@first", Timeout: time.Minute}, {Code: "2@second", Timeout: 20 * time.Second}}
 	tests := []struct {
 		name      string
-		events    []QREvent
+		events    []channels.QREvent
 		phone     string
 		wantErr   error
 		wantOut   []string
 		wantPhone string
 	}{
-		{"qr success", append(codes, QREvent{Done: true}), "", nil,
+		{"qr success", append(codes, channels.QREvent{Done: true}), "", nil,
 			[]string{"Link a device", "▀", "A new code follows in 1m0s", "A new code follows in 20s", "WhatsApp linked"}, ""},
-		{"qr timeout", append(codes, QREvent{Done: true, Err: ErrPairTimeout}), "", ErrPairTimeout,
+		{"qr timeout", append(codes, channels.QREvent{Done: true, Err: channels.ErrPairTimeout}), "", channels.ErrPairTimeout,
 			[]string{"▀"}, ""},
-		{"phone code", append(codes, QREvent{Done: true}), "+49 151 12345678", nil,
+		{"phone code", append(codes, channels.QREvent{Done: true}), "+49 151 12345678", nil,
 			[]string{"Your linking code: ABCD-EFGH", "Link with phone number instead", "WhatsApp linked"}, "4915112345678"},
 		{"ended without result", codes, "", nil, nil, ""},
 	}

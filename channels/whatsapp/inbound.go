@@ -3,6 +3,7 @@ package whatsapp
 import (
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain"
 )
 
 // toIncoming maps a WhatsApp message to the pipeline's form. ok is false
@@ -194,7 +196,12 @@ func (c *Channel) handleMessage(evt *events.Message) bool {
 		c.seen.Add(id)
 		return true
 	}
-	if err := deliver(ctx, in); err != nil {
+	if err := deliver(ctx, in); errors.Is(err, domain.ErrInvalidMessage) {
+		// Redelivery cannot help: acknowledge and skip it.
+		c.log.Warn("whatsapp: message refused at intake; skipped", "message_id", id, "chat", in.ChatID, "sender", in.SenderID, "err", err)
+		c.seen.Add(id)
+		return true
+	} else if err != nil {
 		c.log.Error("whatsapp: deliver failed; message left unacknowledged",
 			"message_id", id, "chat", in.ChatID, "err", fmt.Errorf("deliver: %w", err))
 		return false

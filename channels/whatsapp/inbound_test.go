@@ -3,6 +3,7 @@ package whatsapp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain"
 )
 
 var (
@@ -274,5 +276,22 @@ func TestSeenSetEvictsOldest(t *testing.T) {
 		if got := s.Contains(id); got != want {
 			t.Errorf("Contains(%s) = %v, want %v", id, got, want)
 		}
+	}
+}
+
+// A message refused at intake is acknowledged and skipped: redelivery
+// could not help, and the messages after it still arrive.
+func TestInboundRefusedAtIntakeIsAcknowledged(t *testing.T) {
+	_, fc, rec := started(t, Config{})
+	rec.err = fmt.Errorf("receive: %w", &domain.InvalidMessageError{Field: "text", Reason: "holds a NUL byte"})
+	if !fc.handler(msgEvent("R1", direct(alice), text("bad\x00"))) {
+		t.Fatal("refused message left unacknowledged: WhatsApp would redeliver it for ever")
+	}
+	rec.err = nil
+	if !fc.handler(msgEvent("R1", direct(alice), text("bad\x00"))) || len(rec.got) != 0 {
+		t.Fatalf("refused message delivered on redelivery: %+v", rec.got)
+	}
+	if !fc.handler(msgEvent("R2", direct(alice), text("good"))) || len(rec.got) != 1 {
+		t.Fatalf("later message: delivered %+v", rec.got)
 	}
 }

@@ -8,36 +8,25 @@ import (
 	"time"
 
 	"github.com/mdp/qrterminal/v3"
-	"github.com/skip2/go-qrcode"
 	"go.mau.fi/whatsmeow"
-)
 
-// QREvent is one step of a pairing session: a new QR code to show, or the
-// final outcome (Done, successful when Err is nil).
-type QREvent struct {
-	Code    string        // QR payload to render; empty on the final event
-	Timeout time.Duration // how long Code stays valid before the next one
-	Done    bool
-	Err     error
-}
+	"github.com/omega-gateway/omega/channels"
+)
 
 // PairingSource starts a pairing session. *Channel is the real one.
 type PairingSource interface {
 	// QRCodes starts pairing; the channel yields rotating codes and ends
 	// with a Done event, then closes.
-	QRCodes(ctx context.Context) (<-chan QREvent, error)
+	QRCodes(ctx context.Context) (<-chan channels.QREvent, error)
 	// PairPhone asks for an 8-character linking code for phone, to be
 	// typed on the phone instead of scanning a QR code. Valid only after
 	// the first QR event of a running session.
 	PairPhone(ctx context.Context, phone string) (string, error)
 }
 
-// ErrPairTimeout: the QR codes ran out before the phone linked.
-var ErrPairTimeout = errors.New("whatsapp pairing timed out")
-
 // QRCodes implements PairingSource: it connects the unpaired device and
 // relays whatsmeow's QR codes.
-func (c *Channel) QRCodes(ctx context.Context) (<-chan QREvent, error) {
+func (c *Channel) QRCodes(ctx context.Context) (<-chan channels.QREvent, error) {
 	if c.Paired() {
 		return nil, errors.New("whatsapp: a device is already paired")
 	}
@@ -48,7 +37,7 @@ func (c *Channel) QRCodes(ctx context.Context) (<-chan QREvent, error) {
 	if err := c.client.Connect(); err != nil && !errors.Is(err, whatsmeow.ErrAlreadyConnected) {
 		return nil, fmt.Errorf("whatsapp: connect for pairing: %w", err)
 	}
-	out := make(chan QREvent, 1)
+	out := make(chan channels.QREvent, 1)
 	go func() {
 		defer close(out)
 		for item := range items {
@@ -69,18 +58,18 @@ func (c *Channel) QRCodes(ctx context.Context) (<-chan QREvent, error) {
 	return out, nil
 }
 
-func qrEvent(item whatsmeow.QRChannelItem) QREvent {
+func qrEvent(item whatsmeow.QRChannelItem) channels.QREvent {
 	switch item.Event {
 	case whatsmeow.QRChannelEventCode:
-		return QREvent{Code: item.Code, Timeout: item.Timeout}
+		return channels.QREvent{Code: item.Code, Timeout: item.Timeout}
 	case whatsmeow.QRChannelSuccess.Event:
-		return QREvent{Done: true}
+		return channels.QREvent{Done: true}
 	case whatsmeow.QRChannelTimeout.Event:
-		return QREvent{Done: true, Err: ErrPairTimeout}
+		return channels.QREvent{Done: true, Err: channels.ErrPairTimeout}
 	case whatsmeow.QRChannelEventError:
-		return QREvent{Done: true, Err: fmt.Errorf("whatsapp pairing failed: %w", item.Error)}
+		return channels.QREvent{Done: true, Err: fmt.Errorf("whatsapp pairing failed: %w", item.Error)}
 	default:
-		return QREvent{Done: true, Err: fmt.Errorf("whatsapp pairing failed: %s", item.Event)}
+		return channels.QREvent{Done: true, Err: fmt.Errorf("whatsapp pairing failed: %s", item.Event)}
 	}
 }
 
@@ -105,7 +94,7 @@ func Pair(ctx context.Context, src PairingSource, out io.Writer, phone string) e
 	phone = NormalizePhone(phone)
 	codeShown := false
 	for {
-		var ev QREvent
+		var ev channels.QREvent
 		var ok bool
 		select {
 		case <-ctx.Done():
@@ -133,7 +122,7 @@ func Pair(ctx context.Context, src PairingSource, out io.Writer, phone string) e
 	}
 }
 
-func printQR(out io.Writer, ev QREvent) {
+func printQR(out io.Writer, ev channels.QREvent) {
 	fmt.Fprintln(out, "Scan this code with WhatsApp: Settings → Linked devices → Link a device.")
 	qrterminal.GenerateHalfBlock(ev.Code, qrterminal.L, out)
 	if ev.Timeout > 0 {
@@ -148,14 +137,4 @@ func printLinkCode(out io.Writer, code string) {
 	fmt.Fprintf(out, "Your linking code: %s\n", code)
 	fmt.Fprintln(out, "On your phone: WhatsApp → Settings → Linked devices → Link a device →")
 	fmt.Fprintln(out, "\"Link with phone number instead\", then type the code above.")
-}
-
-// QRPNG renders a pairing code as a 256 px PNG, for sending the QR code
-// as an image through another channel (e.g. Telegram).
-func QRPNG(code string) ([]byte, error) {
-	png, err := qrcode.Encode(code, qrcode.Medium, 256)
-	if err != nil {
-		return nil, fmt.Errorf("encode qr png: %w", err)
-	}
-	return png, nil
 }

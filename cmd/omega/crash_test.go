@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,7 +25,7 @@ import (
 )
 
 // buildOmega compiles the binary once per test.
-func buildOmega(t *testing.T) string {
+func buildOmega(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "omega")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
@@ -34,7 +35,7 @@ func buildOmega(t *testing.T) string {
 	return bin
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -45,7 +46,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // crashClaude answers slowly for "slow" prompts, logging each call first.
-func crashClaude(t *testing.T, dir string) (bin, callLog string) {
+func crashClaude(t testing.TB, dir string) (bin, callLog string) {
 	bin, callLog = filepath.Join(dir, "claude"), filepath.Join(dir, "calls.log")
 	script := `#!/bin/sh
 prompt=""; while [ $# -gt 0 ]; do case "$1" in -p) prompt="$2"; shift 2;; *) shift;; esac; done
@@ -65,7 +66,7 @@ type proc struct {
 	log *bytes.Buffer
 }
 
-func startServe(t *testing.T, bin string, env []string) *proc {
+func startServe(t testing.TB, bin string, env []string) *proc {
 	t.Helper()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = env
@@ -85,7 +86,7 @@ func startServe(t *testing.T, bin string, env []string) *proc {
 	return p
 }
 
-func waitHTTP(t *testing.T, url string) {
+func waitHTTP(t testing.TB, url string) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -101,7 +102,7 @@ func waitHTTP(t *testing.T, url string) {
 	}
 }
 
-func postMessage(t *testing.T, url, sender, text, wait string) map[string]any {
+func postMessage(t testing.TB, url, sender, text, wait string) map[string]any {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"sender_id": sender, "text": text})
 	c := &http.Client{Timeout: 90 * time.Second}
@@ -118,18 +119,15 @@ func postMessage(t *testing.T, url, sender, text, wait string) map[string]any {
 	return out
 }
 
-// kill -9 while the provider is working on a turn, with another turn
-// queued: after a restart both complete, the interrupted one with exactly
-// one reply and the queued one untouched by the crash.
-func TestCrashResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildOmega(t)
-	cases := []struct {
-		name string
-		env  func(t *testing.T) (vars []string, open func() eventstore.Store)
-	}{
+// storeBackend is a store for the binary's tests: the variables that
+// select it and a way to open it from the test.
+type storeBackend struct {
+	name string
+	env  func(t *testing.T) (vars []string, open func() eventstore.Store)
+}
+
+func storeBackends() []storeBackend {
+	return []storeBackend{
 		{"sqlite", func(t *testing.T) ([]string, func() eventstore.Store) {
 			dir := t.TempDir()
 			return []string{"OMEGA_DATA_DIR=" + dir}, func() eventstore.Store {
@@ -153,14 +151,27 @@ func TestCrashResume(t *testing.T) {
 			}
 		}},
 	}
-	for _, c := range cases {
+}
+
+// kill -9 while the provider is working on a turn, with another turn
+// queued: after a restart both complete, the interrupted one with exactly
+// one reply and the queued one untouched by the crash.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	for _, c := range storeBackends() {
 		t.Run(c.name, func(t *testing.T) {
 			vars, open := c.env(t)
 			claude, callLog := crashClaude(t, t.TempDir())
 			addr := freeAddr(t)
 			url := "http://" + addr
 			env := append(os.Environ(), vars...)
-			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "OMEGA_LOG_LEVEL=debug", "HOME="+t.TempDir())
+			// A lease TTL of an hour: the restarted process must resume its
+			// turns because the leases are its own (its identity is kept in
+			// the data directory), not because they expired.
+			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1h", "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "OMEGA_LOG_LEVEL=debug", "HOME="+t.TempDir())
 
 			first := startServe(t, bin, env)
 			waitHTTP(t, url)
@@ -211,7 +222,7 @@ func TestCrashResume(t *testing.T) {
 				for _, e := range evs {
 					counts[e.Type]++
 				}
-				if counts["MessageReceived"] != 1 || counts["ReplySent"] != 1 || counts["TurnCompleted"] != 1 || counts["ProviderReplied"] != 1 {
+				if counts["MessageReceived"] != 1 || counts["ReplySent"] != 1 || counts[domain.TurnCompleted{}.EventType()] != 1 || counts["ProviderReplied"] != 1 {
 					t.Fatalf("turn %s events: %v", id, counts)
 				}
 			}
@@ -233,4 +244,88 @@ func TestCrashResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkResumeAfterKill measures how soon a turn cut off by kill -9 in
+// the middle of its provider call is resumed by an immediate restart of
+// the built binary, with the default lease TTL (15 s). Figures are medians
+// over b.N kills: restart-to-call-ms from starting the new process to the
+// resumed provider call, ready-to-call-ms from its health check answering.
+//
+//	go test -run '^$' -bench ResumeAfterKill -benchtime 5x ./cmd/omega/
+func BenchmarkResumeAfterKill(b *testing.B) {
+	bin := buildOmega(b)
+	backends := []struct {
+		name string
+		vars func(b *testing.B) []string
+	}{
+		{"sqlite", func(*testing.B) []string { return nil }},
+		{"postgres", func(b *testing.B) []string { return []string{"OMEGA_DATABASE_URL=" + pgtest.DSN(b)} }},
+	}
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			claude, callLog := crashClaude(b, b.TempDir())
+			addr := freeAddr(b)
+			url := "http://" + addr
+			env := append(os.Environ(), be.vars(b)...)
+			env = append(env, "OMEGA_DATA_DIR="+b.TempDir(), "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr,
+				"OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "HOME="+b.TempDir())
+			var fromStart, fromReady []time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				first := startServe(b, bin, env)
+				waitHTTP(b, url)
+				text := fmt.Sprintf("slow question %d", i)
+				turn := postMessage(b, url, fmt.Sprintf("kill-%d", i), text, "0s")
+				waitCalls(b, callLog, text, 1)
+				_ = first.cmd.Process.Signal(syscall.SIGKILL)
+				_ = first.cmd.Wait()
+
+				start := time.Now()
+				second := startServe(b, bin, env)
+				waitHTTP(b, url)
+				ready := time.Now()
+				waitCalls(b, callLog, text, 2)
+				called := time.Now()
+				fromStart, fromReady = append(fromStart, called.Sub(start)), append(fromReady, called.Sub(ready))
+
+				resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(url + "/api/turns/" + turn["turn_id"].(string) + "?wait=45s")
+				if err != nil {
+					b.Fatal(err)
+				}
+				resp.Body.Close()
+				_ = second.cmd.Process.Signal(syscall.SIGTERM)
+				_ = second.cmd.Wait()
+			}
+			b.StopTimer()
+			b.ReportMetric(medianMs(fromStart), "restart-to-call-ms")
+			b.ReportMetric(medianMs(fromReady), "ready-to-call-ms")
+		})
+	}
+}
+
+// waitCalls waits until the provider double has been called n times
+// with text, polling its call log.
+func waitCalls(tb testing.TB, callLog, text string, n int) {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(callLog)
+		if strings.Count(string(b), text+"\n") >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("provider called fewer than %d times with %q; calls: %q", n, text, b)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func medianMs(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Microseconds()) / 1000
 }

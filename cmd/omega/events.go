@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -46,49 +47,66 @@ func eventsCmd() *cobra.Command {
 }
 
 func printEvents(ctx context.Context, w io.Writer, s eventstore.Store, f eventsFilter) error {
-	printed := 0
-	print := func(evs []domain.Event) (bool, error) {
-		for _, e := range evs {
-			if f.typ != "" && e.Type != f.typ {
-				continue
-			}
-			if f.stream != "" && e.StreamID != f.stream {
-				continue
-			}
-			if err := writeEvent(w, e, f.asJSON); err != nil {
-				return false, err
-			}
-			printed++
-			if f.limit > 0 && printed >= f.limit {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	if f.stream != "" && !f.follow {
+	p := &eventPrinter{w: w, f: f}
+	switch {
+	case f.follow:
+		return p.follow(ctx, s)
+	case f.stream != "":
 		evs, err := s.Load(ctx, f.stream, f.after+1)
 		if err != nil {
 			return err
 		}
-		_, err = print(evs)
+		_, err = p.print(evs)
 		return err
+	default:
+		return p.all(ctx, s)
 	}
-	if !f.follow {
-		after := f.after
-		for {
-			evs, err := s.ReadAll(ctx, after, 1000)
-			if err != nil {
-				return err
-			}
-			done, err := print(evs)
-			if err != nil || done || len(evs) < 1000 {
-				return err
-			}
-			after = evs[len(evs)-1].Position
+}
+
+// eventPrinter writes the events that pass the filter, up to its limit.
+type eventPrinter struct {
+	w       io.Writer
+	f       eventsFilter
+	printed int
+}
+
+// print reports whether the limit was reached.
+func (p *eventPrinter) print(evs []domain.Event) (bool, error) {
+	for _, e := range evs {
+		if (p.f.typ != "" && e.Type != p.f.typ) || (p.f.stream != "" && e.StreamID != p.f.stream) {
+			continue
+		}
+		if err := writeEvent(p.w, e, p.f.asJSON); err != nil {
+			return false, err
+		}
+		p.printed++
+		if p.f.limit > 0 && p.printed >= p.f.limit {
+			return true, nil
 		}
 	}
-	err := eventstore.Follow(ctx, s, f.after, eventstore.FollowOptions{}, func(_ context.Context, evs []domain.Event) (int64, error) {
-		done, err := print(evs)
+	return false, nil
+}
+
+// all prints the log from f.after to its current end.
+func (p *eventPrinter) all(ctx context.Context, s eventstore.Store) error {
+	after := p.f.after
+	for {
+		evs, err := s.ReadAll(ctx, after, 1000)
+		if err != nil {
+			return err
+		}
+		done, err := p.print(evs)
+		if err != nil || done || len(evs) < 1000 {
+			return err
+		}
+		after = evs[len(evs)-1].Position
+	}
+}
+
+// follow prints committed events as they come until the limit or Ctrl-C.
+func (p *eventPrinter) follow(ctx context.Context, s eventstore.Store) error {
+	err := eventstore.Follow(ctx, s, p.f.after, eventstore.FollowOptions{}, func(_ context.Context, evs []domain.Event) (int64, error) {
+		done, err := p.print(evs)
 		if err != nil {
 			return 0, err
 		}
@@ -97,8 +115,8 @@ func printEvents(ctx context.Context, w io.Writer, s eventstore.Store, f eventsF
 		}
 		return evs[len(evs)-1].Position, nil
 	})
-	if err == errLimitReached || ctx.Err() != nil {
-		return nil
+	if errors.Is(err, errLimitReached) || ctx.Err() != nil {
+		return nil //nolint:nilerr // the limit or Ctrl-C ends the listing normally
 	}
 	return err
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 
@@ -18,39 +20,25 @@ func factsCmd() *cobra.Command {
 		Short: "List remembered facts (from the facts read model)",
 		Args:  cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			a, err := openCaughtUp(cmd)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			if err := a.Engine.Setup(cmd.Context()); err != nil {
-				return err
-			}
-			if err := a.Engine.CatchUp(cmd.Context()); err != nil {
-				return err
-			}
-			q, qargs := "SELECT sender, key, value FROM facts ORDER BY sender, key", []any{}
+			var who *domain.SenderRef
 			if len(args) == 2 {
-				q, qargs = "SELECT sender, key, value FROM facts WHERE sender = $1 ORDER BY key", []any{args[0] + "-" + args[1]}
+				who = &domain.SenderRef{Channel: args[0], ID: args[1]}
 			} else if len(args) == 1 {
 				return fmt.Errorf("give both CHANNEL and SENDER, or neither")
 			}
-			rows, err := a.Store.DB().QueryContext(cmd.Context(), q, qargs...)
+			facts, err := a.Queries.Facts(cmd.Context(), who)
 			if err != nil {
-				return fmt.Errorf("read facts: %w", err)
+				return err
 			}
-			defer rows.Close()
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SENDER\tKEY\tVALUE")
-			for rows.Next() {
-				var s, k, v string
-				if err := rows.Scan(&s, &k, &v); err != nil {
-					return err
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s, k, v)
-			}
-			if err := rows.Err(); err != nil {
-				return err
+			for _, f := range facts {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Sender, f.Key, f.Value)
 			}
 			return tw.Flush()
 		},
@@ -60,9 +48,7 @@ func factsCmd() *cobra.Command {
 		Short: "Remember a fact (records FactRecorded)",
 		Args:  cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSenders(cmd, func(s handlers.Senders) error {
-				return s.RecordFact(cmd.Context(), &handlers.RecordFact{Channel: args[0], SenderID: args[1], Key: args[2], Value: args[3], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
-			})
+			return sendCommand(cmd, &handlers.RecordFact{Channel: args[0], SenderID: args[1], Key: args[2], Value: args[3], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -70,9 +56,7 @@ func factsCmd() *cobra.Command {
 		Short: "Forget one fact (records FactRemoved)",
 		Args:  cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSenders(cmd, func(s handlers.Senders) error {
-				return s.RemoveFact(cmd.Context(), &handlers.RemoveFact{Channel: args[0], SenderID: args[1], Key: args[2], Meta: domain.Metadata{CorrelationID: "cli"}})
-			})
+			return sendCommand(cmd, &handlers.RemoveFact{Channel: args[0], SenderID: args[1], Key: args[2], Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -80,19 +64,28 @@ func factsCmd() *cobra.Command {
 		Short: "Forget every fact about a sender (records FactsPurged)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withSenders(cmd, func(s handlers.Senders) error {
-				return s.PurgeFacts(cmd.Context(), &handlers.PurgeFacts{Channel: args[0], SenderID: args[1], Meta: domain.Metadata{CorrelationID: "cli"}})
-			})
+			return sendCommand(cmd, &handlers.PurgeFacts{Channel: args[0], SenderID: args[1], Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	return cmd
 }
 
-func withSenders(cmd *cobra.Command, fn func(handlers.Senders) error) error {
+// sendCommand sends a state change as a command on the bus and returns
+// once an omega process (this one or a running serve) has handled it.
+func sendCommand(cmd *cobra.Command, c any) error {
 	a, err := openApp(cmd.Context(), app.OpenOptions{})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	return fn(handlers.Senders{Store: a.Store, Registry: a.Registry})
+	return doCommand(cmd.Context(), a, c)
+}
+
+func doCommand(ctx context.Context, a *app.App, c any) (err error) {
+	commander, err := a.OpenCommander(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, commander.Close()) }()
+	return commander.Do(ctx, c)
 }

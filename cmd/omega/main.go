@@ -25,7 +25,7 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := onSignals()
 	defer stop()
 	err := rootCmd().ExecuteContext(ctx)
 	if err == nil {
@@ -36,9 +36,39 @@ func main() {
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
-	fmt.Fprintln(os.Stderr, "omega:", err)
+	// The last line may quote a server's answer; it must not quote a secret.
+	cfg, _ := config.Load()
+	fmt.Fprintln(os.Stderr, "omega:", cfg.Redactor().String(err.Error()))
 	os.Exit(code)
 }
+
+// onSignals returns a context that ends at the first SIGINT or SIGTERM, so
+// a command stops taking work and finishes what it can. A second signal
+// exits at once: every event already appended is committed, so nothing
+// recorded is lost, and unfinished work resumes at the next start.
+func onSignals() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		cancel()
+		if s, ok := <-sigs; ok {
+			fmt.Fprintf(os.Stderr, "omega: second %s: exiting at once (unfinished work resumes at the next start)\n", s)
+			os.Exit(exitInterrupted)
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel()
+	}
+}
+
+// exitInterrupted is the status of an exit forced by a second signal
+// (128 + SIGINT, as shells report an interrupted command).
+const exitInterrupted = 130
 
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -47,7 +77,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), whatsappCmd())
+	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), whatsappCmd(), tasksCmd(), heartbeatCmd(), auditCmd(), rerunCmd(), exportCmd())
 	return root
 }
 

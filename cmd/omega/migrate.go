@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/migrations"
 )
 
 func migrateCmd() *cobra.Command {
@@ -38,7 +37,7 @@ func migrateCmd() *cobra.Command {
 }
 
 func printSchema(cmd *cobra.Command, a *app.App) error {
-	current, latest, err := migrations.Status(cmd.Context(), a.Store.DB(), migrations.Dialect(a.Dialect))
+	current, latest, err := a.MigrationStatus(cmd.Context())
 	if err != nil {
 		return err
 	}

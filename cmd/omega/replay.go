@@ -41,6 +41,7 @@ difference and exits with status 3 if there is any.`,
 					return fmt.Errorf("replay: %w", err)
 				}
 				fmt.Fprintf(out, "rebuilt %d projection(s) from %s\n", len(ps), a.Where())
+				reportPoisoned(cmd, a)
 				return nil
 			}
 			// Bring the live read models up to the log first (what serve
@@ -60,11 +61,24 @@ difference and exits with status 3 if there is any.`,
 				return &exitError{code: 3, err: errors.New("projections differ from a rebuild of the log (see above)")}
 			}
 			fmt.Fprintf(out, "verified %d projection(s): identical to a rebuild from the log\n", len(ps))
+			reportPoisoned(cmd, a)
 			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&names, "projection", nil, "projection to rebuild (repeatable; default all)")
 	cmd.Flags().BoolVar(&verify, "verify", false, "rebuild into shadow tables and compare instead of replacing")
-	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip (and log) events of unknown type or undecodable payload instead of stopping")
+	cmd.Flags().BoolVar(&skipBad, "skip-bad", false, "skip (and log) events of unknown type instead of stopping (undecodable ones are always skipped and recorded as poisoned)")
 	return cmd
+}
+
+// reportPoisoned says how many events the read models skip. A skip is not
+// replayed from its record: the rebuild meets the same failure and skips
+// the event again, which is why it matches the live model (and why a
+// fixed projection, whose new schema version rebuilds it, stops skipping).
+func reportPoisoned(cmd *cobra.Command, a *app.App) {
+	poisoned, err := a.Engine.Poisoned(cmd.Context())
+	if err != nil || len(poisoned) == 0 {
+		return
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%d event(s) skipped by read models as poisoned, in the live models and the rebuild alike (see `omega doctor`)\n", len(poisoned))
 }

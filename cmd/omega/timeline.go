@@ -20,12 +20,14 @@ func timelineCmd() *cobra.Command {
 	var limit int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "timeline [TURN_ID]",
+		Use:   "timeline [TURN_ID | heartbeat-<scope>-<slot> | selfheal]",
 		Short: "Show why omega said what it said: a turn's events in order",
 		Long: `timeline prints a turn's events with times relative to its start: the message,
 the auth decision, the prompt sections used, the model, the raw provider reply,
 what was sent. Events the turn caused on the sender's stream (welcome, session,
-facts) are shown beside them. --sender CHANNEL:ID shows that sender's latest turns.`,
+facts) are shown beside them. --sender CHANNEL:ID shows that sender's latest turns.
+A heartbeat cycle's stream (heartbeat-global-20260101T090000Z) or the selfheal
+stream is shown the same way: each provider call and reply, markers, alerts.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (len(args) == 1) == (sender != "") {
@@ -73,28 +75,12 @@ func senderTurns(ctx context.Context, a *app.App, sender string, limit int) ([]s
 	if err := a.Engine.CatchUp(ctx); err != nil {
 		return nil, err
 	}
-	rows, err := a.Store.DB().QueryContext(ctx, `SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT $2`, channel+"-"+id, limit)
-	if err != nil {
-		return nil, fmt.Errorf("find turns of %s: %w", sender, err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, err
-		}
-		ids = append(ids, t)
-	}
-	// Oldest first reads like a conversation.
-	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
-		ids[i], ids[j] = ids[j], ids[i]
-	}
-	return ids, rows.Err()
+	return a.Queries.SenderTurns(ctx, domain.SenderRef{Channel: channel, ID: id}, limit)
 }
 
 func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, asJSON bool) error {
-	evs, err := a.Store.Load(ctx, domain.TurnStream(turnID), 1)
+	stream := timelineStream(turnID)
+	evs, err := a.Store.Load(ctx, stream, 1)
 	if err != nil {
 		return err
 	}
@@ -106,16 +92,9 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 		return err
 	}
 	if m, ok := first.(domain.MessageReceived); ok {
-		related, err := a.Store.Load(ctx, domain.SenderStream(m.Channel, m.SenderID), 1)
-		if err != nil {
+		if evs, err = withSenderEvents(ctx, a, m, turnID, evs); err != nil {
 			return err
 		}
-		for _, e := range related {
-			if e.Metadata.CorrelationID == turnID {
-				evs = append(evs, e)
-			}
-		}
-		sort.SliceStable(evs, func(i, j int) bool { return evs[i].RecordedAt.Before(evs[j].RecordedAt) })
 		if !asJSON {
 			fmt.Fprintf(w, "turn %s  %s sender %s %s  %s\n", turnID, m.Channel, m.SenderID, quoted(m.SenderName, 40), evs[0].RecordedAt.Local().Format(time.DateTime))
 		}
@@ -133,7 +112,7 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 			return err
 		}
 		where := ""
-		if e.StreamID != domain.TurnStream(turnID) {
+		if e.StreamID != stream {
 			where = "  [" + e.StreamID + "]"
 		}
 		fmt.Fprintf(w, "  %9s  %-18s %s%s\n", "+"+e.RecordedAt.Sub(start).Round(time.Millisecond).String(), e.Type, summary(p), where)
@@ -141,10 +120,63 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 	return nil
 }
 
-// summary names the fields that explain an event.
+// timelineStream is the stream a timeline shows: check-ins and
+// self-healing are streams of their own, driven like turns.
+func timelineStream(turnID string) string {
+	if strings.HasPrefix(turnID, "heartbeat-") || turnID == domain.SelfHealStream {
+		return turnID
+	}
+	return domain.TurnStream(turnID)
+}
+
+// withSenderEvents adds what the turn recorded on its sender's stream to
+// the turn's events, in the order they were recorded.
+func withSenderEvents(ctx context.Context, a *app.App, m domain.MessageReceived, turnID string, evs []domain.Event) ([]domain.Event, error) {
+	related, err := a.Store.Load(ctx, domain.SenderStream(m.Channel, m.SenderID), 1)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range related {
+		if e.Metadata.CorrelationID == turnID {
+			evs = append(evs, e)
+		}
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].RecordedAt.Before(evs[j].RecordedAt) })
+	return evs, nil
+}
+
+// summary names the fields that explain an event; an event without a
+// summarizer shows its JSON.
 func summary(p domain.Payload) string {
-	switch e := p.(type) {
-	case domain.MessageReceived:
+	if f, ok := summaries[p.EventType()]; ok {
+		return f(p)
+	}
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// summarizer explains one event type.
+type summarizer struct {
+	eventType string
+	explain   func(domain.Payload) string
+}
+
+// on adapts a summary of one payload type.
+func on[T domain.Payload](f func(T) string) summarizer {
+	var zero T
+	return summarizer{eventType: zero.EventType(), explain: func(p domain.Payload) string { return f(p.(T)) }}
+}
+
+func summaryTable(ss ...summarizer) map[string]func(domain.Payload) string {
+	m := make(map[string]func(domain.Payload) string, len(ss))
+	for _, s := range ss {
+		m[s.eventType] = s.explain
+	}
+	return m
+}
+
+var summaries = summaryTable(
+	on(func(e domain.MessageReceived) string {
 		s := "text=" + quoted(e.Text, 120)
 		if len(e.Attachments) > 0 {
 			s += fmt.Sprintf(" attachments=%d", len(e.Attachments))
@@ -153,17 +185,13 @@ func summary(p domain.Payload) string {
 			s += " group"
 		}
 		return s
-	case domain.AccessGranted:
-		return e.Reason
-	case domain.AccessDenied:
-		return e.Reason
-	case domain.WelcomeSent:
-		return "language=" + e.Language + errSuffix(e.Error)
-	case domain.AckSent:
-		return quoted(e.Text, 80)
-	case domain.CommandAnswered:
-		return e.Command + " -> " + quoted(e.Reply, 100)
-	case domain.ContextBuilt:
+	}),
+	on(func(e domain.AccessGranted) string { return e.Reason }),
+	on(func(e domain.AccessDenied) string { return e.Reason }),
+	on(func(e domain.WelcomeSent) string { return "language=" + e.Language + errSuffix(e.Error) }),
+	on(func(e domain.AckSent) string { return quoted(e.Text, 80) }),
+	on(func(e domain.CommandAnswered) string { return e.Command + " -> " + quoted(e.Reply, 100) }),
+	on(func(e domain.ContextBuilt) string {
 		size := len(e.System) + len(e.Prompt)
 		if e.Continuation {
 			size = len(e.Prompt) // a resumed session already holds the system prompt
@@ -179,7 +207,8 @@ func summary(p domain.Payload) string {
 			s += " warnings=" + strings.Join(e.SanitizeWarnings, "; ")
 		}
 		return s
-	case domain.ProviderCalled:
+	}),
+	on(func(e domain.ProviderCalled) string {
 		s := fmt.Sprintf("%s model=%s attempt=%d", e.Provider, e.Model, e.Attempt)
 		if e.SessionID != "" {
 			s += " resume=" + short(e.SessionID)
@@ -188,27 +217,30 @@ func summary(p domain.Payload) string {
 			s += " full-context"
 		}
 		return s
-	case domain.ProviderReplied:
+	}),
+	on(func(e domain.ProviderReplied) string {
 		return fmt.Sprintf("%s %s in %s, %dB, tokens %d/%d, session=%s text=%s", e.Provider, e.Model, time.Duration(e.DurationMs)*time.Millisecond, e.ReplyBytes, e.InputTokens, e.OutputTokens, short(e.SessionID), quoted(e.Text, 200))
-	case domain.ProviderFailed:
+	}),
+	on(func(e domain.ProviderFailed) string {
 		s := fmt.Sprintf("%s class=%s %s", e.Provider, e.Class, quoted(e.Message, 160))
 		if e.RetryFullContext {
 			s += " (retrying with full context)"
 		}
 		return s
-	case domain.ReplyReady:
-		return quoted(e.Text, 200)
-	case domain.TurnSuppressed:
-		return e.Reason
-	case domain.ReplySent:
+	}),
+	on(func(e domain.ReplyReady) string { return quoted(e.Text, 200) }),
+	on(func(e domain.TurnSuppressed) string { return e.Reason }),
+	on(func(e domain.ReplySent) string {
 		return fmt.Sprintf("kind=%s chunks=%d plain=%v", e.Kind, e.Chunks, e.PlainText)
-	case domain.ReplyFailed:
+	}),
+	on(func(e domain.ReplyFailed) string {
 		return fmt.Sprintf("kind=%s class=%s %s", e.Kind, e.Class, quoted(e.Error, 120))
-	case domain.AttachmentsRemoved:
-		return fmt.Sprintf("%d file(s)", len(e.Paths))
-	case domain.TurnCompleted:
+	}),
+	on(func(e domain.AttachmentsRemoved) string { return fmt.Sprintf("%d file(s)", len(e.Paths)) }),
+	on(func(e domain.TurnCompleted) string {
 		return fmt.Sprintf("status=%s in %s", e.Status, time.Duration(e.DurationMs)*time.Millisecond)
-	case domain.MarkersApplied:
+	}),
+	on(func(e domain.MarkersApplied) string {
 		parts := make([]string, len(e.Markers))
 		for i, m := range e.Markers {
 			parts[i] = m.Name + ": " + m.Effect
@@ -218,40 +250,35 @@ func summary(p domain.Payload) string {
 			s = fmt.Sprintf("step %d: %s", e.Step, s)
 		}
 		return s
-	case domain.ConversationClosed:
-		return "conversation=" + short(e.ConversationID)
-	case domain.RouteDecided:
-		return routeSummary(e)
-	case domain.PlanStepCompleted:
+	}),
+	on(func(e domain.ConversationClosed) string { return "conversation=" + short(e.ConversationID) }),
+	on(func(e domain.RouteDecided) string { return routeSummary(e) }),
+	on(func(e domain.PlanStepCompleted) string {
 		return fmt.Sprintf("step %d %s -> %s", e.Index, quoted(e.Text, 60), quoted(e.Reply, 160))
-	case domain.PlanStepFailed:
+	}),
+	on(func(e domain.PlanStepFailed) string {
 		return fmt.Sprintf("step %d attempt %d class=%s %s", e.Index, e.Attempt, e.Class, quoted(e.Message, 120))
-	case domain.PlanProgressSent:
+	}),
+	on(func(e domain.PlanProgressSent) string {
 		s := "announced " + quoted(e.Text, 160)
 		if e.Index > 0 {
 			s = fmt.Sprintf("step %d %s", e.Index, quoted(e.Text, 80))
 		}
 		return s + errSuffix(e.Error)
-	case domain.TaskScheduled:
+	}),
+	on(func(e domain.TaskScheduled) string {
 		return fmt.Sprintf("%s %s due=%s repeat=%s %s", e.Kind, short(e.ID), e.Due.Format(time.RFC3339), e.Repeat, quoted(e.Description, 80))
-	case domain.TaskCancelled:
-		return short(e.ID) + " by " + e.Reason
-	case domain.TaskUpdated:
-		return short(e.ID) + " " + quoted(e.Description, 80)
-	case domain.Welcomed:
-		return "language=" + e.Language
-	case domain.SessionStarted:
+	}),
+	on(func(e domain.TaskCancelled) string { return short(e.ID) + " by " + e.Reason }),
+	on(func(e domain.TaskUpdated) string { return short(e.ID) + " " + quoted(e.Description, 80) }),
+	on(func(e domain.Welcomed) string { return "language=" + e.Language }),
+	on(func(e domain.SessionStarted) string {
 		return fmt.Sprintf("project=%q session=%s", e.Project, short(e.SessionID))
-	case domain.SessionCleared:
-		return fmt.Sprintf("project=%q %s", e.Project, e.Reason)
-	case domain.FactRecorded:
-		return e.Key + "=" + quoted(e.Value, 60)
-	case domain.LanguageSwitched:
-		return e.From + " -> " + e.To
-	}
-	b, _ := json.Marshal(p)
-	return string(b)
-}
+	}),
+	on(func(e domain.SessionCleared) string { return fmt.Sprintf("project=%q %s", e.Project, e.Reason) }),
+	on(func(e domain.FactRecorded) string { return e.Key + "=" + quoted(e.Value, 60) }),
+	on(func(e domain.LanguageSwitched) string { return e.From + " -> " + e.To }),
+)
 
 func routeSummary(e domain.RouteDecided) string {
 	if !e.Direct {
@@ -260,6 +287,9 @@ func routeSummary(e domain.RouteDecided) string {
 	s := "direct model=" + e.Model
 	if e.Error != "" {
 		return s + " (classification failed: " + quoted(e.Error, 120) + ")"
+	}
+	if e.Prefilter {
+		return s + " (pre-filter: no classification call)"
 	}
 	return s
 }

@@ -23,7 +23,7 @@ func whatsappCmd() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			container, err := whatsapp.OpenDeviceStore(cmd.Context(), a.Store.DB(), string(a.Dialect), a.Logger)
+			container, err := a.WhatsAppDevices(cmd.Context(), a.Logger)
 			if err != nil {
 				return err
 			}

@@ -33,3 +33,21 @@ func verbs(s string) string {
 	}
 	return b.String()
 }
+
+func TestTaskCatalogueComplete(t *testing.T) {
+	for _, lang := range Languages() {
+		for _, k := range TaskKeys() {
+			s, ok := taskTexts[lang][k]
+			if !ok {
+				t.Errorf("%s lacks %s", lang, k)
+				continue
+			}
+			if got, want := verbs(s), verbs(taskTexts[English][k]); got != want {
+				t.Errorf("%s %s: placeholders %q, English has %q", lang, k, got, want)
+			}
+		}
+	}
+	if got := TaskText("Spanish", TaskLate, "09:00"); got != "(con retraso: era para las 09:00)" {
+		t.Fatalf("TaskText = %q", got)
+	}
+}

@@ -8,120 +8,40 @@ import (
 	"time"
 )
 
-// kind says how a known name is written in a reply.
-type kind int
-
-const (
-	unknownName kind = iota
-	// valued markers are NAME: value.
-	valued
-	// bare markers are the name alone; a trailing ':' and anything after
-	// it on the line are tolerated and ignored.
-	bare
-)
-
-// kindOf classifies a protocol name. SILENT is absent on purpose: it is
-// an ordinary English word, so it is only recognised as a whole line (see
-// isSilentLine), never inline.
-func kindOf(name string) kind {
-	switch name {
-	case NameSchedule, NameScheduleAction, NameCancelTask, NameUpdateTask,
-		NameLangSwitch, NamePersonality, NameProjectActivate,
-		NameHeartbeatAdd, NameHeartbeatRemove, NameHeartbeatInterval,
-		NameHeartbeatSuppressSection, NameHeartbeatUnsuppressSection,
-		NameLimitation, NameSelfHeal, NameBugReport, NameSkillImprove,
-		NameActionOutcome, NameReward, NameLesson:
-		return valued
-	case NameForgetConversation, NamePurgeFacts, NameProjectDeactivate,
-		NameWhatsAppQR, NameHeartbeatOK, NameSelfHealResolved:
-		return bare
-	}
-	return unknownName
+func scheduleParser(action bool) func(string, *time.Location) (Marker, error) {
+	return func(value string, loc *time.Location) (Marker, error) { return parseSchedule(value, action, loc) }
 }
 
-// bareMarker returns the marker for a bare name.
-func bareMarker(name string) Marker {
-	switch name {
-	case NameForgetConversation:
-		return ForgetConversation{}
-	case NamePurgeFacts:
-		return PurgeFacts{}
-	case NameProjectDeactivate:
-		return ProjectDeactivate{}
-	case NameWhatsAppQR:
-		return WhatsAppQR{}
-	case NameHeartbeatOK:
-		return HeartbeatOK{}
-	case NameSelfHealResolved:
-		return SelfHealResolved{}
+func parseLimitation(value string, _ *time.Location) (Marker, error) {
+	f, err := fields(value, 3, 2, "title", "description", "plan")
+	if err != nil {
+		return nil, err
 	}
-	panic("markers: bareMarker called with " + name) // unreachable: guarded by kindOf
+	return Limitation{Title: f[0], Description: f[1], Plan: f[2]}, nil
 }
 
-// parseValued turns the value of a valued marker into its typed form. The
-// error is the user-facing reason recorded in Invalid.
-func parseValued(name, value string, loc *time.Location) (Marker, error) {
-	value = strings.TrimSpace(value)
-	switch name {
-	case NameSchedule, NameScheduleAction:
-		return parseSchedule(value, name == NameScheduleAction, loc)
-	case NameUpdateTask:
-		return parseUpdateTask(value, loc)
-	case NameHeartbeatInterval:
-		return parseInterval(value)
-	case NameLimitation:
-		f, err := fields(value, 3, 2, "title", "description", "plan")
-		if err != nil {
-			return nil, err
-		}
-		return Limitation{Title: f[0], Description: f[1], Plan: f[2]}, nil
-	case NameSelfHeal:
-		f, err := fields(value, 2, 2, "description", "verification")
-		if err != nil {
-			return nil, err
-		}
-		return SelfHeal{Description: f[0], Verification: f[1]}, nil
-	case NameSkillImprove:
-		f, err := fields(value, 2, 2, "skill", "lesson")
-		if err != nil {
-			return nil, err
-		}
-		return SkillImprove{Skill: f[0], Lesson: f[1]}, nil
-	case NameLesson:
-		f, err := fields(value, 2, 2, "domain", "rule")
-		if err != nil {
-			return nil, err
-		}
-		return Lesson{Domain: f[0], Rule: f[1]}, nil
-	case NameReward:
-		return parseReward(value)
+func parseSelfHeal(value string, _ *time.Location) (Marker, error) {
+	f, err := fields(value, 2, 2, "description", "verification")
+	if err != nil {
+		return nil, err
 	}
-	if value == "" {
-		return nil, errors.New("empty value")
+	return SelfHeal{Description: f[0], Verification: f[1]}, nil
+}
+
+func parseSkillImprove(value string, _ *time.Location) (Marker, error) {
+	f, err := fields(value, 2, 2, "skill", "lesson")
+	if err != nil {
+		return nil, err
 	}
-	switch name {
-	case NameCancelTask:
-		return CancelTask{IDPrefix: value}, nil
-	case NameLangSwitch:
-		return LangSwitch{Language: value}, nil
-	case NamePersonality:
-		return Personality{Style: value}, nil
-	case NameProjectActivate:
-		return ProjectActivate{Project: value}, nil
-	case NameHeartbeatAdd:
-		return HeartbeatAdd{Item: value}, nil
-	case NameHeartbeatRemove:
-		return HeartbeatRemove{Item: value}, nil
-	case NameHeartbeatSuppressSection:
-		return HeartbeatSuppressSection{Section: value}, nil
-	case NameHeartbeatUnsuppressSection:
-		return HeartbeatUnsuppressSection{Section: value}, nil
-	case NameBugReport:
-		return BugReport{Description: value}, nil
-	case NameActionOutcome:
-		return ActionOutcome{Outcome: value}, nil
+	return SkillImprove{Skill: f[0], Lesson: f[1]}, nil
+}
+
+func parseLesson(value string, _ *time.Location) (Marker, error) {
+	f, err := fields(value, 2, 2, "domain", "rule")
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("no parser for %s", name)
+	return Lesson{Domain: f[0], Rule: f[1]}, nil
 }
 
 // fields splits value on '|' into at most n trimmed parts, the last part
@@ -197,7 +117,7 @@ func parseUpdateTask(value string, loc *time.Location) (Marker, error) {
 	return u, nil
 }
 
-func parseInterval(value string) (Marker, error) {
+func parseInterval(value string, _ *time.Location) (Marker, error) {
 	n, err := strconv.ParseUint(value, 10, 32)
 	if err != nil {
 		return nil, fmt.Errorf("interval %q is not a whole number of minutes", value)
@@ -208,7 +128,7 @@ func parseInterval(value string) (Marker, error) {
 	return HeartbeatInterval{Minutes: int(n)}, nil
 }
 
-func parseReward(value string) (Marker, error) {
+func parseReward(value string, _ *time.Location) (Marker, error) {
 	f, err := fields(value, 3, 3, "score", "domain", "lesson")
 	if err != nil {
 		return nil, err

@@ -85,7 +85,27 @@ func FuzzParse(f *testing.F) {
 		if len(second.Markers) != 0 || len(second.Invalid) != 0 {
 			t.Fatalf("stripped text %q still yields markers %#v invalid %+v", first.Text, second.Markers, second.Invalid)
 		}
+		checkNeutralized(t, reply)
 	})
+}
+
+// checkNeutralized asserts that neutralised text never parses as a marker
+// and differs from the input only by the inserted word joiners.
+func checkNeutralized(t *testing.T, input string) {
+	t.Helper()
+	n := Neutralize(input)
+	if res := Parse(n); len(res.Markers) != 0 || len(res.Invalid) != 0 {
+		t.Fatalf("Neutralize(%q) = %q still yields markers %#v invalid %+v", input, n, res.Markers, res.Invalid)
+	}
+	if l := leaks(n); len(l) > 0 {
+		t.Fatalf("Neutralize(%q) = %q leaks %v", input, n, l)
+	}
+	if strings.ReplaceAll(n, wordJoiner, "") != strings.ReplaceAll(input, wordJoiner, "") {
+		t.Fatalf("Neutralize(%q) = %q changed more than word joiners", input, n)
+	}
+	if Neutralize(n) != n {
+		t.Fatalf("Neutralize is not idempotent on %q", input)
+	}
 }
 
 // TestLeaks proves the fuzz oracle can fail.

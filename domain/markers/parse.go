@@ -81,7 +81,7 @@ func ParseIn(reply string, loc *time.Location) Result {
 			continue
 		}
 		if isSilentLine(kept) {
-			p.res.Markers = append(p.res.Markers, Silent{})
+			p.res.Markers = append(p.res.Markers, p.bare(NameSilent))
 			removed = true
 			continue
 		}
@@ -130,7 +130,7 @@ func (p *parser) line(line string, inFence bool) (string, bool) {
 		lead := wrapperBefore(line, pos, h.start)
 		segs = append(segs, line[pos:lead])
 		if !h.takesValue() {
-			p.res.Markers = append(p.res.Markers, bareMarker(h.name))
+			p.res.Markers = append(p.res.Markers, p.bare(h.name))
 			pos = wrapperAfter(line, h.end)
 			continue
 		}
@@ -162,16 +162,22 @@ func (p *parser) record(h hit, word, wrapper, rest string) {
 		return
 	}
 	if h.kind == bare {
-		p.res.Markers = append(p.res.Markers, bareMarker(h.name))
+		p.res.Markers = append(p.res.Markers, p.bare(h.name))
 		return
 	}
-	value = unwrap(value, wrapper)
-	m, err := parseValued(h.name, value, p.loc)
+	value = strings.TrimSpace(unwrap(value, wrapper))
+	m, err := parseMarker(h.name, value, p.loc)
 	if err != nil {
 		p.invalid(h.name, raw, err.Error())
 		return
 	}
 	p.res.Markers = append(p.res.Markers, m)
+}
+
+// bare returns the marker of a bare name; its parser ignores the value.
+func (p *parser) bare(name string) Marker {
+	m, _ := parseMarker(name, "", p.loc)
+	return m
 }
 
 func (p *parser) invalid(name, raw, reason string) {

@@ -213,16 +213,3 @@ func (Lesson) Name() string { return NameLesson }
 type Silent struct{}
 
 func (Silent) Name() string { return NameSilent }
-
-// Names returns every protocol name the parser recognises.
-func Names() []string {
-	return []string{
-		NameSchedule, NameScheduleAction, NameCancelTask, NameUpdateTask,
-		NameLangSwitch, NamePersonality, NameForgetConversation, NamePurgeFacts,
-		NameProjectActivate, NameProjectDeactivate, NameWhatsAppQR,
-		NameHeartbeatAdd, NameHeartbeatRemove, NameHeartbeatInterval,
-		NameHeartbeatSuppressSection, NameHeartbeatUnsuppressSection, NameHeartbeatOK,
-		NameLimitation, NameSelfHeal, NameSelfHealResolved, NameBugReport,
-		NameSkillImprove, NameActionOutcome, NameReward, NameLesson, NameSilent,
-	}
-}

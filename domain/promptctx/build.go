@@ -34,6 +34,7 @@ const (
 	BlockTime             = "time"
 	BlockLanguage         = "language"
 	BlockHistory          = "history"
+	BlockSandbox          = "sandbox"
 )
 
 // Turn is one past message of the conversation.
@@ -56,6 +57,9 @@ type Task struct {
 type Input struct {
 	// Prompts maps a section name (Identity, Soul, ...) to its text.
 	Prompts map[string]string
+	// Sandbox is the constraint text for the provider's sandbox mode;
+	// empty when it may do anything.
+	Sandbox string
 	// FirstInSession is true when no provider session can be resumed; false
 	// asks for a Continuation as well.
 	FirstInSession bool
@@ -74,10 +78,14 @@ type Input struct {
 	Facts          [][2]string
 	History        []Turn
 	Summaries      []string
-	Lessons        []string
-	Outcomes       []string
-	PendingTasks   []Task
-	Skills         []string
+	// NewConversation marks the first message of a new conversation: the
+	// recent summaries are shown whatever the message says, so what was
+	// said before the last one closed carries over.
+	NewConversation bool
+	Lessons         []string
+	Outcomes        []string
+	PendingTasks    []Task
+	Skills          []string
 }
 
 // Output is what the provider is given.
@@ -112,6 +120,8 @@ func Build(in Input) Output {
 	}
 
 	var full builder
+	// The seed prepends the sandbox constraint to the system prompt.
+	full.add(BlockSandbox, in.Sandbox)
 	full.add(Identity, in.Prompts[Identity])
 	full.add(Soul, in.Prompts[Soul])
 	full.add(System, in.Prompts[System])
@@ -193,7 +203,7 @@ func addData(b *builder, in Input, gate Sections) {
 	if gate.Tasks {
 		b.add(BlockTasks, tasksBlock(in))
 	}
-	if gate.Recall {
+	if gate.Recall || in.NewConversation {
 		b.add(BlockSummaries, list("Recent conversation summaries:", in.Summaries))
 	}
 	if gate.Outcomes {

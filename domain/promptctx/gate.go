@@ -6,8 +6,6 @@ package promptctx
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Sections says which optional prompt sections and data blocks a message
@@ -115,22 +113,4 @@ func matchAny(msg string, keywords []string) bool {
 
 // matchWordStart reports whether kw occurs in msg starting at a word
 // boundary.
-func matchWordStart(msg, kw string) bool {
-	for i := 0; i <= len(msg)-len(kw); {
-		j := strings.Index(msg[i:], kw)
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		if at == 0 {
-			return true
-		}
-		prev, _ := utf8.DecodeLastRuneInString(msg[:at])
-		if !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
-			return true
-		}
-		_, size := utf8.DecodeRuneInString(msg[at:])
-		i = at + size
-	}
-	return false
-}
+func matchWordStart(msg, kw string) bool { return indexWordStart(msg, kw) >= 0 }

@@ -250,3 +250,18 @@ func BenchmarkGate(b *testing.B) {
 		Gate(msg)
 	}
 }
+
+// The first message of a new conversation recalls the recent summaries
+// whatever it says; later messages only when they ask to recall.
+func TestNewConversationRecallsSummaries(t *testing.T) {
+	in := baseInput("hello")
+	in.NewConversation = true
+	if out := Build(in); !strings.Contains(out.System, "Recent conversation summaries:\n- Talked about the trip to Porto") ||
+		!slices.Contains(out.SectionsUsed, BlockSummaries) {
+		t.Fatalf("a new conversation lacks the summaries:\n%s", out.System)
+	}
+	in.NewConversation, in.Summaries = true, nil
+	if out := Build(in); slices.Contains(out.SectionsUsed, BlockSummaries) {
+		t.Fatal("an empty summaries block was added")
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 // appendSQL checks the expected version and inserts every event in one
@@ -50,7 +51,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	if err := eventstore.Validate(stream, expected, events); err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	args, err := appendArgs(stream, expected, events)
+	args, err := appendArgs(stream, expected, events, s.versions)
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
@@ -74,23 +75,16 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 
 func backoff(ctx context.Context, attempt int) error {
 	limit := time.Duration(min(attempt, 10)) * time.Millisecond
-	t := time.NewTimer(rand.N(limit) + time.Microsecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return wait.Sleep(ctx, rand.N(limit)+time.Microsecond)
 }
 
-func appendArgs(stream string, expected eventstore.ExpectedVersion, events []domain.NewEvent) ([]any, error) {
+func appendArgs(stream string, expected eventstore.ExpectedVersion, events []domain.NewEvent, versions eventstore.SchemaVersions) ([]any, error) {
 	ids := make([]string, len(events))
 	types := make([]string, len(events))
 	data := make([]string, len(events))
 	meta := make([]string, len(events))
 	for i, e := range events {
-		md, err := json.Marshal(e.Metadata)
+		md, err := json.Marshal(eventstore.StampedMetadata(e, versions))
 		if err != nil {
 			return nil, fmt.Errorf("append %s: marshal metadata of event %d: %w", stream, i, err)
 		}

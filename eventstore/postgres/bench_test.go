@@ -156,7 +156,7 @@ func rawCopy(ctx context.Context, s *Store, from, size int) error {
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }()
 	stmt, err := tx.PrepareContext(ctx, `COPY raw_events (stream_id, version, event_id, type, data, metadata) FROM STDIN`)
 	if err != nil {
 		return err
@@ -184,7 +184,7 @@ func BenchmarkRawInsertBatch100(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for i := range b.N {
-		args, err := appendArgs("rawbatch", eventstore.Any, benchEvents(size))
+		args, err := appendArgs("rawbatch", eventstore.Any, benchEvents(size), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

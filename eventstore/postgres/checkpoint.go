@@ -5,15 +5,31 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/lib/pq"
 )
 
 const saveCheckpointSQL = `INSERT INTO checkpoints (name, position) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = now()`
 
+// rowQuerier is satisfied by *sql.DB and *sql.Tx.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // Checkpoint implements eventstore.Checkpoints; an unknown consumer is at 0.
 func (s *Store) Checkpoint(ctx context.Context, consumer string) (int64, error) {
+	return checkpoint(ctx, s.db, consumer)
+}
+
+// CheckpointTx implements eventstore.TxCheckpoints.
+func (s *Store) CheckpointTx(ctx context.Context, tx *sql.Tx, consumer string) (int64, error) {
+	return checkpoint(ctx, tx, consumer)
+}
+
+func checkpoint(ctx context.Context, q rowQuerier, consumer string) (int64, error) {
 	var pos int64
-	err := s.db.QueryRowContext(ctx, `SELECT position FROM checkpoints WHERE name = $1`, consumer).Scan(&pos)
+	err := q.QueryRowContext(ctx, `SELECT position FROM checkpoints WHERE name = $1`, consumer).Scan(&pos)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -25,19 +41,63 @@ func (s *Store) Checkpoint(ctx context.Context, consumer string) (int64, error) 
 
 // SaveCheckpoint implements eventstore.Checkpoints.
 func (s *Store) SaveCheckpoint(ctx context.Context, consumer string, position int64) error {
-	return SaveCheckpointTx(ctx, s.db, consumer, position)
-}
-
-// Execer is satisfied by *sql.DB, *sql.Tx and *sql.Conn.
-type Execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-// SaveCheckpointTx saves a checkpoint through ex, typically the
-// transaction that holds a projection's writes, so both commit together.
-func SaveCheckpointTx(ctx context.Context, ex Execer, consumer string, position int64) error {
-	if _, err := ex.ExecContext(ctx, saveCheckpointSQL, consumer, position); err != nil {
+	if _, err := s.db.ExecContext(ctx, saveCheckpointSQL, consumer, position); err != nil {
 		return fmt.Errorf("save checkpoint %s at %d: %w", consumer, position, err)
+	}
+	return nil
+}
+
+// SaveCheckpointTx implements eventstore.TxCheckpoints.
+func (s *Store) SaveCheckpointTx(ctx context.Context, tx *sql.Tx, consumer string, position int64) error {
+	if _, err := tx.ExecContext(ctx, saveCheckpointSQL, consumer, position); err != nil {
+		return fmt.Errorf("save checkpoint %s at %d: %w", consumer, position, err)
+	}
+	return nil
+}
+
+// LockCheckpointsTx implements eventstore.TxCheckpoints in two round
+// trips: create the missing rows (so there is something to lock), then
+// read and lock them all.
+func (s *Store) LockCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string) ([]int64, error) {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (name, position) SELECT unnest($1::text[]), 0 ON CONFLICT (name) DO NOTHING`, pq.Array(consumers)); err != nil {
+		return nil, fmt.Errorf("init checkpoints %v: %w", consumers, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT name, position FROM checkpoints WHERE name = ANY($1) FOR UPDATE`, pq.Array(consumers))
+	if err != nil {
+		return nil, fmt.Errorf("lock checkpoints %v: %w", consumers, err)
+	}
+	defer rows.Close()
+	byName := make(map[string]int64, len(consumers))
+	for rows.Next() {
+		var name string
+		var pos int64
+		if err := rows.Scan(&name, &pos); err != nil {
+			return nil, fmt.Errorf("lock checkpoints %v: %w", consumers, err)
+		}
+		byName[name] = pos
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("lock checkpoints %v: %w", consumers, err)
+	}
+	out := make([]int64, len(consumers))
+	for i, c := range consumers {
+		out[i] = byName[c]
+	}
+	return out, nil
+}
+
+// MoveCheckpointsTx implements eventstore.TxCheckpoints.
+func (s *Store) MoveCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, position int64) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE checkpoints SET position = $2, updated_at = now() WHERE name = ANY($1)`, pq.Array(consumers), position); err != nil {
+		return fmt.Errorf("save checkpoints %v: %w", consumers, err)
+	}
+	return nil
+}
+
+// DeleteCheckpointTx implements eventstore.TxCheckpoints.
+func (s *Store) DeleteCheckpointTx(ctx context.Context, tx *sql.Tx, consumer string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE name = $1`, consumer); err != nil {
+		return fmt.Errorf("delete checkpoint %s: %w", consumer, err)
 	}
 	return nil
 }

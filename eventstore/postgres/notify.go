@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,6 +12,10 @@ import (
 
 const (
 	notifyChannel = "omega_events"
+	// commandChannel tells every process that a command was published on
+	// the command bus, so that its subscriber queries now instead of at
+	// its next poll.
+	commandChannel = "omega_commands"
 	// notifyWindow coalesces NOTIFYs: at most one per process per window.
 	notifyWindow = 25 * time.Millisecond
 )
@@ -62,6 +67,9 @@ func (s *Store) listen(ctx context.Context, instance string) {
 		if err := s.listener.Listen(notifyChannel); err != nil && ctx.Err() == nil {
 			s.log.Error("listen for new events; other processes' appends will be seen by polling only", "err", err)
 		}
+		if err := s.listener.Listen(commandChannel); err != nil && ctx.Err() == nil {
+			s.log.Error("listen for commands; commands will be seen by polling only", "err", err)
+		}
 	}()
 	for {
 		select {
@@ -73,7 +81,13 @@ func (s *Store) listen(ctx context.Context, instance string) {
 			}
 			// nil means the connection was re-established: anything
 			// could have been missed meanwhile.
-			if n == nil || n.Extra != instance {
+			switch {
+			case n == nil:
+				s.local.Notify()
+				s.commands.Notify()
+			case n.Channel == commandChannel:
+				s.commands.Notify()
+			case n.Extra != instance:
 				s.local.Notify()
 			}
 		}
@@ -89,4 +103,20 @@ func (s *Store) listenerEvent(ev pq.ListenerEventType, err error) {
 	case pq.ListenerEventReconnected:
 		s.log.Info("event listener reconnected")
 	}
+}
+
+// CommandSignals receives a signal whenever any process (this one
+// included) announces a published command, and after the listener
+// reconnects (a signal may have been lost), until ctx ends.
+func (s *Store) CommandSignals(ctx context.Context) <-chan struct{} {
+	return s.commands.Subscribe(ctx)
+}
+
+// AnnounceCommand tells every process that a command was published. It
+// runs after the publish committed, so a woken subscriber finds it.
+func (s *Store) AnnounceCommand(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, "SELECT pg_notify($1, '')", commandChannel); err != nil {
+		return fmt.Errorf("announce command: %w", err)
+	}
+	return nil
 }

@@ -55,38 +55,42 @@ func parseKeyValue(s string) ([][2]string, bool) {
 		}
 		i++
 		skipSpace()
-		var val strings.Builder
-		quoted := i < len(r) && r[i] == '\''
-		if quoted {
-			i++
+		val, next, ok := readValue(r, i)
+		if !ok {
+			return nil, false
 		}
-		for {
-			if i == len(r) {
-				if quoted {
-					return nil, false
-				}
-				break
-			}
-			c := r[i]
-			if quoted && c == '\'' {
-				i++
-				break
-			}
-			if !quoted && unicode.IsSpace(c) {
-				break
-			}
-			if c == '\\' {
-				i++
-				if i == len(r) {
-					return nil, false
-				}
-				c = r[i]
-			}
-			val.WriteRune(c)
-			i++
-		}
-		pairs = append(pairs, [2]string{key, val.String()})
+		i = next
+		pairs = append(pairs, [2]string{key, val})
 	}
+}
+
+// readValue reads one value starting at r[i], quoted or bare, and returns
+// it with the index after it.
+func readValue(r []rune, i int) (string, int, bool) {
+	var val strings.Builder
+	quoted := i < len(r) && r[i] == '\''
+	if quoted {
+		i++
+	}
+	for i < len(r) {
+		c := r[i]
+		if quoted && c == '\'' {
+			return val.String(), i + 1, true
+		}
+		if !quoted && unicode.IsSpace(c) {
+			break
+		}
+		if c == '\\' {
+			i++
+			if i == len(r) {
+				return "", 0, false
+			}
+			c = r[i]
+		}
+		val.WriteRune(c)
+		i++
+	}
+	return val.String(), i, !quoted // an unclosed quote is malformed
 }
 
 func quoteValue(v string) string {

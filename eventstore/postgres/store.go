@@ -27,6 +27,9 @@ type Options struct {
 	// SkipMigrate leaves the schema alone (for `omega migrate` and tools
 	// that must not change the database).
 	SkipMigrate bool
+	// Versions stamps each appended event with its type's current schema
+	// version; nil leaves it unset (read as 1).
+	Versions eventstore.SchemaVersions
 }
 
 const (
@@ -41,8 +44,10 @@ type Store struct {
 	db       *sql.DB
 	log      *slog.Logger
 	local    eventstore.Broadcaster
+	commands eventstore.Broadcaster
 	notifier *notifier
 	listener *pq.Listener
+	versions eventstore.SchemaVersions
 
 	appendStmt, readFirstStmt, readAfterStmt *sql.Stmt
 
@@ -94,7 +99,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		}
 	}
 
-	s := &Store{db: db, log: logger}
+	s := &Store{db: db, log: logger, versions: opts.Versions}
 	if err := s.prepare(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -68,5 +69,28 @@ func TestOpenUnreachableNamesServerNotPassword(t *testing.T) {
 	}
 	if strings.Contains(msg, "s3cret") {
 		t.Errorf("error %q leaks the password", msg)
+	}
+}
+
+func TestParseKeyValue(t *testing.T) {
+	cases := []struct {
+		in   string
+		want [][2]string
+		ok   bool
+	}{
+		{"host=db  port = 5433", [][2]string{{"host", "db"}, {"port", "5433"}}, true},
+		{`password='it''s' x=1`, nil, false},
+		{`password='a\'b c' user=u`, [][2]string{{"password", "a'b c"}, {"user", "u"}}, true},
+		{`password=a\ b`, [][2]string{{"password", "a b"}}, true},
+		{`password=''`, [][2]string{{"password", ""}}, true},
+		{`password=ab\`, nil, false},
+		{"=v", nil, false},
+		{"host", nil, false},
+	}
+	for _, c := range cases {
+		got, ok := parseKeyValue(c.in)
+		if ok != c.ok || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("parseKeyValue(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
 	}
 }

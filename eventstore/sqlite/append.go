@@ -22,7 +22,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	if err := eventstore.Validate(stream, expected, events); err != nil {
 		return eventstore.AppendResult{}, err
 	}
-	rows, err := encodeEvents(stream, events)
+	rows, err := encodeEvents(stream, events, s.versions)
 	if err != nil {
 		return eventstore.AppendResult{}, err
 	}
@@ -60,10 +60,10 @@ type eventRow struct {
 	metadata string
 }
 
-func encodeEvents(stream string, events []domain.NewEvent) ([]eventRow, error) {
+func encodeEvents(stream string, events []domain.NewEvent, versions eventstore.SchemaVersions) ([]eventRow, error) {
 	rows := make([]eventRow, len(events))
 	for i, e := range events {
-		md, err := json.Marshal(e.Metadata)
+		md, err := json.Marshal(eventstore.StampedMetadata(e, versions))
 		if err != nil {
 			return nil, fmt.Errorf("append %s: event %s metadata: %w", stream, e.ID, err)
 		}

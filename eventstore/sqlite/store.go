@@ -76,16 +76,20 @@ type Options struct {
 	// PollInterval is how often PRAGMA data_version is checked for commits
 	// made through other connections; 0 means 100 ms.
 	PollInterval time.Duration
+	// Versions stamps each appended event with its type's current schema
+	// version; nil leaves it unset (read as 1).
+	Versions eventstore.SchemaVersions
 }
 
 // Store is the SQLite event store. It implements eventstore.Store and
 // eventstore.Checkpoints and is safe for concurrent use.
 type Store struct {
-	path   string
-	write  *sql.DB
-	read   *sql.DB
-	logger *slog.Logger
-	bcast  eventstore.Broadcaster
+	path     string
+	write    *sql.DB
+	read     *sql.DB
+	logger   *slog.Logger
+	bcast    eventstore.Broadcaster
+	versions eventstore.SchemaVersions
 
 	stmtMu sync.Mutex
 	stmts  *appendStmts
@@ -124,20 +128,18 @@ func open(ctx context.Context, path string, opts Options, synchronous string) (*
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("open sqlite store: create directory: %w", err)
 	}
-	s := &Store{path: abs, logger: logger}
+	s := &Store{path: abs, logger: logger, versions: opts.Versions}
 	if err := s.openPools(ctx, synchronous); err != nil {
 		return nil, err
 	}
 	if !opts.SkipMigrate {
 		mopts := migrations.Options{LockFile: abs + ".migrate.lock", Logger: logger}
 		if err := migrations.Up(ctx, s.write, migrations.SQLite, mopts); err != nil {
-			s.closePools()
-			return nil, fmt.Errorf("open sqlite store %s: %w", abs, err)
+			return nil, errors.Join(fmt.Errorf("open sqlite store %s: %w", abs, err), s.closePools())
 		}
 	}
 	if err := s.startPoller(ctx, opts.PollInterval); err != nil {
-		s.closePools()
-		return nil, err
+		return nil, errors.Join(err, s.closePools())
 	}
 	return s, nil
 }

@@ -107,12 +107,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 
 func testAppendAndLoad(t *testing.T, s Store) {
 	ctx := ctxT(t, 30*time.Second)
-	if v, err := s.StreamVersion(ctx, "s-1"); err != nil || v != 0 {
-		t.Fatalf("StreamVersion of missing stream = %d, %v; want 0, nil", v, err)
-	}
-	if got, err := s.Load(ctx, "s-1", 1); err != nil || len(got) != 0 {
-		t.Fatalf("Load of missing stream = %v, %v", got, err)
-	}
+	assertMissing(ctx, t, s, "s-1")
 	in := []domain.NewEvent{ev(t, "A", map[string]int{"n": 1}), ev(t, "B", map[string]int{"n": 2}), ev(t, "C", map[string]int{"n": 3})}
 	in[1].Metadata = domain.Metadata{CorrelationID: "turn-1", CausationID: in[0].ID.String(), Channel: "telegram", Sender: "42", Project: "p", SchemaVersion: 2}
 	before := time.Now().Add(-time.Minute)
@@ -131,16 +126,7 @@ func testAppendAndLoad(t *testing.T, s Store) {
 		t.Fatalf("loaded %d events, want 3", len(got))
 	}
 	for i, e := range got {
-		if e.StreamID != "s-1" || e.Version != int64(i+1) || e.ID != in[i].ID || e.Type != in[i].Type || e.Position != res.Positions[i] {
-			t.Errorf("event %d = %+v", i, e)
-		}
-		assertJSONEqual(t, in[i].Data, e.Data)
-		if e.Metadata != in[i].Metadata {
-			t.Errorf("event %d metadata = %+v, want %+v", i, e.Metadata, in[i].Metadata)
-		}
-		if e.RecordedAt.Before(before) || e.RecordedAt.After(time.Now().Add(time.Minute)) {
-			t.Errorf("event %d recorded at %v", i, e.RecordedAt)
-		}
+		assertLoaded(t, i, e, in[i], res.Positions[i], before)
 	}
 	tail, err := s.Load(ctx, "s-1", 3)
 	if err != nil || len(tail) != 1 || tail[0].Version != 3 {
@@ -148,6 +134,32 @@ func testAppendAndLoad(t *testing.T, s Store) {
 	}
 	if v, err := s.StreamVersion(ctx, "s-1"); err != nil || v != 3 {
 		t.Fatalf("StreamVersion = %d, %v; want 3", v, err)
+	}
+}
+
+// assertMissing checks that a stream never written reads as empty.
+func assertMissing(ctx context.Context, t *testing.T, s Store, stream string) {
+	t.Helper()
+	if v, err := s.StreamVersion(ctx, stream); err != nil || v != 0 {
+		t.Fatalf("StreamVersion of missing stream = %d, %v; want 0, nil", v, err)
+	}
+	if got, err := s.Load(ctx, stream, 1); err != nil || len(got) != 0 {
+		t.Fatalf("Load of missing stream = %v, %v", got, err)
+	}
+}
+
+// assertLoaded checks that event i of stream s-1 came back as written.
+func assertLoaded(t *testing.T, i int, e domain.Event, in domain.NewEvent, pos int64, before time.Time) {
+	t.Helper()
+	if e.StreamID != "s-1" || e.Version != int64(i+1) || e.ID != in.ID || e.Type != in.Type || e.Position != pos {
+		t.Errorf("event %d = %+v", i, e)
+	}
+	assertJSONEqual(t, in.Data, e.Data)
+	if e.Metadata != in.Metadata {
+		t.Errorf("event %d metadata = %+v, want %+v", i, e.Metadata, in.Metadata)
+	}
+	if e.RecordedAt.Before(before) || e.RecordedAt.After(time.Now().Add(time.Minute)) {
+		t.Errorf("event %d recorded at %v", i, e.RecordedAt)
 	}
 }
 

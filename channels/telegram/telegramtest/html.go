@@ -27,28 +27,28 @@ func parseHTML(s string) (string, error) {
 		case '<':
 			end := strings.IndexByte(s[i:], '>')
 			if end < 0 {
-				return "", fmt.Errorf("Unclosed start tag at byte offset %d", i)
+				return "", fmt.Errorf("Unclosed start tag at byte offset %d", i) //nolint:staticcheck // Telegram\'s own wording
 			}
 			tag := s[i+1 : i+end]
 			if strings.HasPrefix(tag, "/") {
 				name := strings.TrimSpace(tag[1:])
 				if len(stack) == 0 {
-					return "", fmt.Errorf("Unexpected end tag at byte offset %d", i)
+					return "", fmt.Errorf("Unexpected end tag at byte offset %d", i) //nolint:staticcheck // Telegram\'s own wording
 				}
 				if stack[len(stack)-1] != name {
-					return "", fmt.Errorf("Unmatched end tag at byte offset %d, expected \"</%s>\", found \"</%s>\"", i, stack[len(stack)-1], name)
+					return "", fmt.Errorf("Unmatched end tag at byte offset %d, expected \"</%s>\", found \"</%s>\"", i, stack[len(stack)-1], name) //nolint:staticcheck // Telegram\'s own wording
 				}
 				stack = stack[:len(stack)-1]
 			} else {
 				name, attrs, _ := strings.Cut(tag, " ")
 				if !allowedTags[name] {
-					return "", fmt.Errorf("Unsupported start tag \"%s\" at byte offset %d", name, i)
+					return "", fmt.Errorf("Unsupported start tag \"%s\" at byte offset %d", name, i) //nolint:staticcheck // Telegram\'s own wording //nolint:staticcheck // Telegram\'s own wording
 				}
 				if err := checkNesting(stack, name, i); err != nil {
 					return "", err
 				}
 				if strings.Count(attrs, `"`)%2 != 0 {
-					return "", fmt.Errorf("Unclosed start tag at byte offset %d", i)
+					return "", fmt.Errorf("Unclosed start tag at byte offset %d", i) //nolint:staticcheck // Telegram\'s own wording
 				}
 				stack = append(stack, name)
 			}
@@ -70,7 +70,7 @@ func parseHTML(s string) (string, error) {
 		}
 	}
 	if len(stack) > 0 {
-		return "", fmt.Errorf("Can't find end tag corresponding to start tag \"%s\"", stack[len(stack)-1])
+		return "", fmt.Errorf("Can't find end tag corresponding to start tag \"%s\"", stack[len(stack)-1]) //nolint:staticcheck // Telegram\'s own wording
 	}
 	return out.String(), nil
 }
@@ -82,9 +82,9 @@ func checkNesting(stack []string, name string, offset int) error {
 	parent := stack[len(stack)-1]
 	switch {
 	case parent == "code":
-		return fmt.Errorf("Unsupported start tag \"%s\" inside \"code\" at byte offset %d", name, offset)
+		return fmt.Errorf("Unsupported start tag \"%s\" inside \"code\" at byte offset %d", name, offset) //nolint:staticcheck // Telegram\'s own wording
 	case parent == "pre" && name != "code":
-		return fmt.Errorf("Unsupported start tag \"%s\" inside \"pre\" at byte offset %d", name, offset)
+		return fmt.Errorf("Unsupported start tag \"%s\" inside \"pre\" at byte offset %d", name, offset) //nolint:staticcheck // Telegram\'s own wording
 	}
 	return nil
 }
@@ -101,13 +101,13 @@ func entity(s string, offset int) (string, int, error) {
 	if strings.HasPrefix(name, "#") {
 		decoded := html.UnescapeString(s[:end+1])
 		if decoded == s[:end+1] {
-			return "", 0, fmt.Errorf("Unsupported HTML entity \"%s\" at byte offset %d", s[:end+1], offset)
+			return "", 0, fmt.Errorf("Unsupported HTML entity \"%s\" at byte offset %d", s[:end+1], offset) //nolint:staticcheck // Telegram\'s own wording
 		}
 		return decoded, end + 1, nil
 	}
 	text, ok := namedEntities[name]
 	if !ok {
-		return "", 0, fmt.Errorf("Unsupported HTML entity \"%s\" at byte offset %d", s[:end+1], offset)
+		return "", 0, fmt.Errorf("Unsupported HTML entity \"%s\" at byte offset %d", s[:end+1], offset) //nolint:staticcheck // Telegram\'s own wording
 	}
 	return text, end + 1, nil
 }

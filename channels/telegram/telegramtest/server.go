@@ -8,6 +8,7 @@ package telegramtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -569,7 +570,7 @@ func readJSONParams(body io.Reader, p params) error {
 func readMultipart(mr *multipart.Reader, p params) error {
 	for {
 		part, err := mr.NextPart()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

@@ -1,0 +1,50 @@
+package telegram
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/channeltest"
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+)
+
+func TestChannelConformance(t *testing.T) {
+	const chat, person = 4242, 4242
+	channeltest.Run(t, func(t *testing.T) channeltest.Harness {
+		srv := telegramtest.New(t, testToken)
+		sl := &sleeps{}
+		ch, err := New(Config{Token: testToken, APIURL: srv.URL, GroupMode: GroupModeMention},
+			slog.New(slog.NewTextHandler(io.Discard, nil)), WithSleep(sl.sleep), WithPollTimeout(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return channeltest.Harness{
+			Channel: ch,
+			ChatID:  "4242",
+			Receive: func(_ *testing.T, text string) { srv.PushText(chat, person, text) },
+			Sent: func(*testing.T) []string {
+				var out []string
+				for _, c := range srv.Messages(chat) {
+					out = append(out, c.Text)
+				}
+				return out
+			},
+			Refuse: func(_ *testing.T, class error) bool {
+				switch {
+				case errors.Is(class, channels.ErrBlocked):
+					srv.FailNextWith("sendMessage", 1, 403, "Forbidden: bot was blocked by the user")
+				case errors.Is(class, channels.ErrRejected):
+					srv.FailNextWith("sendMessage", 1, 400, "Bad Request: chat not found")
+				default:
+					return false
+				}
+				return true
+			},
+			MaxChunk: MaxMessageLen,
+		}
+	})
+}

@@ -1,0 +1,48 @@
+package whatsapp
+
+import (
+	"errors"
+	"testing"
+
+	"go.mau.fi/whatsmeow"
+
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/channeltest"
+)
+
+func TestChannelConformance(t *testing.T) {
+	channeltest.Run(t, func(t *testing.T) channeltest.Harness {
+		fc := newFakeClient()
+		c := newWithClient(Config{}, fc, nil)
+		return channeltest.Harness{
+			Channel: c,
+			ChatID:  alice.String(),
+			Receive: func(t *testing.T, body string) {
+				t.Helper()
+				waitConnect(t, fc) // the pipeline is attached once Start runs
+				if !fc.handler(msgEvent("C1", direct(alice), text(body))) {
+					t.Error("message not acknowledged")
+				}
+			},
+			Sent: func(*testing.T) []string {
+				var out []string
+				for _, s := range fc.sentMessages() {
+					out = append(out, s.msg.GetConversation())
+				}
+				return out
+			},
+			Refuse: func(_ *testing.T, class error) bool {
+				fc.mu.Lock()
+				defer fc.mu.Unlock()
+				switch {
+				case errors.Is(class, channels.ErrRejected):
+					fc.sendErr = whatsmeow.ErrUnknownServer
+				default:
+					return false // WhatsApp does not tell a sender it is blocked
+				}
+				return true
+			},
+			MaxChunk: maxChunk,
+		}
+	})
+}

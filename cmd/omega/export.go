@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/export"
+)
+
+func exportCmd() *cobra.Command {
+	var sender, conversation, format string
+	cmd := &cobra.Command{
+		Use:   "export --sender CHANNEL:ID [--conversation ID] [--format md|jsonl]",
+		Short: "Write a sender's conversations from the log: a Markdown transcript or JSON lines",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			channel, id, ok := strings.Cut(sender, ":")
+			if !ok || channel == "" || id == "" {
+				return errors.New("--sender must be CHANNEL:ID, e.g. telegram:12345")
+			}
+			if format != "md" && format != "jsonl" {
+				return fmt.Errorf("--format %q: want md or jsonl", format)
+			}
+			a, log, err := openAudit(cmd)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			ids, err := log.TurnsOf(cmd.Context(), domain.SenderKey(channel, id), conversation)
+			if err != nil {
+				return err
+			}
+			msgs, err := export.Messages(cmd.Context(), a.Store, a.Registry, ids)
+			if err != nil {
+				return err
+			}
+			if format == "jsonl" {
+				return export.JSONL(cmd.OutOrStdout(), msgs)
+			}
+			return export.Markdown(cmd.OutOrStdout(), sender, msgs)
+		},
+	}
+	cmd.Flags().StringVar(&sender, "sender", "", "whose conversations, CHANNEL:ID (required)")
+	cmd.Flags().StringVar(&conversation, "conversation", "", "only this conversation")
+	cmd.Flags().StringVar(&format, "format", "md", "md or jsonl")
+	return cmd
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/omega-gateway/omega/api"
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/heartbeat"
+	"github.com/omega-gateway/omega/metrics"
+	"github.com/omega-gateway/omega/webui"
+)
+
+// startMetrics starts counting what the log records and times this
+// process's appends (a.Store is replaced by the timed store).
+func startMetrics(ctx context.Context, a *app.App) (*metrics.Metrics, error) {
+	m, err := metrics.New(a.Engine, a.Registry, a.Logger)
+	if err != nil {
+		return nil, err
+	}
+	m.ReadyLag = a.Config.ReadyMaxLag
+	head, err := a.Engine.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.Store = timedStore{Store: a.Store, m: m}
+	go func() {
+		if err := m.Follow(ctx, a.Store, head); err != nil {
+			a.Logger.Error("metrics stopped following the log", "err", err)
+		}
+	}()
+	return m, nil
+}
+
+// operatorViews puts the audit API, the metrics and the web UI on the
+// HTTP server.
+func operatorViews(srv *api.Server, a *app.App, m *metrics.Metrics) error {
+	log := a.Audit
+	opts := webui.Options{Audit: log, Log: a.Store, Decoder: a.Registry, Changed: a.Engine.Applied, Token: srv.Token, Logger: a.Logger}
+	if a.Config.HeartbeatEnabled {
+		opts.Checklists = heartbeat.Checklists{Store: a.Store, Registry: a.Registry}
+	}
+	ui, err := webui.New(opts)
+	if err != nil {
+		return err
+	}
+	srv.Audit, srv.Ops, srv.UI = log, m, ui
+	return nil
+}
+
+// timedStore observes the latency of every append.
+type timedStore struct {
+	app.Store
+	m *metrics.Metrics
+}
+
+func (s timedStore) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...domain.NewEvent) (eventstore.AppendResult, error) {
+	start := time.Now()
+	res, err := s.Store.Append(ctx, stream, expected, events...)
+	s.m.ObserveAppend(time.Since(start))
+	return res, err
+}

@@ -1,0 +1,19 @@
+package domain
+
+// SenderRef names one person on one channel. Its Key ("channel-id") is
+// how read models and the scheduler know the sender; its Stream holds the
+// sender's profile events.
+type SenderRef struct {
+	Channel string
+	ID      string
+}
+
+// Key is the sender's read-model and scheduling key, "channel-id"
+// (bounded, see SenderKey).
+func (s SenderRef) Key() string { return SenderKey(s.Channel, s.ID) }
+
+// Stream is the sender's profile stream, "sender-channel-id".
+func (s SenderRef) Stream() string { return SenderStream(s.Channel, s.ID) }
+
+// Sender is who sent the message.
+func (m MessageReceived) Sender() SenderRef { return SenderRef{Channel: m.Channel, ID: m.SenderID} }

@@ -1,0 +1,210 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// SummaryStream is the stream of one conversation's summarization: the
+// claim, each provider reply and the closure, so that a crash resumes
+// where it stopped and a reply on record is never asked for again.
+func SummaryStream(conversationID string) string { return "summary-" + conversationID }
+
+// ConversationIDFromSummaryStream returns the conversation of a summary
+// stream, or "".
+func ConversationIDFromSummaryStream(stream string) string {
+	id, _ := strings.CutPrefix(stream, "summary-")
+	if id == stream {
+		return ""
+	}
+	return id
+}
+
+// Summary events, in the order a summarization records them.
+type (
+	// SummaryRequested claims the conversation for summarization. It is
+	// appended to an empty stream only, so one process wins.
+	SummaryRequested struct {
+		ConversationID string `json:"conversation_id"`
+		Channel        string `json:"channel"`
+		SenderID       string `json:"sender_id"`
+		Project        string `json:"project,omitempty"`
+		Messages       int    `json:"messages"`
+		Reason         string `json:"reason"` // "idle" or "shutdown"
+	}
+	// SummaryWritten is the outcome of the SUMMARIZE call: the model's
+	// summary or, when the call failed, the fallback and why.
+	SummaryWritten struct {
+		Text     string `json:"text"`
+		Fallback bool   `json:"fallback,omitempty"`
+		Error    string `json:"error,omitempty"`
+	}
+	// FactsExtracted is the outcome of the FACTS call: the raw reply and
+	// what the validation accepted and rejected. Accepted facts are
+	// recorded on the sender stream as FactRecorded.
+	FactsExtracted struct {
+		Raw      string          `json:"raw,omitempty"`
+		Accepted []FactCandidate `json:"accepted,omitempty"`
+		Rejected []RejectedFact  `json:"rejected,omitempty"`
+		Error    string          `json:"error,omitempty"`
+	}
+)
+
+// FactCandidate is one "key: value" line of a FACTS reply.
+type FactCandidate struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// RejectedFact is a candidate the validation turned down, and why.
+type RejectedFact struct {
+	Line   string `json:"line"`
+	Reason string `json:"reason"`
+}
+
+func (SummaryRequested) EventType() string { return "SummaryRequested" }
+func (SummaryWritten) EventType() string   { return "SummaryWritten" }
+func (FactsExtracted) EventType() string   { return "FactsExtracted" }
+
+// RegisterSummaryEvents adds the summary events to a registry.
+func RegisterSummaryEvents(r *Registry) {
+	for _, p := range []Payload{SummaryRequested{}, SummaryWritten{}, FactsExtracted{}} {
+		r.Register(p, 1)
+	}
+}
+
+// EmptyConversationSummary is what an empty conversation is closed with.
+const EmptyConversationSummary = "(empty conversation)"
+
+// FallbackSummary stands in for a summary the model could not write.
+func FallbackSummary(messages int) string {
+	return fmt.Sprintf("(%d messages, summary unavailable)", messages)
+}
+
+// SummaryStep is the next thing a summarization must do.
+type SummaryStep int
+
+const (
+	SummaryStepClaim     SummaryStep = iota // record SummaryRequested
+	SummaryStepSummarize                    // call the model with SUMMARIZE
+	SummaryStepFacts                        // call the model with FACTS
+	SummaryStepClose                        // record facts, clear the session, close
+	SummaryStepDone
+)
+
+// Summarization is the folded state of a summary stream.
+type Summarization struct {
+	Requested *SummaryRequested
+	Written   *SummaryWritten
+	Facts     *FactsExtracted
+	Closed    *ConversationClosed
+}
+
+// Apply folds one event.
+func (s *Summarization) Apply(p Payload) {
+	switch ev := p.(type) {
+	case SummaryRequested:
+		s.Requested = &ev
+	case SummaryWritten:
+		s.Written = &ev
+	case FactsExtracted:
+		s.Facts = &ev
+	case ConversationClosed:
+		s.Closed = &ev
+	}
+}
+
+// Next decides the single next step. An empty conversation goes straight
+// to closure: there is nothing to ask a model about.
+func (s *Summarization) Next() SummaryStep {
+	switch {
+	case s.Closed != nil:
+		return SummaryStepDone
+	case s.Requested == nil:
+		return SummaryStepClaim
+	case s.Requested.Messages == 0:
+		return SummaryStepClose
+	case s.Written == nil:
+		return SummaryStepSummarize
+	case s.Facts == nil:
+		return SummaryStepFacts
+	}
+	return SummaryStepClose
+}
+
+// Summary is the text the conversation is closed with.
+func (s *Summarization) Summary() string {
+	if s.Written != nil {
+		return s.Written.Text
+	}
+	return EmptyConversationSummary
+}
+
+// Transcript renders a conversation as the plain text the SUMMARIZE and
+// FACTS prompts are followed by.
+func Transcript(msgs []HistoryMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		who := "User"
+		if m.Role == "assistant" {
+			who = "Assistant"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", who, m.Text)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// ErrReservedFact rejects keys the system manages itself.
+var ErrReservedFact = errors.New("reserved fact key")
+
+// reservedFactKeys are kept by omega itself; the FACTS prompt tells the
+// model not to extract them, and a model that does is not believed.
+var reservedFactKeys = map[string]bool{
+	"welcomed": true, "preferred_language": true, "active_project": true, "personality": true,
+}
+
+// IsValidFact applies the seed's is_valid_fact rules (short keys and
+// values, no numeric-only keys or values, no prices, no table rows) and
+// refuses keys the system manages. It returns why a fact is rejected.
+func IsValidFact(key, value string) error {
+	key = NormalizeFactKey(key)
+	if reservedFactKeys[key] {
+		return fmt.Errorf("%w: %s", ErrReservedFact, key)
+	}
+	return ValidateFact(key, value)
+}
+
+// ParseFacts reads a FACTS reply: one "key: value" per line, or "none".
+// Lines without a colon are not facts and are ignored (models add
+// preambles); candidates that fail IsValidFact are returned with the
+// reason.
+func ParseFacts(reply string) ([]FactCandidate, []RejectedFact) {
+	if strings.EqualFold(strings.Trim(strings.TrimSpace(reply), ".`*"), "none") {
+		return nil, nil
+	}
+	var accepted []FactCandidate
+	var rejected []RejectedFact
+	for _, line := range strings.Split(reply, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*• "))
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		key, value = NormalizeFactKey(strings.Trim(key, "`* ")), strings.TrimSpace(value)
+		if err := IsValidFact(key, value); err != nil {
+			rejected = append(rejected, RejectedFact{Line: line, Reason: err.Error()})
+			continue
+		}
+		accepted = append(accepted, FactCandidate{Key: key, Value: value})
+	}
+	return accepted, rejected
+}
+
+// FactsAccepted lists the facts the extraction accepted.
+func (s *Summarization) FactsAccepted() []FactCandidate {
+	if s.Facts == nil {
+		return nil
+	}
+	return s.Facts.Accepted
+}

@@ -1,0 +1,107 @@
+package domain
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestIsValidFact(t *testing.T) {
+	cases := []struct {
+		key, value string
+		want       error // nil: accepted
+	}{
+		{"name", "Ana", nil},
+		{"favourite food", "paella", nil},
+		{"important_dates", "wedding anniversary 12 May", nil},
+		{"", "x", ErrFactKey},
+		{strings.Repeat("k", 50), "ok", nil},
+		{strings.Repeat("k", 51), "ok", ErrFactKey},
+		{"12345", "a number key", ErrFactKey},
+		{"pet", "", ErrFactValue},
+		{"bio", strings.Repeat("v", 200), nil},
+		{"bio", strings.Repeat("v", 201), ErrFactValue},
+		{"budget", "$1,200", ErrFactValue},
+		{"row", "BTC | 42000 | up", ErrFactValue},
+		{"row", "one | pipe is fine", nil},
+		{"price", "42,000.50", ErrFactValue},
+		{"age", "41", ErrFactValue},
+		{"welcomed", "true", ErrReservedFact},
+		{"Preferred Language", "Spanish", ErrReservedFact},
+		{"active_project", "omega", ErrReservedFact},
+		{"personality", "terse", ErrReservedFact},
+	}
+	for _, c := range cases {
+		err := IsValidFact(c.key, c.value)
+		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
+			t.Errorf("IsValidFact(%q, %q) = %v, want %v", c.key, c.value, err, c.want)
+		}
+	}
+}
+
+func TestParseFacts(t *testing.T) {
+	cases := []struct {
+		name     string
+		reply    string
+		accepted []FactCandidate
+		rejected int
+	}{
+		{"none", "none", nil, 0},
+		{"none with punctuation", " None.\n", nil, 0},
+		{"pairs", "name: Ana\nTime Zone: Europe/Madrid\n", []FactCandidate{{"name", "Ana"}, {"time_zone", "Europe/Madrid"}}, 0},
+		// A preamble ending in a colon has an empty value: rejected, recorded.
+		{"bullets and preamble", "Here are the facts:\n- pets: a cat called Miso\n* **diet**: vegetarian", []FactCandidate{{"pets", "a cat called Miso"}, {"diet", "vegetarian"}}, 1},
+		{"bad ones recorded", "age: 41\nbudget: $300\n12: twelve\nhobby: climbing", []FactCandidate{{"hobby", "climbing"}}, 3},
+		{"value with colon", "meeting_style: mornings: never", []FactCandidate{{"meeting_style", "mornings: never"}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			acc, rej := ParseFacts(c.reply)
+			if !reflect.DeepEqual(acc, c.accepted) || len(rej) != c.rejected {
+				t.Fatalf("accepted %v (want %v), rejected %v (want %d)", acc, c.accepted, rej, c.rejected)
+			}
+			for _, r := range rej {
+				if r.Line == "" || r.Reason == "" {
+					t.Fatalf("rejection without line or reason: %+v", r)
+				}
+			}
+		})
+	}
+}
+
+func TestSummarizationNext(t *testing.T) {
+	req := SummaryRequested{ConversationID: "c", Messages: 4}
+	cases := []struct {
+		name   string
+		events []Payload
+		want   SummaryStep
+	}{
+		{"nothing yet: claim", nil, SummaryStepClaim},
+		{"claimed: summarize", []Payload{req}, SummaryStepSummarize},
+		{"empty conversation: close without a call", []Payload{SummaryRequested{ConversationID: "c"}}, SummaryStepClose},
+		{"summary on record: never asked again", []Payload{req, SummaryWritten{Text: "s"}}, SummaryStepFacts},
+		{"facts on record: close", []Payload{req, SummaryWritten{Text: "s"}, FactsExtracted{}}, SummaryStepClose},
+		{"closed", []Payload{req, SummaryWritten{Text: "s"}, FactsExtracted{}, ConversationClosed{}}, SummaryStepDone},
+	}
+	for _, c := range cases {
+		var s Summarization
+		for _, e := range c.events {
+			s.Apply(e)
+		}
+		if got := s.Next(); got != c.want {
+			t.Errorf("%s: Next() = %d, want %d", c.name, got, c.want)
+		}
+	}
+	var empty Summarization
+	empty.Apply(SummaryRequested{})
+	if empty.Summary() != EmptyConversationSummary {
+		t.Fatalf("empty summary = %q", empty.Summary())
+	}
+	if FallbackSummary(6) != "(6 messages, summary unavailable)" {
+		t.Fatalf("fallback = %q", FallbackSummary(6))
+	}
+	if Transcript([]HistoryMessage{{Role: "user", Text: "hi"}, {Role: "assistant", Text: "hello"}}) != "User: hi\nAssistant: hello" {
+		t.Fatal("transcript format")
+	}
+}

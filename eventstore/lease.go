@@ -1,0 +1,18 @@
+package eventstore
+
+import (
+	"context"
+	"time"
+)
+
+// Leases grants one owner at a time a named lease that lapses at a given
+// time unless renewed. Leases are coordination state, not knowledge: they
+// live beside the log in the same database so that every process sharing
+// the log shares them.
+type Leases interface {
+	// AcquireLease takes or renews key for owner until the given time;
+	// false means another owner holds a lease that has not lapsed at now.
+	AcquireLease(ctx context.Context, key, owner string, until, now time.Time) (bool, error)
+	// ReleaseLease gives key up if owner holds it.
+	ReleaseLease(ctx context.Context, key, owner string) error
+}

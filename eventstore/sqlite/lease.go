@@ -1,0 +1,18 @@
+package sqlite
+
+import (
+	"context"
+	"time"
+
+	"github.com/omega-gateway/omega/eventstore/internal/sqlstore"
+)
+
+// AcquireLease implements eventstore.Leases.
+func (s *Store) AcquireLease(ctx context.Context, key, owner string, until, now time.Time) (bool, error) {
+	return sqlstore.AcquireLease(ctx, s.write, key, owner, until, now)
+}
+
+// ReleaseLease implements eventstore.Leases.
+func (s *Store) ReleaseLease(ctx context.Context, key, owner string) error {
+	return sqlstore.ReleaseLease(ctx, s.write, key, owner)
+}

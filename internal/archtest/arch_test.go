@@ -1,0 +1,150 @@
+// Package archtest holds the import rules of the module as a test: the
+// layering the design describes, checked on every `go test ./...` from
+// `go list -deps -json`, so that a forbidden import fails the build
+// instead of waiting for review.
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/omega-gateway/omega"
+
+// rule forbids the packages under from to depend, directly or not, on
+// any package that forbidden reports.
+type rule struct {
+	name      string
+	from      []string // module-relative package prefixes
+	forbidden func(dep pkg) bool
+	// direct checks only the packages' own imports, for a dependency
+	// that is fine to reach through its owner but not to use directly.
+	direct bool
+}
+
+// pkg is the part of `go list -json` output the rules read.
+type pkg struct {
+	ImportPath string
+	Standard   bool
+	Deps       []string
+	Imports    []string
+}
+
+var concreteChannels = []string{"channels/telegram", "channels/whatsapp", "channels/terminal"}
+
+var rules = []rule{
+	{
+		// Property 9: the domain is pure, so it is tested with plain
+		// table tests and can be reasoned about without I/O.
+		name: "domain is the standard library plus uuid",
+		from: []string{"domain"},
+		forbidden: func(dep pkg) bool {
+			return !dep.Standard && dep.ImportPath != "github.com/google/uuid" && !under(dep.ImportPath, "domain")
+		},
+	},
+	{
+		// Channels plug in behind the port in channels/; the application
+		// must not know which ones exist.
+		name: "application packages do not know concrete channels",
+		from: []string{"domain", "handlers", "intake", "pairing", "scheduling", "projections", "eventstore", "messaging", "summarizer", "taskwork", "duework"},
+		forbidden: func(dep pkg) bool {
+			return slices.ContainsFunc(concreteChannels, func(c string) bool { return under(dep.ImportPath, c) })
+		},
+	},
+	{
+		// Projections write through the store's dialect-neutral SQL; the
+		// PostgreSQL driver belongs to eventstore/postgres.
+		name:      "projections do not use lib/pq",
+		from:      []string{"projections"},
+		forbidden: func(dep pkg) bool { return dep.ImportPath == "github.com/lib/pq" },
+	},
+	{
+		// One owner per table: read models are asked through
+		// projections.Queries, the log, checkpoints and leases through the
+		// event store, so nothing else opens a query.
+		name:      "only storage packages use database/sql",
+		from:      []string{"domain", "handlers", "intake", "pairing", "scheduling", "summarizer", "taskwork", "duework", "api", "cmd"},
+		forbidden: func(dep pkg) bool { return dep.ImportPath == "database/sql" },
+		direct:    true,
+	},
+}
+
+// known lists violations that exist today, as "package -> dependency".
+// Each must go; the test fails when one disappears so that the list only
+// shrinks.
+var known = map[string]string{}
+
+func TestImportRules(t *testing.T) {
+	pkgs := listPackages(t)
+	seen := map[string]bool{}
+	for _, r := range rules {
+		for _, p := range pkgs {
+			if p.Standard || !slices.ContainsFunc(r.from, func(f string) bool { return under(p.ImportPath, f) }) {
+				continue
+			}
+			// Deps is transitive: a module's subpackages arrive with it, so
+			// rules name the packages a programmer would import.
+			deps := p.Deps
+			if r.direct {
+				deps = p.Imports
+			}
+			for _, d := range deps {
+				dep, ok := pkgs[d]
+				if !ok || !r.forbidden(dep) {
+					continue
+				}
+				key := p.ImportPath + " -> " + d
+				if _, ok := known[key]; ok {
+					seen[key] = true
+					continue
+				}
+				t.Errorf("%s: %s imports %s", r.name, strings.TrimPrefix(p.ImportPath, module+"/"), d)
+			}
+		}
+	}
+	for key, why := range known {
+		if !seen[key] {
+			t.Errorf("known violation %s (%s) is gone: remove it from the list", key, why)
+		}
+	}
+}
+
+func under(path, rel string) bool {
+	full := module + "/" + rel
+	return path == full || strings.HasPrefix(path, full+"/")
+}
+
+// listPackages returns the module's packages and all their dependencies
+// by import path. Test files are not included: a test may use a concrete
+// double.
+func listPackages(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-json", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		pkgs[p.ImportPath] = p
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list returned only %d packages", len(pkgs))
+	}
+	return pkgs
+}

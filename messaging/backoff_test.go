@@ -1,0 +1,24 @@
+package messaging
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v3/pkg/sql"
+)
+
+func TestQuietOnStop(t *testing.T) {
+	log := watermill.NewCaptureLogger()
+	b := quietOnStop{wsql.NewDefaultBackoffManager(time.Second, time.Second)}
+	b.HandleError(log, false, fmt.Errorf("could not begin tx for querying: %w", context.Canceled))
+	if len(log.Captured()[watermill.ErrorLogLevel]) != 0 {
+		t.Fatalf("a stop was logged as an error: %+v", log.Captured())
+	}
+	if d := b.HandleError(log, false, errors.New("connection refused")); d != time.Second || len(log.Captured()[watermill.ErrorLogLevel]) != 1 {
+		t.Fatalf("a real failure was not reported with its backoff: %v %+v", d, log.Captured())
+	}
+}

@@ -1,0 +1,225 @@
+// Package metrics exposes omega's Prometheus metrics and its health
+// probes. Turn and provider metrics are read from the event log as it
+// grows (so they count what was recorded, whoever recorded it); gauges of
+// state are measured at scrape time.
+package metrics
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/projections"
+)
+
+// State is what the gauges and the readiness probe measure
+// (projections.Engine).
+type State interface {
+	Ping(ctx context.Context) error
+	Lag(ctx context.Context) (projections.Lag, error)
+	OpenTurns(ctx context.Context) (int64, error)
+	PoisonedCount(ctx context.Context) (int64, error)
+}
+
+// Metrics holds omega's collectors.
+type Metrics struct {
+	registry *prometheus.Registry
+	state    State
+	decoder  *domain.Registry
+	logger   *slog.Logger
+	// ReadyLag is how far projections may trail the log and still be
+	// ready.
+	ReadyLag time.Duration
+	// SampleEvery bounds how often a scrape measures the state gauges.
+	SampleEvery time.Duration
+
+	turns         *prometheus.CounterVec
+	turnLatency   *prometheus.HistogramVec
+	providerCalls *prometheus.HistogramVec
+	providerErrs  *prometheus.CounterVec
+	tokens        *prometheus.CounterVec
+	cost          prometheus.Counter
+	appendLatency prometheus.Histogram
+	lateness      prometheus.Histogram
+
+	mu       sync.Mutex
+	sampled  time.Time
+	snapshot gauges
+}
+
+type gauges struct {
+	lag                        projections.Lag
+	open, poisoned             int64
+	lagErr, openErr, poisonErr error
+}
+
+// New returns the metrics of one omega process.
+func New(state State, decoder *domain.Registry, logger *slog.Logger) (*Metrics, error) {
+	if state == nil || decoder == nil {
+		return nil, errors.New("metrics: state and event registry are required")
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	m := &Metrics{
+		registry: prometheus.NewRegistry(), state: state, decoder: decoder, logger: logger, ReadyLag: time.Minute, SampleEvery: time.Second,
+		turns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_turns_total",
+			Help: "Completed turns by status (ok, command, denied, error, suppressed, undelivered) and channel."}, []string{"status", "channel"}),
+		turnLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "omega_turn_duration_seconds",
+			Help: "Time from a message's arrival to its turn's completion.", Buckets: prometheus.ExponentialBuckets(0.05, 2, 14)}, []string{"channel"}),
+		providerCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "omega_provider_call_duration_seconds",
+			Help: "Provider call latency by outcome (ok, error).", Buckets: prometheus.ExponentialBuckets(0.1, 2, 14)}, []string{"outcome"}),
+		providerErrs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_provider_errors_total",
+			Help: "Failed provider calls by error class."}, []string{"provider", "class"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_provider_tokens_total",
+			Help: "Tokens as providers reported them, by kind (input, output, cache_read, cache_write)."}, []string{"kind"}),
+		cost: prometheus.NewCounter(prometheus.CounterOpts{Name: "omega_provider_cost_usd_total",
+			Help: "Cost in USD as providers reported it (Claude Code only)."}),
+		appendLatency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omega_event_append_duration_seconds",
+			Help: "Latency of appends to the event log by this process.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
+		lateness: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omega_scheduler_lateness_seconds",
+			Help: "How late due work fired after its due time.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}),
+	}
+	m.registry.MustRegister(m.turns, m.turnLatency, m.providerCalls, m.providerErrs, m.tokens, m.cost, m.appendLatency, m.lateness,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	gauge := func(name, help string, read func(gauges) float64) {
+		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+			return read(m.gauges())
+		}))
+	}
+	gauge("omega_projection_lag_events", "Events the slowest projection has not applied yet.", func(g gauges) float64 { return float64(g.lag.Events) })
+	gauge("omega_projection_lag_seconds", "Age of the oldest event the slowest projection has not applied.", func(g gauges) float64 { return g.lag.Age.Seconds() })
+	gauge("omega_open_turns", "Turns received and not yet completed.", func(g gauges) float64 { return float64(g.open) })
+	gauge("omega_poison_queue_size", "Messages and events given up on, recorded in the poison streams.", func(g gauges) float64 { return float64(g.poisoned) })
+	return m, nil
+}
+
+// Registry is where further collectors (the router's) register.
+func (m *Metrics) Registry() *prometheus.Registry { return m.registry }
+
+// gauges measures the state at most once per SampleEvery, so one scrape's
+// gauges cost one round of queries.
+func (m *Metrics) gauges() gauges {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if time.Since(m.sampled) < m.SampleEvery {
+		return m.snapshot
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var g gauges
+	g.lag, g.lagErr = m.state.Lag(ctx)
+	g.open, g.openErr = m.state.OpenTurns(ctx)
+	g.poisoned, g.poisonErr = m.state.PoisonedCount(ctx)
+	if err := errors.Join(g.lagErr, g.openErr, g.poisonErr); err != nil {
+		m.logger.Warn("metrics: could not measure state", "err", err)
+	}
+	m.sampled, m.snapshot = time.Now(), g
+	return g
+}
+
+// ObserveAppend records one append's latency.
+func (m *Metrics) ObserveAppend(d time.Duration) { m.appendLatency.Observe(d.Seconds()) }
+
+// Handler serves /metrics.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(m.logger.Handler(), slog.LevelWarn)})
+}
+
+// Follow counts what the log records after position after (normally its
+// head at start-up), until ctx ends. An event it cannot decode is logged
+// and skipped.
+func (m *Metrics) Follow(ctx context.Context, store eventstore.Store, after int64) error {
+	err := eventstore.Follow(ctx, store, after, eventstore.FollowOptions{PollInterval: time.Second}, func(_ context.Context, evs []domain.Event) (int64, error) {
+		for _, e := range evs {
+			m.observe(e)
+		}
+		return evs[len(evs)-1].Position, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil // stopped by ctx
+}
+
+func (m *Metrics) observe(e domain.Event) {
+	switch e.Type {
+	case "TurnCompleted", "ProviderReplied", "ProviderFailed", "PlanStepCompleted", "RouteDecided", "TaskFired":
+	default:
+		return
+	}
+	p, err := m.decoder.Decode(e)
+	if err != nil {
+		m.logger.Warn("metrics: skip an event it cannot decode", "position", e.Position, "type", e.Type, "err", err)
+		return
+	}
+	switch ev := p.(type) {
+	case domain.TurnCompleted:
+		m.turns.WithLabelValues(ev.Status, e.Metadata.Channel).Inc()
+		m.turnLatency.WithLabelValues(e.Metadata.Channel).Observe(float64(ev.DurationMs) / 1000)
+	case domain.ProviderReplied:
+		m.usage(ev.Usage())
+	case domain.ProviderFailed:
+		m.providerErrs.WithLabelValues(ev.Provider, ev.Class).Inc()
+		m.providerCalls.WithLabelValues("error").Observe(float64(ev.DurationMs) / 1000)
+	case domain.PlanStepCompleted:
+		if ev.Usage != nil {
+			m.usage(*ev.Usage)
+		}
+	case domain.RouteDecided:
+		if ev.Usage != nil {
+			m.usage(*ev.Usage)
+		}
+	case domain.TaskFired:
+		if !ev.Due.IsZero() && !ev.FiredAt.IsZero() {
+			m.lateness.Observe(max(ev.FiredAt.Sub(ev.Due), 0).Seconds())
+		}
+	}
+}
+
+func (m *Metrics) usage(u domain.CallUsage) {
+	m.providerCalls.WithLabelValues("ok").Observe(float64(u.DurationMs) / 1000)
+	if !u.UsageReported {
+		return
+	}
+	m.tokens.WithLabelValues("input").Add(float64(u.InputTokens))
+	m.tokens.WithLabelValues("output").Add(float64(u.OutputTokens))
+	m.tokens.WithLabelValues("cache_read").Add(float64(u.CacheReadTokens))
+	m.tokens.WithLabelValues("cache_write").Add(float64(u.CacheWriteTokens))
+	m.cost.Add(u.CostUSD)
+}
+
+// Ready answers /readyz: 200 when the database answers and projections
+// trail the log by less than ReadyLag, else 503. The body says nothing
+// more: the probe has no authentication.
+func (m *Metrics) Ready() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		err := m.state.Ping(ctx)
+		if err == nil {
+			var lag projections.Lag
+			if lag, err = m.state.Lag(ctx); err == nil && lag.Age > m.ReadyLag {
+				err = errors.New("projections lag behind the log")
+			}
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if err != nil {
+			m.logger.Warn("not ready", "err", err)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("not ready\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+}

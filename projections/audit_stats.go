@@ -1,0 +1,125 @@
+package projections
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// AuditStats sums the audit rows of one group. Token and cost sums cover
+// only the turns whose provider reported usage (Reported of Turns); the
+// rest are unknown, not zero.
+type AuditStats struct {
+	Group        string  `json:"group,omitempty"`
+	Turns        int64   `json:"turns"`
+	Answered     int64   `json:"answered"`
+	Denied       int64   `json:"denied"`
+	Failed       int64   `json:"failed"`
+	Suppressed   int64   `json:"suppressed"`
+	Acknowledged int64   `json:"acknowledged"`
+	LatencyP50Ms int64   `json:"latency_p50_ms"`
+	LatencyP95Ms int64   `json:"latency_p95_ms"`
+	ProviderMs   int64   `json:"provider_ms"`
+	Calls        int64   `json:"calls"`
+	Reported     int64   `json:"usage_reported_turns"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd"`
+}
+
+// add counts one turn.
+func (g *AuditStats) add(status string, acked bool, providerMs, calls int64, reported bool, in, out int64, cost float64) {
+	g.Turns++
+	switch status {
+	case "ok", "command":
+		g.Answered++
+	case "denied":
+		g.Denied++
+	case "error", "undelivered":
+		g.Failed++
+	case "suppressed":
+		g.Suppressed++
+	}
+	if acked {
+		g.Acknowledged++
+	}
+	g.ProviderMs += providerMs
+	g.Calls += calls
+	if reported {
+		g.Reported++
+		g.InputTokens += in
+		g.OutputTokens += out
+		g.CostUSD += cost
+	}
+}
+
+// Stats groups.
+const (
+	ByNone   = ""
+	ByDay    = "day"
+	BySender = "sender"
+	ByModel  = "model"
+)
+
+// Stats sums the rows f selects (its Limit and After are ignored), one
+// AuditStats per group of by (ByDay in UTC), groups in order.
+func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]AuditStats, error) {
+	if by != ByNone && by != ByDay && by != BySender && by != ByModel {
+		return nil, fmt.Errorf("%w: --by %q: want day, sender or model", ErrBadFilter, by)
+	}
+	f.Limit, f.After = 0, ""
+	where, args, err := f.where()
+	if err != nil {
+		return nil, err
+	}
+	// Percentiles need every latency; summing in Go keeps one query that
+	// both backends run alike.
+	rows, err := a.db.QueryContext(ctx, `SELECT at, sender, model, status, acked, latency_ms, duration_ms, calls,
+		usage_reported, input_tokens, output_tokens, cost_usd FROM audit`+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit stats: %w", err)
+	}
+	defer rows.Close()
+	groups := map[string]*AuditStats{}
+	latencies := map[string][]int64{}
+	for rows.Next() {
+		var at, latency, providerMs, calls, in, out int64
+		var sender, model, status string
+		var acked, reported int
+		var cost float64
+		if err := rows.Scan(&at, &sender, &model, &status, &acked, &latency, &providerMs, &calls, &reported, &in, &out, &cost); err != nil {
+			return nil, fmt.Errorf("scan audit stats: %w", err)
+		}
+		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: sender, ByModel: model}[by]
+		g := groups[key]
+		if g == nil {
+			g = &AuditStats{Group: key}
+			groups[key] = g
+		}
+		g.add(status, acked == 1, providerMs, calls, reported == 1, in, out, cost)
+		latencies[key] = append(latencies[key], latency)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read audit stats: %w", err)
+	}
+	out := make([]AuditStats, 0, len(groups))
+	for key, g := range groups {
+		l := latencies[key]
+		slices.Sort(l)
+		g.LatencyP50Ms, g.LatencyP95Ms = percentile(l, 50), percentile(l, 95)
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b AuditStats) int { return cmp.Compare(a.Group, b.Group) })
+	return out, nil
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []int64, p int) int64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := (p*len(sorted) + 99) / 100
+	return sorted[max(rank, 1)-1]
+}

@@ -1,0 +1,345 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// Queries answers every question asked of the read models. The package
+// that builds a table is the only one that reads it: the rest of omega
+// asks through these typed methods and never sees SQL or a database
+// handle, so a changed table shape is one package's business.
+type Queries struct {
+	db      *sql.DB
+	dialect Dialect
+}
+
+// NewQueries returns the read-model queries on db (on SQLite a pool of
+// readers, so queries do not wait behind appends).
+func NewQueries(db *sql.DB, d Dialect) (*Queries, error) {
+	if db == nil {
+		return nil, errors.New("projections: queries need a database")
+	}
+	if d != Postgres && d != SQLite {
+		return nil, fmt.Errorf("projections: unknown dialect %q", d)
+	}
+	return &Queries{db: db, dialect: d}, nil
+}
+
+// OpenTurn is a turn that has not completed yet.
+type OpenTurn struct {
+	ID, Sender, Channel string
+	Acked               bool
+}
+
+// OpenTurns returns the open turns of the given channels, grouped by sender
+// in arrival order.
+func (q *Queries) OpenTurns(ctx context.Context, channels []string) ([]OpenTurn, error) {
+	if len(channels) == 0 {
+		return nil, nil
+	}
+	ph := make([]string, len(channels))
+	args := make([]any, len(channels))
+	for i, c := range channels {
+		ph[i] = fmt.Sprintf("$%d", i+1)
+		args[i] = c
+	}
+	rows, err := q.db.QueryContext(ctx, `SELECT turn_id, sender, channel, acked FROM turns WHERE status = 'open' AND channel IN (`+
+		strings.Join(ph, ", ")+`) ORDER BY sender, arrival`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read open turns: %w", err)
+	}
+	defer rows.Close()
+	var out []OpenTurn
+	for rows.Next() {
+		var t OpenTurn
+		var acked int
+		if err := rows.Scan(&t.ID, &t.Sender, &t.Channel, &acked); err != nil {
+			return nil, fmt.Errorf("read open turns: %w", err)
+		}
+		t.Acked = acked != 0
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// SenderQueue returns one sender's open turns in arrival order and the
+// position of the last event the turns read model has applied, read in one
+// statement so that the two agree: every turn of the sender received at or
+// before that position is in the answer unless it has completed.
+func (q *Queries) SenderQueue(ctx context.Context, sender string) ([]OpenTurn, int64, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT c.position, t.turn_id, t.channel, t.acked FROM checkpoints c
+		LEFT JOIN turns t ON t.status = 'open' AND t.sender = $1
+		WHERE c.name = $2 ORDER BY t.arrival`, sender, checkpointName(Turns{}))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read open turns of %s: %w", sender, err)
+	}
+	defer rows.Close()
+	var out []OpenTurn
+	var pos int64
+	for rows.Next() {
+		var id, channel sql.NullString
+		var acked sql.NullInt64
+		if err := rows.Scan(&pos, &id, &channel, &acked); err != nil {
+			return nil, 0, fmt.Errorf("read open turns of %s: %w", sender, err)
+		}
+		if id.Valid {
+			out = append(out, OpenTurn{ID: id.String, Sender: sender, Channel: channel.String, Acked: acked.Int64 != 0})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read open turns of %s: %w", sender, err)
+	}
+	return out, pos, nil
+}
+
+// SenderTurns returns the ids of a sender's latest turns, oldest first.
+func (q *Queries) SenderTurns(ctx context.Context, sender domain.SenderRef, limit int) ([]string, error) {
+	ids, err := strings1(ctx, q.db, `SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT $2`, sender.Key(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("find turns of %s: %w", sender.Key(), err)
+	}
+	// Oldest first reads like a conversation.
+	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+		ids[i], ids[j] = ids[j], ids[i]
+	}
+	return ids, nil
+}
+
+// strings1 returns the one text column q selects.
+func strings1(ctx context.Context, db *sql.DB, q string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// LastConversation returns a sender's most recent conversation in a
+// project and when it was last active; none if that conversation was
+// closed on purpose (forget), so the next message starts a new one.
+func (q *Queries) LastConversation(ctx context.Context, sender, project string) (string, time.Time, bool, error) {
+	var id string
+	var last int64
+	var closed bool
+	err := q.db.QueryRowContext(ctx, `SELECT id, last_at, closed_at IS NOT NULL FROM conversations
+		WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1`, sender, project).Scan(&id, &last, &closed)
+	if errors.Is(err, sql.ErrNoRows) || closed {
+		return "", time.Time{}, false, nil
+	}
+	if err != nil {
+		return "", time.Time{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
+	}
+	return id, time.UnixMicro(last), true, nil
+}
+
+// CountConversations returns how many conversations a sender has had.
+func (q *Queries) CountConversations(ctx context.Context, sender string) (int, error) {
+	var n int
+	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, sender).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count conversations of %s: %w", sender, err)
+	}
+	return n, nil
+}
+
+// CountMessages returns how many messages a sender's conversations hold.
+func (q *Queries) CountMessages(ctx context.Context, sender string) (int, error) {
+	var n int
+	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE sender = $1`, sender).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count messages of %s: %w", sender, err)
+	}
+	return n, nil
+}
+
+// History returns the last limit messages of a conversation, oldest first.
+func (q *Queries) History(ctx context.Context, conversationID string, limit int) ([]domain.HistoryMessage, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT role, text FROM messages WHERE conversation_id = $1 ORDER BY at DESC, role ASC LIMIT $2`, conversationID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
+	}
+	defer rows.Close()
+	var out []domain.HistoryMessage
+	for rows.Next() {
+		var m domain.HistoryMessage
+		if err := rows.Scan(&m.Role, &m.Text); err != nil {
+			return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// OpenConversation is a conversation not closed yet.
+type OpenConversation struct {
+	ID, Channel, SenderID, Project string
+	Messages                       int
+	LastAt                         time.Time
+}
+
+// openConversations selects conversations that are not closed and have no
+// turn still running on them: a turn in flight would add to a closed one.
+const openConversations = `FROM conversations c WHERE c.closed_at IS NULL
+	AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.conversation_id = c.id AND t.status = 'open')`
+
+// OpenConversations returns the open conversations last active at or
+// before lastBefore, oldest first.
+func (q *Queries) OpenConversations(ctx context.Context, lastBefore time.Time) ([]OpenConversation, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT c.id, c.sender, c.project, c.messages, c.last_at `+openConversations+
+		` AND c.last_at <= $1 ORDER BY c.last_at`, lastBefore.UnixMicro())
+	if err != nil {
+		return nil, fmt.Errorf("read open conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []OpenConversation
+	for rows.Next() {
+		var c OpenConversation
+		var sender string
+		var last int64
+		if err := rows.Scan(&c.ID, &sender, &c.Project, &c.Messages, &last); err != nil {
+			return nil, fmt.Errorf("read open conversations: %w", err)
+		}
+		// Sender keys are "<channel>-<id>"; channel names have no dash.
+		c.Channel, c.SenderID, _ = strings.Cut(sender, "-")
+		c.LastAt = time.UnixMicro(last)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// OldestOpenConversation returns when the least recently active open
+// conversation was last active; false when there is none.
+func (q *Queries) OldestOpenConversation(ctx context.Context) (time.Time, bool, error) {
+	var last sql.NullInt64
+	if err := q.db.QueryRowContext(ctx, `SELECT MIN(c.last_at) `+openConversations).Scan(&last); err != nil {
+		return time.Time{}, false, fmt.Errorf("read oldest open conversation: %w", err)
+	}
+	return time.UnixMicro(last.Int64), last.Valid, nil
+}
+
+// LatestConversation tells whether id is still the newest conversation
+// of its sender in its project.
+func (q *Queries) LatestConversation(ctx context.Context, sender, project, id string) (bool, error) {
+	var newer int
+	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM conversations n, conversations c
+		WHERE c.id = $3 AND n.sender = $1 AND n.project = $2 AND n.id <> c.id AND n.started_at > c.started_at`,
+		sender, project, id).Scan(&newer)
+	if err != nil {
+		return false, fmt.Errorf("read conversations of %s: %w", sender, err)
+	}
+	return newer == 0, nil
+}
+
+// RecentSummaries returns a sender's latest conversation summaries in a
+// project, newest first.
+func (q *Queries) RecentSummaries(ctx context.Context, sender, project string, limit int) ([]string, error) {
+	out, err := strings1(ctx, q.db, `SELECT summary FROM summaries WHERE sender = $1 AND project = $2
+		ORDER BY closed_at DESC LIMIT $3`, sender, project, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read summaries of %s: %w", sender, err)
+	}
+	return out, nil
+}
+
+// Fact is one remembered fact as the facts read model holds it.
+type Fact struct {
+	Sender, Key, Value string
+}
+
+// Facts returns the facts about one sender, or about everyone when sender
+// is nil, ordered by sender and key.
+func (q *Queries) Facts(ctx context.Context, sender *domain.SenderRef) ([]Fact, error) {
+	query, args := `SELECT sender, key, value FROM facts ORDER BY sender, key`, []any{}
+	if sender != nil {
+		query, args = `SELECT sender, key, value FROM facts WHERE sender = $1 ORDER BY key`, []any{sender.Key()}
+	}
+	rows, err := q.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read facts: %w", err)
+	}
+	defer rows.Close()
+	var out []Fact
+	for rows.Next() {
+		var f Fact
+		if err := rows.Scan(&f.Sender, &f.Key, &f.Value); err != nil {
+			return nil, fmt.Errorf("read facts: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read facts: %w", err)
+	}
+	return out, nil
+}
+
+// TaskRow is one task as the tasks read model holds it.
+type TaskRow struct {
+	ID, Description, Repeat, Kind, Project, Status string
+	Due                                            time.Time
+	Sender, LastError                              string
+	Fired                                          int
+}
+
+// ShortID is the id prefix shown to users and accepted by /cancel.
+func (t TaskRow) ShortID() string { return domain.ShortTaskID(t.ID) }
+
+// SenderTasks returns a sender's tasks ordered by due time; pendingOnly
+// leaves out cancelled, done and failed ones.
+func (q *Queries) SenderTasks(ctx context.Context, sender string, pendingOnly bool) ([]TaskRow, error) {
+	query := taskColumns + ` WHERE sender = $1`
+	if pendingOnly {
+		query += ` AND status = 'pending'`
+	}
+	return q.tasks(ctx, query+` ORDER BY due_at, id`, sender)
+}
+
+// AllTasks returns every sender's tasks ordered by due time; all includes
+// cancelled and done ones.
+func (q *Queries) AllTasks(ctx context.Context, all bool) ([]TaskRow, error) {
+	query := taskColumns
+	if !all {
+		query += ` WHERE status IN ('pending', 'failed')`
+	}
+	return q.tasks(ctx, query+` ORDER BY due_at, id`)
+}
+
+const taskColumns = `SELECT id, description, repeat, kind, project, status, due_at, sender, last_error, fired FROM tasks`
+
+func (q *Queries) tasks(ctx context.Context, query string, args ...any) ([]TaskRow, error) {
+	rows, err := q.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read tasks: %w", err)
+	}
+	defer rows.Close()
+	var out []TaskRow
+	for rows.Next() {
+		var t TaskRow
+		var due int64
+		if err := rows.Scan(&t.ID, &t.Description, &t.Repeat, &t.Kind, &t.Project, &t.Status, &due, &t.Sender, &t.LastError, &t.Fired); err != nil {
+			return nil, fmt.Errorf("read tasks: %w", err)
+		}
+		t.Due = time.UnixMicro(due).UTC()
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,350 @@
+// Package rerun re-runs a recorded turn in a scratch store: the turn's
+// message and its sender's state as of the turn's start are copied into a
+// temporary SQLite store, the real driver runs the turn there with the
+// provider's recorded replies (or, live, the configured provider), and the
+// events it records are compared with the recorded ones, ids and times
+// aside. Nothing is written to the live store or sent on any channel.
+package rerun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/omega-gateway/omega/api"
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram"
+	"github.com/omega-gateway/omega/channels/terminal"
+	"github.com/omega-gateway/omega/channels/whatsapp"
+	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers"
+)
+
+// Source is the live log the turn is read from; it is only read.
+type Source interface {
+	Load(ctx context.Context, stream string, fromVersion int64) ([]domain.Event, error)
+	ReadAll(ctx context.Context, after int64, limit int) ([]domain.Event, error)
+}
+
+// Options tune a re-run.
+type Options struct {
+	// Live calls the configured provider instead of replaying the
+	// recorded replies.
+	Live bool
+	// PromptsDir replaces the prompt files ($OMEGA_DATA_DIR/prompts by
+	// default).
+	PromptsDir string
+	// Model replaces both configured models.
+	Model string
+	// Auth replaces the allowlists built from the configuration (tests,
+	// and a caller whose live runtime was given its own).
+	Auth *handlers.Auth
+	// Timeout bounds the scratch run (default 2m).
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// Result is one re-run.
+type Result struct {
+	TurnID    string
+	Identical bool
+	// Diff lists the differing events, "- recorded" and "+ produced".
+	Diff []string
+}
+
+// Run re-runs one turn.
+func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Config, turnID string, o Options) (Result, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	res := Result{TurnID: turnID}
+	recorded, err := src.Load(ctx, domain.TurnStream(turnID), 1)
+	if err != nil {
+		return res, fmt.Errorf("load turn %s: %w", turnID, err)
+	}
+	if len(recorded) == 0 || recorded[0].Type != "MessageReceived" {
+		return res, fmt.Errorf("no turn %s", turnID)
+	}
+	decoded := make([]domain.Payload, len(recorded))
+	for i, e := range recorded {
+		if decoded[i], err = reg.Decode(e); err != nil {
+			return res, fmt.Errorf("decode %s of turn %s: %w", e.Type, turnID, err)
+		}
+	}
+	msg := decoded[0].(domain.MessageReceived)
+	state, err := senderState(ctx, src, recorded, msg)
+	if err != nil {
+		return res, err
+	}
+
+	scratch, err := os.MkdirTemp("", "omega-rerun-")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(scratch)
+	if err := copyPrompts(cmpOr(o.PromptsDir, filepath.Join(cfg.DataDir, "prompts")), filepath.Join(scratch, "prompts")); err != nil {
+		return res, err
+	}
+	scfg := cfg
+	scfg.DatabaseURL, scfg.DataDir, scfg.Workspace, scfg.HTTPAddr = "", scratch, filepath.Join(scratch, "workspace"), ""
+	if o.Model != "" {
+		scfg.Provider.ModelFast, scfg.Provider.ModelComplex = o.Model, o.Model
+	}
+	produced, err := runScratch(ctx, scfg, o, state, recorded, decoded, msg)
+	if err != nil {
+		return res, err
+	}
+	res.Diff = diff(normalize(recorded), normalize(produced))
+	res.Identical = len(res.Diff) == 0
+	return res, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// senderState returns the events that make up the sender's state as the
+// turn started (before the turn's first step): the sender's profile
+// stream and the sender's earlier turns and summaries, in log order.
+func senderState(ctx context.Context, src Source, turn []domain.Event, msg domain.MessageReceived) ([]domain.Event, error) {
+	cutoff := turn[0].ID
+	if len(turn) > 1 {
+		cutoff = turn[1].ID
+	}
+	profile := domain.SenderStream(msg.Channel, msg.SenderID)
+	later := map[string]bool{} // turns that arrived after this one
+	var out []domain.Event
+	for after := int64(0); ; {
+		evs, err := src.ReadAll(ctx, after, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("read the log: %w", err)
+		}
+		if len(evs) == 0 {
+			return nil, errors.New("the turn's start is not in the log")
+		}
+		for _, e := range evs {
+			if e.ID == cutoff {
+				return out, nil
+			}
+			if e.StreamID == turn[0].StreamID {
+				continue
+			}
+			mine := e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
+			// Tasks stay out: in the scratch their due times would fire
+			// now, beside the turn.
+			if !mine || strings.HasPrefix(e.StreamID, "task-") {
+				continue
+			}
+			if e.Type == "MessageReceived" && e.Position > turn[0].Position {
+				later[e.StreamID] = true
+			}
+			if !later[e.StreamID] {
+				out = append(out, e)
+			}
+		}
+		after = evs[len(evs)-1].Position
+	}
+}
+
+// copyPrompts copies the prompt overrides of dir (if any) into to.
+func copyPrompts(dir, to string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read prompts %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return fmt.Errorf("read prompt %s: %w", e.Name(), err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hints are the channels' format hints, which the system prompt quotes.
+var hints = map[string]string{
+	telegram.Name: (&telegram.Channel{}).FormatHint(),
+	whatsapp.Name: (&whatsapp.Channel{}).FormatHint(),
+	terminal.Name: (&terminal.Channel{}).FormatHint(),
+	api.Name:      (&api.Server{}).FormatHint(),
+}
+
+// runScratch runs the turn in a scratch store and returns its events.
+func runScratch(ctx context.Context, cfg config.Config, o Options, state, recorded []domain.Event, decoded []domain.Payload, msg domain.MessageReceived) ([]domain.Event, error) {
+	ctx, cancel := context.WithTimeout(ctx, cmpDur(o.Timeout, 2*time.Minute))
+	defer cancel()
+	a, err := app.Open(ctx, cfg, o.Logger, app.OpenOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("open the scratch store: %w", err)
+	}
+	defer a.Close()
+	for _, e := range append(state, recorded[0]) {
+		ne := domain.NewEvent{ID: e.ID, Type: e.Type, Data: e.Data, Metadata: e.Metadata}
+		if _, err := a.Store.Append(ctx, e.StreamID, eventstore.Any, ne); err != nil {
+			return nil, fmt.Errorf("copy %s of %s: %w", e.Type, e.StreamID, err)
+		}
+	}
+	ch := &recorder{name: msg.Channel, hint: hints[msg.Channel]}
+	for _, p := range decoded {
+		if s, ok := p.(domain.ReplySent); ok {
+			ch.chunks = append(ch.chunks, s.Chunks)
+		}
+	}
+	opts := app.RuntimeOptions{Channels: []channels.Channel{ch}, Auth: o.Auth}
+	if !o.Live {
+		opts.Provider = &replayProvider{name: providerName(decoded, cfg), calls: recordedCalls(decoded)}
+	}
+	rt, err := a.NewRuntime(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("scratch runtime: %w", err)
+	}
+	// The turn runs on the recorded clock: its idle and due-time decisions
+	// are the ones it made then.
+	realStart, start := time.Now(), recorded[len(recorded)-1].RecordedAt
+	if len(recorded) > 1 {
+		start = recorded[1].RecordedAt
+	}
+	rt.Driver.Now = func() time.Time { return start.Add(time.Since(realStart)) }
+	// The summarizer runs on the real clock, to which the copied
+	// conversations look idle: closing them would change the turn's
+	// context, so its calls wait until the run ends and record nothing.
+	rt.Summarizer.Provider = waitingProvider{}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- rt.Run(runCtx) }()
+	evs, err := waitCompleted(ctx, a.Store, recorded[0].StreamID)
+	stop()
+	if runErr := <-done; err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
+		err = runErr
+	}
+	return evs, err
+}
+
+func cmpDur(a, b time.Duration) time.Duration {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+// providerName is the recorded provider's name, so events that name it
+// compare equal.
+func providerName(decoded []domain.Payload, cfg config.Config) string {
+	for _, p := range decoded {
+		switch ev := p.(type) {
+		case domain.ProviderCalled:
+			return ev.Provider
+		case domain.ProviderReplied:
+			return ev.Provider
+		}
+	}
+	return cfg.Provider.Provider
+}
+
+func waitCompleted(ctx context.Context, s eventstore.Store, stream string) ([]domain.Event, error) {
+	for {
+		evs, err := s.Load(ctx, stream, 1)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(evs); n > 0 && evs[n-1].Type == "TurnCompleted" {
+			return evs, nil
+		}
+		select {
+		case <-ctx.Done():
+			return evs, fmt.Errorf("the re-run did not complete: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+var (
+	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	// volatile are fields that differ between any two runs: times,
+	// durations, platform message ids.
+	volatile = map[string]bool{"duration_ms": true, "received_at": true, "platform_ids": true, "fired_at": true}
+)
+
+// normalize renders each event as one comparable line: its type and its
+// data without volatile fields, ids replaced.
+func normalize(evs []domain.Event) []string {
+	out := make([]string, 0, len(evs))
+	for _, e := range evs {
+		var data map[string]any
+		if err := json.Unmarshal(e.Data, &data); err != nil {
+			out = append(out, e.Type+" "+string(e.Data))
+			continue
+		}
+		strip(data)
+		b, _ := json.Marshal(data) // maps marshal with sorted keys
+		out = append(out, e.Type+" "+uuidRE.ReplaceAllString(string(b), "<id>"))
+	}
+	return out
+}
+
+func strip(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			if volatile[k] {
+				delete(t, k)
+				continue
+			}
+			strip(val)
+		}
+	case []any:
+		for _, val := range t {
+			strip(val)
+		}
+	}
+}
+
+// diff pairs the events in order and lists those that differ.
+func diff(recorded, produced []string) []string {
+	var out []string
+	for i := 0; i < max(len(recorded), len(produced)); i++ {
+		var r, p string
+		if i < len(recorded) {
+			r = recorded[i]
+		}
+		if i < len(produced) {
+			p = produced[i]
+		}
+		if r == p {
+			continue
+		}
+		out = append(out, fmt.Sprintf("event %d:", i+1))
+		if r != "" {
+			out = append(out, "- "+r)
+		}
+		if p != "" {
+			out = append(out, "+ "+p)
+		}
+	}
+	return out
+}

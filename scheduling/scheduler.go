@@ -1,0 +1,471 @@
+// Package scheduling runs each sender's turns one at a time, in arrival
+// order, on whichever process holds the sender's lease.
+package scheduling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/projections"
+)
+
+// Scheduler runs turns: one sender's turns one at a time in arrival order,
+// different senders concurrently. A sender's turns run in the process that
+// holds the sender's lease, so the order holds across several omega
+// processes on one database; a process that dies loses its leases after
+// one TTL and another (or its own restart) resumes its open turns.
+//
+// Turns come from two places: the turns read model (every open turn, in
+// arrival order, whoever received it) and kicks from this process's own
+// gateway, which name a turn the read model may not show yet. A kicked
+// turn is run, or acknowledged if its sender is busy, without waiting for
+// the read model to apply it: the few events after the read model's
+// checkpoint are read from the log instead, so that a turn of the same
+// sender received earlier by another process still runs first (pending).
+type Scheduler struct {
+	driver   *handlers.Driver
+	turns    TurnRunner
+	leases   *Leases
+	read     *projections.Queries
+	channels []string
+	applied  func(ctx context.Context) <-chan struct{}
+	logger   *slog.Logger
+	sweepGap time.Duration
+
+	kick   chan kick
+	mu     sync.Mutex
+	active map[string]*worker // sender -> its running worker
+	wg     sync.WaitGroup
+}
+
+type kick struct{ sender, turn string }
+
+// TurnRunner runs a turn where the router's middleware guards it
+// (messaging.Turns): it returns a *messaging.PoisonedError when the
+// router gave up on the turn.
+type TurnRunner interface {
+	Run(ctx context.Context, turnID string) error
+}
+
+// worker is the state of one sender's running work that the scheduler's
+// loop shares with it (guarded by Scheduler.mu).
+type worker struct {
+	wake   chan struct{}
+	kicked []string // turns received here, oldest first, not yet done
+}
+
+// Kick tells the scheduler that turn was just received here for sender.
+func (s *Scheduler) Kick(sender, turn string) {
+	select {
+	case s.kick <- kick{sender, turn}:
+	default: // full: the next sweep finds the turn
+	}
+}
+
+func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
+	if s.applied == nil {
+		return nil
+	}
+	return s.applied(ctx)
+}
+
+// SchedulerConfig are a scheduler's collaborators; Applied and Sweep are
+// optional.
+type SchedulerConfig struct {
+	Driver   *handlers.Driver
+	Turns    TurnRunner
+	Leases   *Leases
+	Read     *projections.Queries
+	Channels []string // channels this process can deliver to
+	// Applied subscribes to signals that the read models have moved on
+	// (nil: only the sweep finds turns received by other processes).
+	Applied func(ctx context.Context) <-chan struct{}
+	Logger  *slog.Logger
+	// Sweep is how often open turns are looked for without a signal
+	// (default 1 s).
+	Sweep time.Duration
+}
+
+// NewScheduler checks the collaborators and returns a scheduler ready
+// for Kick and Run.
+func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
+	if c.Driver == nil || c.Turns == nil || c.Leases == nil || c.Read == nil || c.Logger == nil {
+		return nil, errors.New("scheduling: scheduler needs a driver, a turn runner, leases, a read model and a logger")
+	}
+	if c.Sweep <= 0 {
+		c.Sweep = time.Second
+	}
+	return &Scheduler{
+		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied,
+		logger: c.Logger, sweepGap: c.Sweep, kick: make(chan kick, 1024), active: map[string]*worker{},
+	}, nil
+}
+
+// sweepEvery bounds how often read-model changes trigger a sweep: they
+// matter only for turns received by another process (those received here
+// are kicked), and every projection batch signals one.
+const sweepEvery = 100 * time.Millisecond
+
+// Run schedules until ctx ends, then waits for running turns to stop.
+func (s *Scheduler) Run(ctx context.Context) error {
+	t := time.NewTicker(s.sweepGap)
+	defer t.Stop()
+	applied := s.subscribe(ctx)
+	var last time.Time
+	var later <-chan time.Time
+	// A restarted process owns the leases it held before (its identity is
+	// kept), so the turns it left open can resume at once.
+	s.sweep(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			s.wg.Wait()
+			return ctx.Err()
+		case k := <-s.kick:
+			s.start(ctx, k.sender, k.turn)
+			continue
+		case <-applied:
+			if wait := sweepEvery - time.Since(last); wait > 0 {
+				if later == nil {
+					later = time.After(wait)
+				}
+				continue
+			}
+		case <-later:
+		case <-t.C:
+		}
+		later, last = nil, time.Now()
+		s.sweep(ctx)
+	}
+}
+
+func (s *Scheduler) sweep(ctx context.Context) {
+	open, err := s.read.OpenTurns(ctx, s.channels)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.logger.Error("scheduler: read open turns", "err", err)
+		}
+		return
+	}
+	seen := map[string]bool{}
+	for i, t := range open {
+		if seen[t.Sender] {
+			// A turn queued behind another: its worker must acknowledge it.
+			// Waking workers only for this keeps a busy system from
+			// re-reading every sender's queue on every change.
+			if !t.Acked && open[i-1].Sender == t.Sender {
+				s.wakeWorker(t.Sender)
+			}
+			continue
+		}
+		seen[t.Sender] = true
+		s.start(ctx, t.Sender, "")
+	}
+}
+
+func (s *Scheduler) wakeWorker(sender string) {
+	s.mu.Lock()
+	w, ok := s.active[sender]
+	s.mu.Unlock()
+	if ok {
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// start runs a sender's work here if no process does yet; turn, when set,
+// is a turn of the sender just received here. Only Run's goroutine calls
+// it, so two workers for one sender are never started.
+func (s *Scheduler) start(ctx context.Context, sender, turn string) {
+	s.mu.Lock()
+	w, running := s.active[sender]
+	if running && turn != "" {
+		w.kicked = append(w.kicked, turn)
+	}
+	s.mu.Unlock()
+	if running {
+		if turn != "" {
+			s.wakeWorker(sender)
+		}
+		return
+	}
+	ok, err := s.leases.Acquire(ctx, sender)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.logger.Error("scheduler: acquire lease", "sender", sender, "err", err)
+		}
+		return
+	}
+	if !ok {
+		return // another process runs this sender; its sweeps will find the turn
+	}
+	w = &worker{wake: make(chan struct{}, 1)}
+	if turn != "" {
+		w.kicked = []string{turn}
+	}
+	s.mu.Lock()
+	s.active[sender] = w
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.work(ctx, sender, w)
+}
+
+// pending returns the sender's turns to run, oldest first, and whether the
+// worker must wait for the read model before starting the first of them.
+//
+// The order comes from the log, never from when a kick arrived. The read
+// model shows the sender's turns received up to its checkpoint; when it
+// shows none left to run and turns were kicked here, the events after the
+// checkpoint are read from the log itself, so a turn that another process
+// received before a turn kicked here is run first even while this
+// process's read model has not applied it. A kicked turn that read has not
+// reached (on PostgreSQL an earlier transaction may still be committing)
+// is only acknowledged, never started.
+//
+// wait is true when the next turn cannot start yet: a turn completed here
+// or after the checkpoint is not shown completed (the next turn's history
+// must include it), or no kicked turn has been reached in the log.
+func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done map[string]bool) (turns []projections.OpenTurn, wait bool, err error) {
+	open, applied, err := s.read.SenderQueue(ctx, sender)
+	if err != nil {
+		return nil, false, err
+	}
+	visible := map[string]bool{}
+	for _, t := range open {
+		visible[t.ID] = true
+		if done[t.ID] {
+			wait = true
+			continue
+		}
+		turns = append(turns, t)
+	}
+	s.mu.Lock()
+	w.kicked = slices.DeleteFunc(w.kicked, func(id string) bool { return done[id] || visible[id] })
+	kicked := slices.Clone(w.kicked)
+	s.mu.Unlock()
+	if wait || len(turns) > 0 || len(kicked) == 0 {
+		return append(turns, kickedTurns(sender, kicked, nil)...), wait, nil
+	}
+	tail, settled, err := s.unapplied(ctx, sender, applied, done)
+	if err != nil {
+		return nil, false, err
+	}
+	reached := map[string]bool{}
+	for _, t := range tail {
+		reached[t.ID] = true
+	}
+	return append(tail, kickedTurns(sender, kicked, reached)...), !settled || len(tail) == 0, nil
+}
+
+func kickedTurns(sender string, kicked []string, skip map[string]bool) []projections.OpenTurn {
+	var out []projections.OpenTurn
+	for _, id := range kicked {
+		if !skip[id] {
+			out = append(out, projections.OpenTurn{ID: id, Sender: sender})
+		}
+	}
+	return out
+}
+
+// Bounds of the log read behind the read model; past them the worker
+// waits for the read model instead.
+const (
+	unappliedPage  = 250
+	unappliedPages = 4
+)
+
+// unapplied reads the log after the read model's checkpoint and returns
+// the sender's open turns received there, in log order. settled is false
+// when one of the sender's turns received there has already completed (or
+// was completed here): its exchange is not in the history yet.
+func (s *Scheduler) unapplied(ctx context.Context, sender string, after int64, done map[string]bool) (open []projections.OpenTurn, settled bool, err error) {
+	var ids []string
+	received := map[string]bool{}
+	completed := map[string]bool{}
+	for page := 0; ; page++ {
+		if page == unappliedPages {
+			return nil, false, nil
+		}
+		evs, err := s.driver.Store.ReadAll(ctx, after, unappliedPage)
+		if err != nil {
+			return nil, false, fmt.Errorf("read the log after the turns read model: %w", err)
+		}
+		for _, e := range evs {
+			id := domain.TurnIDFromStream(e.StreamID)
+			switch {
+			case id == "":
+			case e.Type == domain.MessageReceived{}.EventType() && domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender) == sender:
+				received[id] = true
+				ids = append(ids, id)
+			case e.Type == domain.TurnCompleted{}.EventType() && received[id]:
+				completed[id] = true
+			}
+		}
+		if len(evs) < unappliedPage {
+			break
+		}
+		after = evs[len(evs)-1].Position
+	}
+	settled = true
+	for _, id := range ids {
+		if completed[id] || done[id] {
+			settled = false
+			continue
+		}
+		open = append(open, projections.OpenTurn{ID: id, Sender: sender})
+	}
+	return open, settled, nil
+}
+
+// work runs one sender's turns in order while holding its lease.
+func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
+	defer s.wg.Done()
+	log := s.logger.With("sender", sender)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	renewDone := make(chan struct{})
+	go func() {
+		defer close(renewDone)
+		s.renew(ctx, sender, cancel, log)
+	}()
+	defer func() {
+		cancel()
+		<-renewDone
+		// Release first, then leave the active set: a kick that came in
+		// between was added to our list; hand it back so that a fresh
+		// worker, holding a fresh lease, runs it.
+		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer rcancel()
+		if err := s.leases.Release(rctx, sender); err != nil {
+			log.Warn("scheduler: release lease", "err", err)
+		}
+		s.mu.Lock()
+		delete(s.active, sender)
+		left := w.kicked
+		s.mu.Unlock()
+		for _, id := range left {
+			s.Kick(sender, id)
+		}
+	}()
+
+	applied := s.subscribe(ctx)
+	done := map[string]bool{}  // completed here; the read model may lag
+	acked := map[string]bool{} // only this worker touches it
+	backoff := time.Second
+	for ctx.Err() == nil {
+		turns, wait, err := s.pending(ctx, sender, w, done)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Error("scheduler: read sender turns", "err", err)
+			}
+			return
+		}
+		if wait {
+			s.waitApplied(ctx, applied)
+			continue
+		}
+		if len(turns) == 0 {
+			return
+		}
+		head := turns[0]
+		s.ackQueued(ctx, turns[1:], acked, log)
+		if err := s.runTurn(ctx, sender, w, head.ID, done, acked, log); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			log.Error("turn failed; will retry", "turn", head.ID, "err", err, "retry_in", backoff)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, time.Minute)
+			continue
+		}
+		backoff = time.Second
+		done[head.ID] = true
+	}
+}
+
+// runTurn runs a turn through the router's turn handler. A turn the
+// router gave up on (poisoned, recorded as MessagePoisoned) is abandoned
+// with a failure notice to its sender, so that it does not block the
+// sender's later turns; an error is left for the caller to retry.
+func (s *Scheduler) runTurn(ctx context.Context, sender string, w *worker, head string, done, acked map[string]bool, log *slog.Logger) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.turns.Run(ctx, head) }()
+	err := s.waitTurn(ctx, sender, w, head, errc, done, acked, log)
+	var poisoned *messaging.PoisonedError
+	if errors.As(err, &poisoned) && ctx.Err() == nil {
+		return s.driver.Abandon(ctx, head, poisoned.Reason)
+	}
+	return err
+}
+
+// waitTurn waits for the running turn, acknowledging the messages that
+// queue up behind it meanwhile.
+func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head string, errc <-chan error, done, acked map[string]bool, log *slog.Logger) error {
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case <-w.wake:
+			// A message sent right after a reply can arrive while the
+			// finished turn's goroutine is still returning: it is not
+			// queued behind anything, so it gets no acknowledgement.
+			if s.completed(ctx, head) {
+				continue
+			}
+			turns, _, err := s.pending(ctx, sender, w, done)
+			if err != nil {
+				continue
+			}
+			s.ackQueued(ctx, slices.DeleteFunc(turns, func(t projections.OpenTurn) bool { return t.ID == head }), acked, log)
+		}
+	}
+}
+
+// completed reports whether the turn's stream records its completion.
+func (s *Scheduler) completed(ctx context.Context, turn string) bool {
+	evs, err := s.driver.Store.Load(ctx, domain.TurnStream(turn), 1)
+	return err == nil && len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType()
+}
+
+func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn, acked map[string]bool, log *slog.Logger) {
+	for _, t := range queued {
+		if t.Acked || acked[t.ID] {
+			continue
+		}
+		acked[t.ID] = true
+		if err := s.driver.Ack(ctx, t.ID); err != nil && ctx.Err() == nil {
+			log.Warn("acknowledge queued turn", "turn", t.ID, "err", err)
+		}
+	}
+}
+
+func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}) {
+	select {
+	case <-ctx.Done():
+	case <-applied:
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// renew keeps the lease alive; losing it stops the worker so two
+// processes never run one sender's turns at once.
+func (s *Scheduler) renew(ctx context.Context, sender string, lost func(), log *slog.Logger) {
+	if !s.leases.Renew(ctx, sender, func(err error) { log.Error("scheduler: renew lease", "err", err) }) {
+		log.Error("scheduler: lease lost to another process; stopping this sender's work")
+		lost()
+	}
+}

@@ -1,0 +1,297 @@
+// Package summarizer closes idle conversations: it summarizes each with
+// the fast model, extracts the facts it taught about the user, clears the
+// provider session and records the closure. Each summarization is a
+// stream (domain.SummaryStream) driven step by step like a turn — claim,
+// summary, facts, closure — so a crash resumes where it stopped, a reply
+// on record is never asked for again, and several processes on one
+// database summarize each conversation once.
+package summarizer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/providers"
+)
+
+// Provider is the model the summaries are asked of.
+type Provider interface {
+	Complete(ctx context.Context, req providers.Request) (providers.Response, error)
+}
+
+// ReadModel is what the summarizer reads of the conversations.
+type ReadModel interface {
+	OpenConversations(ctx context.Context, lastBefore time.Time) ([]projections.OpenConversation, error)
+	OldestOpenConversation(ctx context.Context) (time.Time, bool, error)
+	History(ctx context.Context, conversationID string, limit int) ([]domain.HistoryMessage, error)
+	LatestConversation(ctx context.Context, sender, project, id string) (bool, error)
+}
+
+// Senders records facts and clears sessions on a sender's profile.
+type Senders interface {
+	Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error)
+}
+
+// Leases gives one process at a time a conversation to summarize.
+type Leases interface {
+	Acquire(ctx context.Context, key string) (bool, error)
+	Release(ctx context.Context, key string) error
+	// Renew keeps the lease until ctx ends (true) or it is lost (false).
+	Renew(ctx context.Context, key string, failed func(error)) bool
+}
+
+// Prompts are the SUMMARIZE and FACTS prompts.
+type Prompts interface {
+	Summarize() string
+	Facts() string
+}
+
+// Deps are the summarizer's collaborators; all are required.
+type Deps struct {
+	Store    eventstore.Store
+	Registry *domain.Registry
+	Read     ReadModel
+	Senders  Senders
+	Provider Provider
+	Leases   Leases
+	Prompts  Prompts
+	Logger   *slog.Logger
+}
+
+// Config tunes the summarizer.
+type Config struct {
+	// Idle is how long a conversation rests before it is summarized
+	// (OMEGA_CONVERSATION_IDLE; the driver starts a new one after it too).
+	Idle time.Duration
+	// LeaseTTL is how long a claim outlives a process that died.
+	LeaseTTL time.Duration
+	Model    string // the fast model
+	WorkDir  string
+	// Now replaces the clock in tests.
+	Now func() time.Time
+}
+
+// Summarizer summarizes and closes conversations.
+type Summarizer struct {
+	Deps
+	cfg Config
+}
+
+// maxTranscript bounds how many messages a summary reads.
+const maxTranscript = 500
+
+// New validates the dependencies and returns a summarizer.
+func New(d Deps, cfg Config) (*Summarizer, error) {
+	switch {
+	case d.Store == nil, d.Registry == nil, d.Read == nil, d.Senders == nil, d.Provider == nil,
+		d.Leases == nil, d.Prompts == nil, d.Logger == nil:
+		return nil, errors.New("summarizer: every dependency is required")
+	case cfg.Idle <= 0:
+		return nil, fmt.Errorf("summarizer: idle time must be positive (got %s)", cfg.Idle)
+	case cfg.LeaseTTL <= 0:
+		return nil, fmt.Errorf("summarizer: lease TTL must be positive (got %s)", cfg.LeaseTTL)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Summarizer{Deps: d, cfg: cfg}, nil
+}
+
+// Summarize drives one conversation's summarization to its closure. It
+// returns nil without doing anything when another process holds the
+// conversation; that process finishes it, or it is resumed after its
+// lease expires.
+func (s *Summarizer) Summarize(ctx context.Context, c projections.OpenConversation, reason string) error {
+	key := domain.SummaryStream(c.ID)
+	ok, err := s.Leases.Acquire(ctx, key)
+	if err != nil || !ok {
+		return err
+	}
+	stop := s.renew(ctx, key)
+	defer func() {
+		stop()
+		if err := s.Leases.Release(context.WithoutCancel(ctx), key); err != nil {
+			s.Logger.Warn("summarizer: release lease", "conversation", c.ID, "err", err)
+		}
+	}()
+	log := s.Logger.With("conversation", c.ID, "sender", domain.SenderKey(c.Channel, c.SenderID))
+	for {
+		done, err := s.step(ctx, c, reason, log)
+		if errors.Is(err, eventstore.ErrConcurrency) {
+			continue // someone else moved the stream on; look again
+		}
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// renew keeps the lease while a provider call may outlast its TTL. A lost
+// lease only logs: every append stays guarded by the stream's version.
+func (s *Summarizer) renew(ctx context.Context, key string) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	warn := func(err error) { s.Logger.Warn("summarizer: renew lease", "key", key, "err", err) }
+	go func() {
+		if !s.Leases.Renew(ctx, key, warn) {
+			warn(errors.New("lease lost to another process"))
+		}
+	}()
+	return cancel
+}
+
+// step performs the single next step of a summarization and records it.
+func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, reason string, log *slog.Logger) (bool, error) {
+	stream := domain.SummaryStream(c.ID)
+	var st domain.Summarization
+	version, err := handlers.LoadState(ctx, s.Store, s.Registry, stream, folder{&st})
+	if err != nil {
+		return false, err
+	}
+	switch st.Next() {
+	case domain.SummaryStepDone:
+		return true, nil
+	case domain.SummaryStepClaim:
+		msgs, err := s.Read.History(ctx, c.ID, maxTranscript)
+		if err != nil {
+			return false, err
+		}
+		return false, s.append(ctx, stream, version, c, domain.SummaryRequested{ConversationID: c.ID, Channel: c.Channel,
+			SenderID: c.SenderID, Project: c.Project, Messages: len(msgs), Reason: reason})
+	case domain.SummaryStepSummarize:
+		written, err := s.summarize(ctx, c, st.Requested.Messages)
+		if err != nil {
+			return false, err
+		}
+		if written.Fallback {
+			log.Warn("conversation summary failed; closing with the fallback", "err", written.Error)
+		}
+		return false, s.append(ctx, stream, version, c, written)
+	case domain.SummaryStepFacts:
+		facts, err := s.facts(ctx, c)
+		if err != nil {
+			return false, err
+		}
+		if facts.Error != "" {
+			log.Warn("fact extraction failed; closing without new facts", "err", facts.Error)
+		}
+		return false, s.append(ctx, stream, version, c, facts)
+	}
+	return s.close(ctx, stream, version, c, &st, log)
+}
+
+// summarize asks for the summary. A failed call becomes the fallback
+// text, but a call cut short by shutdown records nothing: it is asked
+// again at the next start.
+func (s *Summarizer) summarize(ctx context.Context, c projections.OpenConversation, messages int) (domain.SummaryWritten, error) {
+	text, err := s.ask(ctx, c, s.Prompts.Summarize())
+	if ctx.Err() != nil {
+		return domain.SummaryWritten{}, ctx.Err()
+	}
+	if err != nil || strings.TrimSpace(text) == "" {
+		msg := "empty reply"
+		if err != nil {
+			msg = err.Error()
+		}
+		return domain.SummaryWritten{Text: domain.FallbackSummary(messages), Fallback: true, Error: msg}, nil
+	}
+	return domain.SummaryWritten{Text: strings.TrimSpace(text)}, nil
+}
+
+func (s *Summarizer) facts(ctx context.Context, c projections.OpenConversation) (domain.FactsExtracted, error) {
+	raw, err := s.ask(ctx, c, s.Prompts.Facts())
+	if ctx.Err() != nil {
+		return domain.FactsExtracted{}, ctx.Err()
+	}
+	if err != nil {
+		return domain.FactsExtracted{Error: err.Error()}, nil //nolint:nilerr // a failed call is recorded in the event, not retried
+	}
+	accepted, rejected := domain.ParseFacts(raw)
+	return domain.FactsExtracted{Raw: raw, Accepted: accepted, Rejected: rejected}, nil
+}
+
+// ask sends prompt followed by the transcript to the fast model.
+func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, prompt string) (string, error) {
+	msgs, err := s.Read.History(ctx, c.ID, maxTranscript)
+	if err != nil {
+		return "", err
+	}
+	resp, err := s.Provider.Complete(ctx, providers.Request{
+		Prompt: prompt + "\n\n" + domain.Transcript(msgs), Model: s.cfg.Model, WorkDir: s.cfg.WorkDir,
+	})
+	if err != nil {
+		return "", err
+	}
+	return resp.Text, nil
+}
+
+// close records the accepted facts and clears the provider session on the
+// sender's profile (one append), then the closure. A resumed close records
+// no fact twice: the profile already holds the same value. The session is
+// left alone when the sender has already started a newer conversation: it
+// belongs to that one.
+func (s *Summarizer) close(ctx context.Context, stream string, version int64, c projections.OpenConversation, st *domain.Summarization, log *slog.Logger) (bool, error) {
+	req := st.Requested
+	sender := domain.SenderKey(req.Channel, req.SenderID)
+	latest, err := s.Read.LatestConversation(ctx, sender, req.Project, req.ConversationID)
+	if err != nil {
+		return false, err
+	}
+	md := s.meta(c)
+	md.CausationID = stream
+	if _, err := s.Senders.Decide(ctx, req.Channel, req.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		var out []domain.Payload
+		if st.Facts != nil {
+			for _, f := range st.Facts.Accepted {
+				evs, err := p.RecordFact(f.Key, f.Value, "summarizer")
+				if err != nil {
+					log.Warn("summarizer: fact refused by the profile", "key", f.Key, "err", err)
+					continue
+				}
+				out = append(out, evs...)
+			}
+		}
+		if latest {
+			out = append(out, p.ClearSession(req.Project, "summarized")...)
+		}
+		return out, nil
+	}); err != nil {
+		return false, err
+	}
+	closed := domain.ConversationClosed{ConversationID: req.ConversationID, Sender: sender, Project: req.Project,
+		Summary: st.Summary(), Reason: req.Reason, Messages: req.Messages}
+	if err := s.append(ctx, stream, version, c, closed); err != nil {
+		return false, err
+	}
+	log.Info("conversation summarized and closed", "reason", req.Reason, "messages", req.Messages,
+		"facts", len(st.FactsAccepted()), "summary_chars", len(closed.Summary))
+	return true, nil
+}
+
+func (s *Summarizer) meta(c projections.OpenConversation) domain.Metadata {
+	return domain.Metadata{CorrelationID: c.ID, CausationID: c.ID, Channel: c.Channel, Sender: c.SenderID}
+}
+
+// append records one event at the version the step was decided on.
+func (s *Summarizer) append(ctx context.Context, stream string, version int64, c projections.OpenConversation, p domain.Payload) error {
+	e, err := domain.NewEventFrom(p, s.meta(c))
+	if err != nil {
+		return err
+	}
+	if _, err := s.Store.Append(ctx, stream, eventstore.Exact(version), e); err != nil {
+		return fmt.Errorf("record %s on %s: %w", p.EventType(), stream, err)
+	}
+	return nil
+}
+
+// folder adapts the summarization state to handlers.Folder.
+type folder struct{ *domain.Summarization }
+
+func (f folder) Apply(p domain.Payload, _ int64, _ domain.Event) { f.Summarization.Apply(p) }
