@@ -128,10 +128,12 @@ func mustHave(t *testing.T, n *node, turn, typ string) {
 
 func lastTurnOf(t *testing.T, n *node, channel, sender string) string {
 	t.Helper()
+	// The reply is sent before the turns read model follows, so wait for it.
 	var id string
-	if err := n.rt.DBForTests().QueryRow(`SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT 1`, domain.SenderKey(channel, sender)).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
+	waitFor(t, "the turn in the turns read model", func() bool {
+		err := n.rt.DBForTests().QueryRow(`SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT 1`, domain.SenderKey(channel, sender)).Scan(&id)
+		return err == nil
+	})
 	return id
 }
 

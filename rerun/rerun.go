@@ -288,13 +288,20 @@ var (
 	// volatile are fields that differ between any two runs: times,
 	// durations, platform message ids.
 	volatile = map[string]bool{"duration_ms": true, "received_at": true, "platform_ids": true, "fired_at": true}
+	// clocked are events whose presence depends on how long the turn took
+	// (an acknowledgement is sent only when the answer is slow), not on
+	// any decision the turn made.
+	clocked = map[string]bool{domain.AckSent{}.EventType(): true}
 )
 
 // normalize renders each event as one comparable line: its type and its
-// data without volatile fields, ids replaced.
+// data without volatile fields, ids replaced. Clocked events are left out.
 func normalize(evs []domain.Event) []string {
 	out := make([]string, 0, len(evs))
 	for _, e := range evs {
+		if clocked[e.Type] {
+			continue
+		}
 		var data map[string]any
 		if err := json.Unmarshal(e.Data, &data); err != nil {
 			out = append(out, e.Type+" "+string(e.Data))

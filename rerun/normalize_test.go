@@ -1,0 +1,44 @@
+package rerun
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+func event(t *testing.T, p domain.Payload) domain.Event {
+	t.Helper()
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return domain.Event{Type: p.EventType(), Data: b}
+}
+
+// Whether a slow answer was acknowledged depends on the machine's speed,
+// so a re-run that was faster or slower than the recorded turn is still
+// the same decision; a different reply is not.
+func TestNormalizeIgnoresTheClockOnly(t *testing.T) {
+	recorded := []domain.Event{
+		event(t, domain.AckSent{Text: "Got it"}),
+		event(t, domain.ReplySent{Text: "hello"}),
+	}
+	tests := []struct {
+		name      string
+		produced  []domain.Event
+		identical bool
+	}{
+		{"no acknowledgement", []domain.Event{event(t, domain.ReplySent{Text: "hello"})}, true},
+		{"same events", recorded, true},
+		{"different reply", []domain.Event{event(t, domain.ReplySent{Text: "bye"})}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := diff(normalize(recorded), normalize(tt.produced))
+			if got := len(d) == 0; got != tt.identical {
+				t.Fatalf("identical = %v, want %v: %q", got, tt.identical, d)
+			}
+		})
+	}
+}
