@@ -85,6 +85,7 @@ func (applied) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) er
 
 func appendFacts(t *testing.T, s eventstore.Store, n int, sender string) {
 	t.Helper()
+	var last int64
 	for i := 0; i < n; i++ {
 		ps := []domain.Payload{domain.FactRecorded{Key: fmt.Sprintf("k%d", i%7), Value: fmt.Sprintf("v%d", i)}}
 		if i%10 == 9 {
@@ -97,8 +98,37 @@ func appendFacts(t *testing.T, s eventstore.Store, n int, sender string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Append(context.Background(), domain.SenderStream("telegram", sender), eventstore.Any, evs...); err != nil {
+		res, err := s.Append(context.Background(), domain.SenderStream("telegram", sender), eventstore.Any, evs...)
+		if err != nil {
 			t.Fatal(err)
+		}
+		last = res.Positions[len(res.Positions)-1]
+	}
+	waitVisible(t, s, last)
+}
+
+// waitVisible waits until the event at position pos can be read: on
+// PostgreSQL the log shows an event only once every older transaction in
+// the cluster has ended, and other packages' tests share the cluster.
+func waitVisible(t *testing.T, s eventstore.Store, pos int64) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var after int64
+		for {
+			evs, err := s.ReadAll(context.Background(), after, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) == 0 {
+				break
+			}
+			after = evs[len(evs)-1].Position
+		}
+		if after >= pos {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the log shows events up to %d, want %d", after, pos)
 		}
 	}
 }
