@@ -38,7 +38,7 @@ test-race:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./eventstore/... ./projections/... ./handlers/... ./webui/...
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./eventstore/... ./projections/... ./pipeline/... ./webui/...
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./domain/markers

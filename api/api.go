@@ -23,8 +23,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/intake"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // Name is the channel name of messages posted to the API.
@@ -42,7 +42,7 @@ type Server struct {
 	Receiver Receiver
 	Store    eventstore.Store
 	Registry *domain.Registry
-	Channels handlers.ChannelSet
+	Channels pipeline.ChannelSet
 	// Audit answers GET /api/audit; nil leaves the endpoint out.
 	Audit AuditQueries
 	// Ops serves /metrics and /readyz; nil leaves them out.

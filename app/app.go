@@ -14,11 +14,13 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/effects"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/migrations"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // Store is the event log with consumer checkpoints and leases. It hands
@@ -55,6 +57,10 @@ type App struct {
 	Queries *projections.Queries
 	// Audit queries the audit of completed turns.
 	Audit *projections.AuditLog
+	// Senders changes sender profiles; Effects records marker and command
+	// effects and handles the task commands.
+	Senders senders.Service
+	Effects effects.Recorder
 
 	backend backend
 }
@@ -94,6 +100,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 	}
 	a.Queries = q
 	if a.Audit, err = projections.NewAuditLog(a.backend.ReadDB()); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
+	if a.Senders, err = senders.New(a.Store, a.Registry); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
+	if a.Effects, err = effects.New(a.Store, a.Registry, a.Queries); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/whatsapp"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // ChannelSet is what the configuration turns on: the channels, who may
@@ -18,7 +18,7 @@ import (
 // notices, WhatsApp for pairing).
 type ChannelSet struct {
 	Channels []channels.Channel
-	Auth     handlers.Auth
+	Auth     pipeline.Auth
 	API      *api.Server
 	Telegram *telegram.Channel
 	WhatsApp *whatsapp.Channel
@@ -45,7 +45,7 @@ var channelRegistry = []channelEntry{
 // Channels builds every configured channel and its allowlist, and warns
 // about an allowlist left empty (everyone is then denied).
 func (a *App) Channels(ctx context.Context) (*ChannelSet, error) {
-	set := &ChannelSet{Auth: handlers.Auth{Allowed: map[string][]string{}}}
+	set := &ChannelSet{Auth: pipeline.Auth{Allowed: map[string][]string{}}}
 	for _, e := range channelRegistry {
 		if err := e.build(ctx, a, set); err != nil {
 			return nil, fmt.Errorf("channel %s: %w", e.name, err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/messaging"
 )
 
@@ -33,9 +32,7 @@ func (a *App) OpenCommander(ctx context.Context) (*Commander, error) {
 	if err != nil {
 		return nil, err
 	}
-	senders := handlers.Senders{Store: a.Store, Registry: a.Registry}
-	tasks := handlers.Effects{Store: a.Store, Registry: a.Registry, Read: a.Queries}
-	if err := buses.AddCommandHandlers(ctx, append(senders.CommandHandlers(), tasks.CommandHandlers()...)...); err != nil {
+	if err := buses.AddCommandHandlers(ctx, append(a.Senders.CommandHandlers(), a.Effects.CommandHandlers()...)...); err != nil {
 		return nil, errors.Join(err, buses.Close())
 	}
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))

@@ -7,9 +7,9 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/effects"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/messaging"
 )
 
@@ -42,7 +42,7 @@ func TestRunningOmegaHandlesACommandSentElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	cmd, err := b.Send(ctx, &handlers.CancelTask{TaskID: id, Reason: "test"})
+	cmd, err := b.Send(ctx, &effects.CancelTask{TaskID: id, Reason: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

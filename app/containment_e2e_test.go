@@ -17,8 +17,8 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/redact"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // echoClaude writes a Claude Code double that repeats the user's last line
@@ -124,7 +124,7 @@ func TestEchoedTokenIsRedacted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			auth := &handlers.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
+			auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
 			echo := func(method string) string { return "Not Found: POST /bot" + tgToken + "/" + method }
 			api.FailNextWith("getUpdates", 1, 500, echo("getUpdates"))
 			api.FailNextWith("sendMessage", 3, 400, echo("sendMessage"))

@@ -11,7 +11,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // A ten-message conversation over the HTTP channel: the first call carries
@@ -25,7 +25,7 @@ func TestConversationOverHTTP(t *testing.T) {
 			n := startNode(t, baseVars(t, b, claude), testchat)
 			ctx := context.Background()
 
-			if err := n.rt.Driver.Senders.RecordFact(ctx, &handlers.RecordFact{Channel: "http", SenderID: "ana", Key: "city", Value: "Lisbon"}); err != nil {
+			if err := n.rt.Senders.RecordFact(ctx, &senders.RecordFact{Channel: "http", SenderID: "ana", Key: "city", Value: "Lisbon"}); err != nil {
 				t.Fatal(err)
 			}
 			for i := 1; i <= 10; i++ {

@@ -20,8 +20,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -124,7 +124,7 @@ type node struct {
 
 func startNode(t *testing.T, vars map[string]string, extra ...channels.Channel) *node {
 	t.Helper()
-	auth := &handlers.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
+	auth := &pipeline.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
 	return startNodeWith(t, vars, app.RuntimeOptions{Channels: extra, Auth: auth})
 }
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // FuzzAPIMessagesSQLite and FuzzAPIMessagesPostgres post arbitrary
@@ -64,7 +64,7 @@ func fuzzAPIMessages(f *testing.F, env map[string]string) {
 	for k, v := range env {
 		vars[k] = v
 	}
-	n := startNodeWith(f, vars, app.RuntimeOptions{Auth: &handlers.Auth{}})
+	n := startNodeWith(f, vars, app.RuntimeOptions{Auth: &pipeline.Auth{}})
 	f.Fuzz(func(t *testing.T, raw bool, sender, name, text string) {
 		body := []byte(sender + name + text)
 		if !raw {

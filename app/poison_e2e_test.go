@@ -11,7 +11,7 @@ import (
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // Turns an old log holds with shapes intake now refuses (a 3,000-byte
@@ -53,7 +53,7 @@ func TestOldPoisonShapesAreRecoveredAtStart(t *testing.T) {
 			}
 			a.Close()
 
-			n := startNodeWith(t, vars, app.RuntimeOptions{Auth: &handlers.Auth{}})
+			n := startNodeWith(t, vars, app.RuntimeOptions{Auth: &pipeline.Auth{}})
 			for _, id := range ids {
 				waitFor(t, "turn "+id+" to complete", func() bool {
 					return countType(turnEvents(t, n, id), "TurnCompleted") == 1

@@ -12,7 +12,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/rerun"
 )
 
@@ -42,7 +42,7 @@ func TestRerunRecordedTurns(t *testing.T) {
 			vars := baseVars(t, b, rerunClaude(t))
 			vars["OMEGA_CLASSIFY"], vars["OMEGA_TIMEZONE"], vars["OMEGA_PROVIDER_MAX_RETRIES"] = "true", "UTC", "0"
 			testchat := &fakeChannel{name: "testchat"}
-			auth := &handlers.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
+			auth := &pipeline.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
 			n := startNodeWith(t, vars, app.RuntimeOptions{Channels: []channels.Channel{testchat}, Auth: auth})
 			ctx := context.Background()
 

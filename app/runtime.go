@@ -14,20 +14,22 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/duework"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/heartbeat"
 	"github.com/omega-gateway/omega/intake"
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/pairing"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/scheduling"
 	"github.com/omega-gateway/omega/selfheal"
+	"github.com/omega-gateway/omega/slash"
 	"github.com/omega-gateway/omega/summarizer"
 	"github.com/omega-gateway/omega/taskwork"
 )
@@ -37,7 +39,7 @@ import (
 type Runtime struct {
 	*App
 	Gateway   *intake.Gateway
-	Driver    *handlers.Driver
+	Driver    *pipeline.Driver
 	Scheduler *scheduling.Scheduler
 	Buses     *messaging.Buses
 	// Summarizer closes idle conversations, and open ones at shutdown.
@@ -65,12 +67,12 @@ type Runtime struct {
 type RuntimeOptions struct {
 	Channels []channels.Channel
 	// Provider replaces the configured one (tests, benchmarks).
-	Provider handlers.Provider
+	Provider pipeline.Provider
 	// Auth replaces the allowlists built from the configuration.
-	Auth *handlers.Auth
+	Auth *pipeline.Auth
 	// Commands and Replies replace the default command and marker hooks.
-	Commands handlers.CommandHook
-	Replies  handlers.ReplyHook
+	Commands pipeline.CommandHook
+	Replies  pipeline.ReplyHook
 	// Pairing is the WhatsApp channel's pairing source, for /whatsapp and
 	// WHATSAPP_QR (the codes go as images to the chat that asked); nil
 	// means WhatsApp is not enabled.
@@ -86,7 +88,7 @@ type RuntimeOptions struct {
 	Metrics prometheus.Registerer
 }
 
-// Channel implements handlers.ChannelSet.
+// Channel implements pipeline.ChannelSet.
 func (r *Runtime) Channel(name string) (channels.Channel, bool) {
 	ch, ok := r.channels[name]
 	return ch, ok
@@ -104,7 +106,7 @@ func sandboxMode(configured string) string {
 // provider returns the given provider, else the configured one with the
 // reason it cannot work (nil when it can): a provider that cannot work
 // does not stop omega, turns are answered with an explanation.
-func (a *App) provider(ctx context.Context, given handlers.Provider) (handlers.Provider, error, error) {
+func (a *App) provider(ctx context.Context, given pipeline.Provider) (pipeline.Provider, error, error) {
 	if given != nil {
 		return given, nil, nil
 	}
@@ -161,24 +163,24 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err != nil {
 		return nil, err
 	}
-	auth := handlers.Auth{Allowed: map[string][]string{}}
+	auth := pipeline.Auth{Allowed: map[string][]string{}}
 	if opts.Auth != nil {
 		auth = *opts.Auth
 	}
 	sandbox := sandboxMode(cfg.Provider.Sandbox)
 	read := a.Queries
-	commands, replies, err := r.hooks(opts, loc, handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
+	commands, replies, err := r.hooks(opts, loc, slash.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
 		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
 	if err != nil {
 		return nil, err
 	}
-	if r.Driver, err = handlers.NewDriver(handlers.Driver{
+	if r.Driver, err = pipeline.NewDriver(pipeline.Driver{
 		Store: a.Store, Registry: a.Registry,
-		Senders:  handlers.Senders{Store: a.Store, Registry: a.Registry},
+		Senders:  a.Senders,
 		Read:     read,
 		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
 		Commands: commands, Replies: replies,
-		Config: handlers.DriverConfig{
+		Config: pipeline.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
 			SkillsDir: filepath.Join(cfg.DataDir, "skills"), Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
@@ -220,19 +222,17 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 
 // startCommandHandlers builds the summarizer and subscribes it and the
 // sender commands to the command bus.
-func (r *Runtime) startCommandHandlers(ctx context.Context, provider handlers.Provider, leases *scheduling.Leases, ps *prompts.Set, workspace string) error {
+func (r *Runtime) startCommandHandlers(ctx context.Context, provider pipeline.Provider, leases *scheduling.Leases, ps *prompts.Set, workspace string) error {
 	cfg := r.Config
-	senders := handlers.Senders{Store: r.Store, Registry: r.Registry}
 	var err error
 	r.Summarizer, err = summarizer.New(summarizer.Deps{
-		Store: r.Store, Registry: r.Registry, Read: r.Queries, Senders: senders, Provider: provider,
+		Store: r.Store, Registry: r.Registry, Read: r.Queries, Senders: r.Senders, Provider: provider,
 		Leases: leases, Prompts: ps, Logger: r.Logger,
 	}, summarizer.Config{Idle: cfg.ConversationIdle, LeaseTTL: cfg.LeaseTTL, Model: cfg.Provider.ModelFast, WorkDir: workspace})
 	if err != nil {
 		return err
 	}
-	tasks := handlers.Effects{Store: r.Store, Registry: r.Registry, Read: r.Queries}
-	hs := append(senders.CommandHandlers(), tasks.CommandHandlers()...)
+	hs := append(r.Senders.CommandHandlers(), r.Effects.CommandHandlers()...)
 	return r.Buses.AddCommandHandlers(ctx, append(hs, r.Summarizer.CommandHandler())...)
 }
 
@@ -274,26 +274,25 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling
 
 // hooks returns the command and marker hooks the options give, else the
 // default ones (with WhatsApp pairing when the options have a source).
-func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status handlers.StatusInfo) (handlers.CommandHook, handlers.ReplyHook, error) {
-	effects := handlers.Effects{Store: r.Store, Registry: r.Registry, Read: r.Queries}
-	var whatsApp handlers.WhatsAppPairing
+func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status slash.StatusInfo) (pipeline.CommandHook, pipeline.ReplyHook, error) {
+	var whatsApp slash.WhatsAppPairing
 	if opts.Pairing != nil {
 		var err error
 		if r.Pairing, err = pairing.NewWhatsAppQR(pairing.Deps{Source: opts.Pairing, Channels: r, Store: r.Store,
-			Senders: &handlers.Senders{Store: r.Store, Registry: r.Registry}, Logger: r.Logger}); err != nil {
+			Senders: r.Senders, Logger: r.Logger}); err != nil {
 			return nil, nil, err
 		}
 		whatsApp = r.Pairing
 	}
 	replies := opts.Replies
 	if replies == nil {
-		replies = &handlers.Markers{Effects: effects, Location: loc, WhatsApp: whatsApp, Logger: r.Logger}
+		replies = &apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Logger: r.Logger}
 	}
 	replies = selfHealKicks{ReplyHook: replies, rt: r}
 	commands := opts.Commands
 	if commands == nil {
-		commands = &handlers.Commands{
-			Effects: effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
+		commands = &slash.Commands{
+			Recorder: r.Effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
 			DataDir: r.Config.DataDir, Status: status,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
 		}
@@ -309,7 +308,7 @@ func (r *Runtime) startClock(loc *time.Location) error {
 		return err
 	}
 	firer, err := taskwork.NewFirer(taskwork.Config{
-		Store: r.Store, Registry: r.Registry, Channels: r, Profiles: handlers.Senders{Store: r.Store, Registry: r.Registry},
+		Store: r.Store, Registry: r.Registry, Channels: r, Profiles: r.Senders,
 		Clock: r.Clock, Kick: r.Scheduler.Kick, Location: loc, Logger: r.Logger, LateAfter: r.Config.TaskLateAfter,
 	})
 	if err != nil {
@@ -324,9 +323,9 @@ func (r *Runtime) startClock(loc *time.Location) error {
 
 // heartbeatDeps are what the heartbeat shares with the turn pipeline.
 type heartbeatDeps struct {
-	provider  handlers.Provider
+	provider  pipeline.Provider
 	prompts   *prompts.Set
-	replies   handlers.ReplyHook
+	replies   pipeline.ReplyHook
 	read      heartbeat.Summaries
 	loc       *time.Location
 	sandbox   string
@@ -351,8 +350,7 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 	if ch == "" {
 		r.Logger.Warn("heartbeat: no target (set OMEGA_HEARTBEAT_TARGET or allow a Telegram user); alerts will be recorded as undeliverable")
 	}
-	senders := handlers.Senders{Store: r.Store, Registry: r.Registry}
-	enricher, err := heartbeat.NewEnricher(r.Store, r.Registry, senders, d.read, d.prompts, d.sandbox, filepath.Join(cfg.DataDir, "projects"))
+	enricher, err := heartbeat.NewEnricher(r.Store, r.Registry, r.Senders, d.read, d.prompts, d.sandbox, filepath.Join(cfg.DataDir, "projects"))
 	if err != nil {
 		return err
 	}
@@ -370,7 +368,7 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 }
 
 // startSelfHeal registers the self-heal follow-ups on the due-work clock.
-func (r *Runtime) startSelfHeal(provider handlers.Provider, replies handlers.ReplyHook, workspace string) error {
+func (r *Runtime) startSelfHeal(provider pipeline.Provider, replies pipeline.ReplyHook, workspace string) error {
 	ch, chat, err := r.Config.HeartbeatDestination()
 	if err != nil {
 		return err
@@ -391,11 +389,11 @@ func (r *Runtime) startSelfHeal(provider handlers.Provider, replies handlers.Rep
 // and the heartbeat when its interval changed, so the next check-in
 // follows the new one.
 type selfHealKicks struct {
-	handlers.ReplyHook
+	pipeline.ReplyHook
 	rt *Runtime
 }
 
-func (k selfHealKicks) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (handlers.Processed, error) {
+func (k selfHealKicks) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (pipeline.Processed, error) {
 	p, err := k.ReplyHook.Process(ctx, turn, raw, step)
 	if err != nil || k.rt.SelfHeal == nil {
 		return p, err
@@ -430,7 +428,7 @@ func (r *Runtime) heartbeatNext(ctx context.Context, scope string) (time.Time, b
 
 // markersOf applies a check-in group's markers through the turn's reply
 // hook.
-func markersOf(replies handlers.ReplyHook) func(context.Context, *domain.Turn, string) (string, []domain.AppliedMarker, error) {
+func markersOf(replies pipeline.ReplyHook) func(context.Context, *domain.Turn, string) (string, []domain.AppliedMarker, error) {
 	return func(ctx context.Context, turn *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
 		p, err := replies.Process(ctx, turn, raw, 0)
 		if err != nil {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
@@ -79,7 +79,7 @@ func (p *summaryProvider) lastTurn() providers.Request {
 
 func startSummaryNode(t *testing.T, vars map[string]string, p *summaryProvider) *node {
 	t.Helper()
-	auth := &handlers.Auth{Allowed: map[string][]string{}}
+	auth := &pipeline.Auth{Allowed: map[string][]string{}}
 	return startNodeWith(t, vars, app.RuntimeOptions{Auth: auth, Provider: p})
 }
 

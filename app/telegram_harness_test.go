@@ -16,9 +16,9 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/intake"
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // tgToken has the shape telego insists on.
@@ -74,7 +74,7 @@ func startTelegramNode(t *testing.T, vars map[string]string) *tgNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	auth := &handlers.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
+	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
 	return startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg}, Auth: auth}, nil)
 }
 

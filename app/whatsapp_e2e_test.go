@@ -18,8 +18,8 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/intake"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // The WhatsApp channel in the running pipeline, driven with constructed
@@ -36,7 +36,7 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 			cfg := loadConfig(t, vars)
 			fake := whatsapptest.New()
 			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
-			auth := &handlers.Auth{Allowed: map[string][]string{whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+			auth := &pipeline.Auth{Allowed: map[string][]string{whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
 			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{wa}, Auth: auth}, nil)
 
 			const ana, stranger = "4915112345678", "4930111222333"
@@ -116,7 +116,7 @@ func TestWhatsAppPairingThroughTelegram(t *testing.T) {
 	src := qrSource{events: make(chan channels.QREvent, 4)}
 	opts := app.RuntimeOptions{
 		Channels: []channels.Channel{tg}, Pairing: src,
-		Auth: &handlers.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}},
+		Auth: &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}},
 	}
 	n := startChannelNode(t, cfg, opts, nil)
 	qr := n.rt.Pairing

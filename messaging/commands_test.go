@@ -11,9 +11,9 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // flaky is a command whose handler always fails with a retryable error.
@@ -30,8 +30,8 @@ func startBuses(t *testing.T, s store, reg *domain.Registry) *messaging.Buses {
 	if err != nil {
 		t.Fatal(err)
 	}
-	senders := handlers.Senders{Store: s, Registry: reg}
-	hs := append(senders.CommandHandlers(), cqrs.NewCommandHandler("Flaky", func(context.Context, *flaky) error {
+	profiles := senders.MustNew(s, reg)
+	hs := append(profiles.CommandHandlers(), cqrs.NewCommandHandler("Flaky", func(context.Context, *flaky) error {
 		return errors.New("flaky is down")
 	}))
 	if err := b.AddCommandHandlers(context.Background(), hs...); err != nil {
@@ -67,7 +67,7 @@ func TestCommandOutcomes(t *testing.T) {
 			b := startBuses(t, s, reg)
 			ctx := context.Background()
 
-			id, err := b.Send(ctx, &handlers.RecordFact{Channel: "telegram", SenderID: "42", Key: "city", Value: "Lima"})
+			id, err := b.Send(ctx, &senders.RecordFact{Channel: "telegram", SenderID: "42", Key: "city", Value: "Lima"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,12 +77,12 @@ func TestCommandOutcomes(t *testing.T) {
 			if got, ok := outcome(t, s, reg, id).(domain.CommandHandled); !ok || got.Name != "RecordFact" || got.CommandID != id {
 				t.Fatalf("outcome %+v", got)
 			}
-			profile, err := handlers.Senders{Store: s, Registry: reg}.Load(ctx, "telegram", "42")
+			profile, err := senders.MustNew(s, reg).Load(ctx, "telegram", "42")
 			if err != nil || profile.Facts["city"] != "Lima" {
 				t.Fatalf("facts %v, %v", profile.Facts, err)
 			}
 
-			id, err = b.Send(ctx, &handlers.RecordFact{Channel: "telegram", SenderID: "42", Key: "", Value: "x"})
+			id, err = b.Send(ctx, &senders.RecordFact{Channel: "telegram", SenderID: "42", Key: "", Value: "x"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestCommandHandledByAnotherProcess(t *testing.T) {
 	}
 	defer b.Close()
 	ctx := context.Background()
-	id, err := b.Send(ctx, &handlers.PurgeFacts{Channel: "telegram", SenderID: "42"})
+	id, err := b.Send(ctx, &senders.PurgeFacts{Channel: "telegram", SenderID: "42"})
 	if err != nil {
 		t.Fatal(err)
 	}

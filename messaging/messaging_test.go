@@ -16,9 +16,9 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/senders"
 )
 
 type store interface {
@@ -67,8 +67,8 @@ func TestBuses(t *testing.T) {
 			}
 			defer b.Close()
 
-			senders := handlers.Senders{Store: s, Registry: reg}
-			if err := b.AddCommandHandlers(context.Background(), senders.CommandHandlers()...); err != nil {
+			profiles := senders.MustNew(s, reg)
+			if err := b.AddCommandHandlers(context.Background(), profiles.CommandHandlers()...); err != nil {
 				t.Fatal(err)
 			}
 			var mu sync.Mutex
@@ -97,7 +97,7 @@ func TestBuses(t *testing.T) {
 			<-b.Router.Running()
 
 			for _, kv := range [][2]string{{"city", "Lisbon"}, {"poison", "x"}, {"food", "pasta"}} {
-				if err := b.CommandBus.Send(ctx, &handlers.RecordFact{Channel: "telegram", SenderID: "1", Key: kv[0], Value: kv[1]}); err != nil {
+				if err := b.CommandBus.Send(ctx, &senders.RecordFact{Channel: "telegram", SenderID: "1", Key: kv[0], Value: kv[1]}); err != nil {
 					t.Fatal(err)
 				}
 			}

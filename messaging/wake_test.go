@@ -7,9 +7,9 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // A command published on PostgreSQL reaches a subscriber in another
@@ -38,8 +38,8 @@ func TestCommandsWakeIdleSubscribersOnPostgres(t *testing.T) {
 		return b
 	}
 	consumer, producer := bus(handling), bus(sending)
-	senders := handlers.Senders{Store: handling, Registry: reg}
-	if err := consumer.AddCommandHandlers(context.Background(), senders.CommandHandlers()...); err != nil {
+	profiles := senders.MustNew(handling, reg)
+	if err := consumer.AddCommandHandlers(context.Background(), profiles.CommandHandlers()...); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -49,7 +49,7 @@ func TestCommandsWakeIdleSubscribersOnPostgres(t *testing.T) {
 	// Let the subscriber run its first, empty query and fall idle.
 	time.Sleep(500 * time.Millisecond)
 
-	if err := producer.CommandBus.Send(ctx, &handlers.RecordFact{Channel: "telegram", SenderID: "7", Key: "city", Value: "Porto"}); err != nil {
+	if err := producer.CommandBus.Send(ctx, &senders.RecordFact{Channel: "telegram", SenderID: "7", Key: "city", Value: "Porto"}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

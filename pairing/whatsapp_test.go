@@ -16,8 +16,9 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/pairing"
+	"github.com/omega-gateway/omega/senders"
+	"github.com/omega-gateway/omega/slash"
 )
 
 const (
@@ -74,7 +75,7 @@ func newQRFixture(t *testing.T, session time.Duration) *qrFixture {
 	src := &scriptedSource{events: make(chan channels.QREvent, 8)}
 	qr, err := pairing.NewWhatsAppQR(pairing.Deps{
 		Source: src, Channels: channelSet{telegram.Name: tg}, Store: st,
-		Senders: &handlers.Senders{Store: st, Registry: reg}, Logger: discard, Session: session,
+		Senders: senders.MustNew(st, reg), Logger: discard, Session: session,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -288,9 +289,9 @@ func TestWhatsAppQRUnknownChannel(t *testing.T) {
 
 func TestWhatsAppQRSpeaksTheSendersLanguage(t *testing.T) {
 	f := newQRFixture(t, 0)
-	senders := &handlers.Senders{Store: f.st, Registry: f.reg}
+	profiles := senders.MustNew(f.st, f.reg)
 	md := domain.Metadata{Channel: telegram.Name, Sender: owner}
-	if _, err := senders.Decide(t.Context(), telegram.Name, owner, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	if _, err := profiles.Decide(t.Context(), telegram.Name, owner, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
 		return p.SwitchLanguage("Spanish"), nil
 	}); err != nil {
 		t.Fatal(err)
@@ -311,4 +312,4 @@ func TestWhatsAppQRSpeaksTheSendersLanguage(t *testing.T) {
 
 // The /whatsapp command and the WHATSAPP_QR marker reach pairing through
 // this interface.
-var _ handlers.WhatsAppPairing = (*pairing.WhatsAppQR)(nil)
+var _ slash.WhatsAppPairing = (*pairing.WhatsAppQR)(nil)

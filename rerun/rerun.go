@@ -27,7 +27,7 @@ import (
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/pipeline"
 )
 
 // Source is the live log the turn is read from; it is only read.
@@ -48,7 +48,7 @@ type Options struct {
 	Model string
 	// Auth replaces the allowlists built from the configuration (tests,
 	// and a caller whose live runtime was given its own).
-	Auth *handlers.Auth
+	Auth *pipeline.Auth
 	// Timeout bounds the scratch run (default 2m).
 	Timeout time.Duration
 	Logger  *slog.Logger

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -31,7 +31,7 @@ import (
 // checkpoint are read from the log instead, so that a turn of the same
 // sender received earlier by another process still runs first (pending).
 type Scheduler struct {
-	driver   *handlers.Driver
+	driver   *pipeline.Driver
 	turns    TurnRunner
 	leases   *Leases
 	read     *projections.Queries
@@ -80,7 +80,7 @@ func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
 // SchedulerConfig are a scheduler's collaborators; Applied and Sweep are
 // optional.
 type SchedulerConfig struct {
-	Driver   *handlers.Driver
+	Driver   *pipeline.Driver
 	Turns    TurnRunner
 	Leases   *Leases
 	Read     *projections.Queries

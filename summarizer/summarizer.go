@@ -17,7 +17,6 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -151,7 +150,7 @@ func (s *Summarizer) renew(ctx context.Context, key string) func() {
 func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, reason string, log *slog.Logger) (bool, error) {
 	stream := domain.SummaryStream(c.ID)
 	var st domain.Summarization
-	version, err := handlers.LoadState(ctx, s.Store, s.Registry, stream, folder{&st})
+	version, err := eventstore.Fold(ctx, s.Store, s.Registry, stream, folder{&st})
 	if err != nil {
 		return false, err
 	}
@@ -291,7 +290,7 @@ func (s *Summarizer) append(ctx context.Context, stream string, version int64, c
 	return nil
 }
 
-// folder adapts the summarization state to handlers.Folder.
+// folder adapts the summarization state to eventstore.Aggregate.
 type folder struct{ *domain.Summarization }
 
-func (f folder) Apply(p domain.Payload, _ int64, _ domain.Event) { f.Summarization.Apply(p) }
+func (f folder) Apply(p domain.Payload, _ int64, _ time.Time) { f.Summarization.Apply(p) }

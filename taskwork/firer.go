@@ -20,7 +20,6 @@ import (
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/duework"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/intake"
 )
 
@@ -87,13 +86,6 @@ func NewFirer(cfg Config) (*Firer, error) {
 	return &Firer{cfg: cfg}, nil
 }
 
-// taskState folds a task stream.
-type taskState struct{ domain.Task }
-
-func (s *taskState) Apply(p domain.Payload, version int64, e domain.Event) {
-	s.Task.Apply(p, version, e.RecordedAt)
-}
-
 // Handle fires the task named by it if it is due: it claims the
 // occurrence, then delivers it (reminder) or starts its turn (action).
 // A task that is not due yet goes back on the clock.
@@ -109,12 +101,11 @@ func (f *Firer) Handle(ctx context.Context, it duework.Item) (err error) {
 	stream := domain.TaskStream(it.ID)
 	var zone *senderZone
 	for range 10 {
-		st := &taskState{}
-		version, err := handlers.LoadState(ctx, f.cfg.Store, f.cfg.Registry, stream, st)
+		var t domain.Task
+		version, err := eventstore.Fold(ctx, f.cfg.Store, f.cfg.Registry, stream, &t)
 		if err != nil {
 			return err
 		}
-		t := st.Task
 		if t.Status == "" {
 			return nil
 		}

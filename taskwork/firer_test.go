@@ -16,7 +16,7 @@ import (
 	"github.com/omega-gateway/omega/duework"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/senders"
 	"github.com/omega-gateway/omega/taskwork"
 )
 
@@ -77,7 +77,7 @@ func newRig(t *testing.T, now time.Time) *rig {
 	domain.RegisterTaskEvents(reg)
 	r := &rig{sq: s, store: s, reg: reg, ch: &flakyChannel{}, clock: &recordingClock{}, now: now}
 	madrid, _ := time.LoadLocation("Europe/Madrid")
-	r.firer, err = taskwork.NewFirer(taskwork.Config{Store: s, Registry: reg, Channels: r.ch, Profiles: handlers.Senders{Store: s, Registry: reg},
+	r.firer, err = taskwork.NewFirer(taskwork.Config{Store: s, Registry: reg, Channels: r.ch, Profiles: senders.MustNew(s, reg),
 		Clock: r.clock, Kick: func(string, string) {}, Location: madrid, Logger: quiet, Now: func() time.Time { return r.now }})
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestFailedFiringReturnsToTheClock(t *testing.T) {
 	due := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	r := newRig(t, due)
 	f, err := taskwork.NewFirer(taskwork.Config{Store: failingStore{r.store}, Registry: r.reg, Channels: r.ch,
-		Profiles: handlers.Senders{Store: r.store, Registry: r.reg}, Clock: r.clock, Kick: func(string, string) {},
+		Profiles: senders.MustNew(r.store, r.reg), Clock: r.clock, Kick: func(string, string) {},
 		Logger: quiet, Now: func() time.Time { return due }})
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestActionRefiredAfterCrashReusesItsTurn(t *testing.T) {
 	r := newRig(t, due)
 	var kicked []string
 	f, err := taskwork.NewFirer(taskwork.Config{Store: r.store, Registry: r.reg, Channels: r.ch,
-		Profiles: handlers.Senders{Store: r.store, Registry: r.reg}, Clock: r.clock, Logger: quiet,
+		Profiles: senders.MustNew(r.store, r.reg), Clock: r.clock, Logger: quiet,
 		Kick: func(_, turn string) { kicked = append(kicked, turn) }, Now: func() time.Time { return due }})
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestActionRefiredAfterCrashReusesItsTurn(t *testing.T) {
 	}
 	kicked = nil
 	f2, err := taskwork.NewFirer(taskwork.Config{Store: r2.store, Registry: r2.reg, Channels: r2.ch,
-		Profiles: handlers.Senders{Store: r2.store, Registry: r2.reg}, Clock: r2.clock, Logger: quiet,
+		Profiles: senders.MustNew(r2.store, r2.reg), Clock: r2.clock, Logger: quiet,
 		Kick: func(_, turn string) { kicked = append(kicked, turn) }, Now: func() time.Time { return due }})
 	if err != nil {
 		t.Fatal(err)

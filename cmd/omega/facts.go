@@ -10,7 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/senders"
 )
 
 func factsCmd() *cobra.Command {
@@ -48,7 +48,7 @@ func factsCmd() *cobra.Command {
 		Short: "Remember a fact (records FactRecorded)",
 		Args:  cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sendCommand(cmd, &handlers.RecordFact{Channel: args[0], SenderID: args[1], Key: args[2], Value: args[3], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
+			return sendCommand(cmd, &senders.RecordFact{Channel: args[0], SenderID: args[1], Key: args[2], Value: args[3], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -56,7 +56,7 @@ func factsCmd() *cobra.Command {
 		Short: "Forget one fact (records FactRemoved)",
 		Args:  cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sendCommand(cmd, &handlers.RemoveFact{Channel: args[0], SenderID: args[1], Key: args[2], Meta: domain.Metadata{CorrelationID: "cli"}})
+			return sendCommand(cmd, &senders.RemoveFact{Channel: args[0], SenderID: args[1], Key: args[2], Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
@@ -64,7 +64,7 @@ func factsCmd() *cobra.Command {
 		Short: "Forget every fact about a sender (records FactsPurged)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sendCommand(cmd, &handlers.PurgeFacts{Channel: args[0], SenderID: args[1], Meta: domain.Metadata{CorrelationID: "cli"}})
+			return sendCommand(cmd, &senders.PurgeFacts{Channel: args[0], SenderID: args[1], Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	return cmd

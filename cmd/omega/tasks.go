@@ -12,7 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/effects"
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -89,7 +89,7 @@ func cancelTask(cmd *cobra.Command, a *app.App, read *projections.Queries, prefi
 		return fmt.Errorf("%s matches %d pending tasks: give more of the id", prefix, len(match))
 	}
 	task := match[0]
-	err = doCommand(cmd.Context(), a, &handlers.CancelTask{TaskID: task.ID, Reason: "cli",
+	err = doCommand(cmd.Context(), a, &effects.CancelTask{TaskID: task.ID, Reason: "cli",
 		Meta: domain.Metadata{CorrelationID: "cli", CausationID: "cli/cancel/" + task.ID}})
 	var failed *messaging.CommandError
 	if errors.As(err, &failed) && strings.Contains(failed.Reason, domain.ErrTaskNotPending.Error()) {

@@ -1,4 +1,7 @@
-package handlers
+// Package slash answers bot commands (/help, /tasks, /forget...) from the
+// read models and aggregates, without a provider call; commands that
+// change something record events.
+package slash
 
 import (
 	"cmp"
@@ -13,6 +16,9 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/commands"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/effects"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -22,10 +28,15 @@ type StatusInfo struct {
 	Channels                        []string
 }
 
+// WhatsAppPairing sends a WhatsApp pairing QR code to a chat.
+type WhatsAppPairing interface {
+	SendQR(ctx context.Context, channel, chatID string) error
+}
+
 // Commands is the CommandHook answering bot commands from the read models
 // and aggregates; commands that change something record events.
 type Commands struct {
-	Effects
+	effects.Recorder
 	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
 	// BotName returns the bot\'s @name (known once Telegram has started),
 	// so that "/cmd@name" is ours and "/cmd@other" is not.
@@ -60,16 +71,16 @@ type cmdCall struct {
 	events  []domain.Payload
 }
 
-func (c *Commands) Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (CommandAnswer, error) {
+func (c *Commands) Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (pipeline.CommandAnswer, error) {
 	cmd, _ := commands.Parse(turn.Received.Text, c.botName())
 	m := turn.Received
 	call := &cmdCall{turn: turn, profile: profile, lang: commandLanguage(turn, profile), sender: domain.SenderKey(m.Channel, m.SenderID),
 		md: domain.Metadata{CorrelationID: turn.ID, CausationID: turn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
 	reply, err := c.answer(ctx, call, cmd)
 	if err != nil {
-		return CommandAnswer{}, fmt.Errorf("/%s: %w", cmd.Word, err)
+		return pipeline.CommandAnswer{}, fmt.Errorf("/%s: %w", cmd.Word, err)
 	}
-	return CommandAnswer{Command: cmd.Name, Reply: reply, Events: call.events}, nil
+	return pipeline.CommandAnswer{Command: cmd.Name, Reply: reply, Events: call.events}, nil
 }
 
 func commandLanguage(turn *domain.Turn, p domain.SenderProfile) string {
@@ -157,11 +168,11 @@ func factsAnswer(call *cmdCall) string {
 }
 
 func (c *Commands) memory(ctx context.Context, call *cmdCall) (string, error) {
-	convs, err := c.Read.CountConversations(ctx, call.sender)
+	convs, err := c.Read().CountConversations(ctx, call.sender)
 	if err != nil {
 		return "", err
 	}
-	msgs, err := c.Read.CountMessages(ctx, call.sender)
+	msgs, err := c.Read().CountMessages(ctx, call.sender)
 	if err != nil {
 		return "", err
 	}
@@ -201,11 +212,11 @@ func (c *Commands) uptime() string {
 }
 
 func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
-	tasks, err := c.Read.SenderTasks(ctx, call.sender, true)
+	tasks, err := c.Read().SenderTasks(ctx, call.sender, true)
 	if err != nil {
 		return "", err
 	}
-	convs, err := c.Read.CountConversations(ctx, call.sender)
+	convs, err := c.Read().CountConversations(ctx, call.sender)
 	if err != nil {
 		return "", err
 	}
@@ -217,12 +228,12 @@ func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
 // onSender records a decision on the sender's profile, once per turn.
 func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
 	m := call.turn.Received
-	p := &Profile{}
-	if _, err := c.once(ctx, domain.SenderStream(m.Channel, m.SenderID), call.md, func() Folder { p = &Profile{}; return p },
-		func() ([]domain.Payload, error) { return decide(p.SenderProfile), nil }); err != nil {
+	p := &domain.SenderProfile{}
+	if _, err := c.Once(ctx, domain.SenderStream(m.Channel, m.SenderID), call.md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
+		func() ([]domain.Payload, error) { return decide(*p), nil }); err != nil {
 		return domain.SenderProfile{}, err
 	}
-	return p.SenderProfile, nil
+	return *p, nil
 }
 
 func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
@@ -230,7 +241,7 @@ func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
 	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(project, "forget") }); err != nil {
 		return "", err
 	}
-	id, _, ok, err := c.Read.LastConversation(ctx, call.sender, project)
+	id, _, ok, err := c.Read().LastConversation(ctx, call.sender, project)
 	if err != nil {
 		return "", err
 	}
@@ -241,7 +252,7 @@ func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
 }
 
 func (c *Commands) tasks(ctx context.Context, call *cmdCall) (string, error) {
-	all, err := c.Read.SenderTasks(ctx, call.sender, false)
+	all, err := c.Read().SenderTasks(ctx, call.sender, false)
 	if err != nil {
 		return "", err
 	}
@@ -283,16 +294,16 @@ func (c *Commands) cancel(ctx context.Context, call *cmdCall, prefix string) (st
 	if prefix == "" {
 		return i18n.More(call.lang, i18n.CancelUsage), nil
 	}
-	row, found, err := c.findTask(ctx, call.sender, prefix)
+	row, found, err := c.FindTask(ctx, call.sender, prefix)
 	switch {
 	case err != nil:
 		return "", err
-	case found == taskAmbiguous:
+	case found == effects.TaskAmbiguous:
 		return i18n.More(call.lang, i18n.CancelAmbiguous, prefix), nil
-	case found == taskMissing:
+	case found == effects.TaskMissing:
 		return i18n.Text(call.lang, i18n.TaskNotFound, prefix), nil
 	}
-	task, err := c.cancelTask(ctx, call.md, row.ID, "command")
+	task, err := c.CancelTask(ctx, call.md, row.ID, "command")
 	if errors.Is(err, domain.ErrTaskNotPending) {
 		return i18n.Text(call.lang, i18n.TaskNotFound, prefix), nil
 	}
@@ -385,7 +396,7 @@ func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (stri
 func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error) {
 	var hb domain.Heartbeat
 	scope := cmp.Or(call.profile.ActiveProject, domain.GlobalHeartbeat)
-	if _, err := LoadState(ctx, c.Store, c.Registry, domain.HeartbeatStream(scope), timeFolder{&hb}); err != nil {
+	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), domain.HeartbeatStream(scope), &hb); err != nil {
 		return "", err
 	}
 	if len(hb.Items) == 0 {
@@ -406,7 +417,7 @@ func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error)
 
 func (c *Commands) learning(ctx context.Context, call *cmdCall) (string, error) {
 	var l domain.Learning
-	if _, err := LoadState(ctx, c.Store, c.Registry, domain.LearningStream(call.sender), timeFolder{&l}); err != nil {
+	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), domain.LearningStream(call.sender), &l); err != nil {
 		return "", err
 	}
 	var lines []string

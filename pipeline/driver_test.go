@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -102,7 +102,7 @@ type fixture struct {
 	reg      *domain.Registry
 	channel  *fakeChannel
 	provider *fakeProvider
-	driver   *handlers.Driver
+	driver   *pipeline.Driver
 	engine   *projections.Engine
 }
 

@@ -1,7 +1,11 @@
-package handlers
+// Package senders handles the sender profile aggregate: facts, language
+// and personality, changed by commands on the bus or by the turn's
+// markers and slash commands.
+package senders
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
@@ -10,13 +14,6 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/messaging"
 )
-
-// Profile adapts the domain's sender profile to the Folder interface.
-type Profile struct{ domain.SenderProfile }
-
-func (p *Profile) Apply(pl domain.Payload, version int64, e domain.Event) {
-	p.SenderProfile.Apply(pl, version, e.RecordedAt)
-}
 
 // Sender profile commands. Each names the sender by channel and id.
 type (
@@ -48,71 +45,79 @@ func (PurgeFacts) CommandName() string     { return "PurgeFacts" }
 func (SwitchLanguage) CommandName() string { return "SwitchLanguage" }
 func (SetPersonality) CommandName() string { return "SetPersonality" }
 
-// Senders handles the sender profile aggregate.
-type Senders struct {
-	Store    eventstore.Store
-	Registry *domain.Registry
+// Service handles the sender profile aggregate.
+type Service struct {
+	store    eventstore.Store
+	registry *domain.Registry
+}
+
+// New returns the sender profile service over store.
+func New(store eventstore.Store, reg *domain.Registry) (Service, error) {
+	if store == nil || reg == nil {
+		return Service{}, errors.New("senders: a store and a registry are required")
+	}
+	return Service{store: store, registry: reg}, nil
 }
 
 // Load returns a sender's current profile.
-func (s Senders) Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error) {
-	var p Profile
-	if _, err := LoadState(ctx, s.Store, s.Registry, domain.SenderStream(channel, senderID), &p); err != nil {
+func (s Service) Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error) {
+	var p domain.SenderProfile
+	if _, err := eventstore.Fold(ctx, s.store, s.registry, domain.SenderStream(channel, senderID), &p); err != nil {
 		return domain.SenderProfile{}, err
 	}
-	return p.SenderProfile, nil
+	return p, nil
 }
 
 // Decide runs a decision on a sender's profile and records its events.
-func (s Senders) Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error) {
+func (s Service) Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error) {
 	if md.Channel == "" {
 		md.Channel = channel
 	}
 	if md.Sender == "" {
 		md.Sender = senderID
 	}
-	p, _, err := Update(ctx, s.Store, s.Registry, domain.SenderStream(channel, senderID), md,
-		func() *Profile { return &Profile{} },
-		func(p *Profile) ([]domain.Payload, error) {
-			evs, err := decide(p.SenderProfile)
+	p, _, err := eventstore.Update(ctx, s.store, s.registry, domain.SenderStream(channel, senderID), md,
+		func() *domain.SenderProfile { return &domain.SenderProfile{} },
+		func(p *domain.SenderProfile) ([]domain.Payload, error) {
+			evs, err := decide(*p)
 			// A decision that said no says no again when retried.
 			return evs, messaging.Reject(err)
 		})
 	if err != nil {
 		return domain.SenderProfile{}, fmt.Errorf("sender %s/%s: %w", channel, senderID, err)
 	}
-	return p.SenderProfile, nil
+	return *p, nil
 }
 
-func (s Senders) RecordFact(ctx context.Context, c *RecordFact) error {
+func (s Service) RecordFact(ctx context.Context, c *RecordFact) error {
 	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
 		return p.RecordFact(c.Key, c.Value, c.Source)
 	})
 	return err
 }
 
-func (s Senders) RemoveFact(ctx context.Context, c *RemoveFact) error {
+func (s Service) RemoveFact(ctx context.Context, c *RemoveFact) error {
 	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
 		return p.RemoveFact(c.Key), nil
 	})
 	return err
 }
 
-func (s Senders) PurgeFacts(ctx context.Context, c *PurgeFacts) error {
+func (s Service) PurgeFacts(ctx context.Context, c *PurgeFacts) error {
 	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
 		return p.PurgeFacts(), nil
 	})
 	return err
 }
 
-func (s Senders) SwitchLanguage(ctx context.Context, c *SwitchLanguage) error {
+func (s Service) SwitchLanguage(ctx context.Context, c *SwitchLanguage) error {
 	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
 		return p.SwitchLanguage(c.Language), nil
 	})
 	return err
 }
 
-func (s Senders) SetPersonality(ctx context.Context, c *SetPersonality) error {
+func (s Service) SetPersonality(ctx context.Context, c *SetPersonality) error {
 	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
 		return p.SetPersonality(c.Personality), nil
 	})
@@ -120,7 +125,7 @@ func (s Senders) SetPersonality(ctx context.Context, c *SetPersonality) error {
 }
 
 // CommandHandlers exposes the sender commands to the command bus.
-func (s Senders) CommandHandlers() []cqrs.CommandHandler {
+func (s Service) CommandHandlers() []cqrs.CommandHandler {
 	return []cqrs.CommandHandler{
 		cqrs.NewCommandHandler("RecordFact", s.RecordFact),
 		cqrs.NewCommandHandler("RemoveFact", s.RemoveFact),
@@ -128,4 +133,14 @@ func (s Senders) CommandHandlers() []cqrs.CommandHandler {
 		cqrs.NewCommandHandler("SwitchLanguage", s.SwitchLanguage),
 		cqrs.NewCommandHandler("SetPersonality", s.SetPersonality),
 	}
+}
+
+// MustNew is New for wiring whose store and registry are known to be
+// present (tests, a runtime that has just opened them); it panics on error.
+func MustNew(store eventstore.Store, reg *domain.Registry) Service {
+	s, err := New(store, reg)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }

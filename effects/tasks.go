@@ -1,4 +1,4 @@
-package handlers
+package effects
 
 import (
 	"context"
@@ -20,15 +20,10 @@ type CancelTask struct {
 
 func (CancelTask) CommandName() string { return "CancelTask" }
 
-// CancelTask cancels a task by id (the owner's command line).
-func (x Effects) CancelTask(ctx context.Context, md domain.Metadata, id, reason string) (domain.Task, error) {
-	return x.cancelTask(ctx, md, id, reason)
-}
-
 // HandleCancelTask handles the CancelTask command; a task that is not
 // pending (any more) rejects it.
-func (x Effects) HandleCancelTask(ctx context.Context, c *CancelTask) error {
-	_, err := x.cancelTask(ctx, c.Meta, c.TaskID, c.Reason)
+func (x Recorder) HandleCancelTask(ctx context.Context, c *CancelTask) error {
+	_, err := x.CancelTask(ctx, c.Meta, c.TaskID, c.Reason)
 	if errors.Is(err, domain.ErrTaskNotPending) {
 		return messaging.Reject(err)
 	}
@@ -36,7 +31,7 @@ func (x Effects) HandleCancelTask(ctx context.Context, c *CancelTask) error {
 }
 
 // CommandHandlers exposes the task commands to the command bus.
-func (x Effects) CommandHandlers() []cqrs.CommandHandler {
+func (x Recorder) CommandHandlers() []cqrs.CommandHandler {
 	return []cqrs.CommandHandler{cqrs.NewCommandHandler("CancelTask", x.HandleCancelTask)}
 }
 

@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/scheduling"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // testStore is what the pipeline needs of a backend: the log with its
@@ -54,15 +55,15 @@ func storeBackends() []storeBackend {
 	}
 }
 
-// pipeline is a driver and scheduler over one store, with the turns read
+// rig is a driver and scheduler over one store, with the turns read
 // model set up but not followed until follow is called.
-type pipeline struct {
+type rig struct {
 	store     eventstore.Store
 	reg       *domain.Registry
 	engine    *projections.Engine
 	channel   *fakeChannel
 	provider  *fakeProvider
-	driver    *handlers.Driver
+	driver    *pipeline.Driver
 	scheduler *scheduling.Scheduler
 	turns     *messaging.Turns
 }
@@ -70,7 +71,7 @@ type pipeline struct {
 // startTurns runs a router with the turn handler, retrying a failed turn
 // twice before poisoning it. The handler runs p.driver's Run through a
 // closure, so that a test may swap the driver's collaborators.
-func startTurns(t *testing.T, store testStore, db *sql.DB, dialect projections.Dialect, reg *domain.Registry, d *handlers.Driver) *messaging.Turns {
+func startTurns(t *testing.T, store testStore, db *sql.DB, dialect projections.Dialect, reg *domain.Registry, d *pipeline.Driver) *messaging.Turns {
 	t.Helper()
 	backend := "sqlite"
 	if dialect == projections.Postgres {
@@ -100,7 +101,7 @@ func startTurns(t *testing.T, store testStore, db *sql.DB, dialect projections.D
 	return turns
 }
 
-func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.Dialect) *pipeline {
+func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.Dialect) *rig {
 	t.Helper()
 	ctx := context.Background()
 	reg := domain.NewRegistry()
@@ -118,13 +119,13 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &pipeline{store: store, reg: reg, engine: engine, channel: &fakeChannel{}, provider: &fakeProvider{}}
-	p.driver = &handlers.Driver{
+	p := &rig{store: store, reg: reg, engine: engine, channel: &fakeChannel{}, provider: &fakeProvider{}}
+	p.driver = &pipeline.Driver{
 		Store: store, Registry: reg,
-		Senders:  handlers.Senders{Store: store, Registry: reg},
+		Senders:  senders.MustNew(store, reg),
 		Read:     queries(t, db, dialect),
 		Channels: p.channel, Provider: p.provider, Prompts: ps,
-		Config: handlers.DriverConfig{
+		Config: pipeline.DriverConfig{
 			ModelFast: "fast", Workspace: dir, ConversationIdle: time.Hour, Location: time.UTC, HistoryLimit: 10,
 		},
 		Logger: quiet,
@@ -153,7 +154,7 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 }
 
 // receive records a message as a gateway (of any process) would.
-func (p *pipeline) receive(t *testing.T, id, text string) {
+func (p *rig) receive(t *testing.T, id, text string) {
 	t.Helper()
 	evs, err := domain.NewEvents(domain.Metadata{CorrelationID: id, Channel: chanName, Sender: senderID}, message(text))
 	if err != nil {
@@ -164,7 +165,7 @@ func (p *pipeline) receive(t *testing.T, id, text string) {
 	}
 }
 
-func (p *pipeline) completed(t *testing.T, id string) bool {
+func (p *rig) completed(t *testing.T, id string) bool {
 	t.Helper()
 	evs, err := p.store.Load(context.Background(), domain.TurnStream(id), 1)
 	if err != nil {

@@ -1,4 +1,7 @@
-package handlers
+// Package apply applies the markers of a provider's reply: each marker's
+// effect is recorded as events on the stream it concerns, and the reply
+// the user sees is the text without them.
+package apply
 
 import (
 	"cmp"
@@ -14,6 +17,10 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/effects"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // WhatsAppPairing sends a WhatsApp pairing QR code to a chat.
@@ -24,7 +31,7 @@ type WhatsAppPairing interface {
 // Markers is the ReplyHook that applies the provider's markers as events
 // and returns the reply without them, followed by the task confirmation.
 type Markers struct {
-	Effects
+	effects.Recorder
 	Location *time.Location
 	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
 	Logger   *slog.Logger
@@ -56,7 +63,7 @@ type markerRun struct {
 // Process applies the markers of raw (the provider's reply to the turn,
 // or to plan step step) and returns what the user sees plus the turn
 // events that record the markers' effects.
-func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (Processed, error) {
+func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (pipeline.Processed, error) {
 	res := markers.ParseIn(raw, h.Location)
 	m := turn.Received
 	run := &markerRun{turn: turn, step: step, sender: domain.SenderKey(m.Channel, m.SenderID)}
@@ -73,10 +80,13 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	}
 	slices.SortStableFunc(list, func(a, b indexed) int { return cmp.Compare(rank(a.m.Name()), rank(b.m.Name())) })
 
-	senders := Senders{Store: h.Store, Registry: h.Registry}
-	profile, err := senders.Load(ctx, m.Channel, m.SenderID)
+	profiles, err := senders.New(h.Store(), h.Registry())
 	if err != nil {
-		return Processed{}, err
+		return pipeline.Processed{}, err
+	}
+	profile, err := profiles.Load(ctx, m.Channel, m.SenderID)
+	if err != nil {
+		return pipeline.Processed{}, err
 	}
 	run.profile = profile
 	run.lang = h.language(turn, profile)
@@ -91,7 +101,7 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 			Channel: m.Channel, Sender: m.SenderID, Project: run.project}
 		am, err := h.apply(ctx, run, md, x.m)
 		if err != nil {
-			return Processed{}, fmt.Errorf("apply %s: %w", x.m.Name(), err)
+			return pipeline.Processed{}, fmt.Errorf("apply %s: %w", x.m.Name(), err)
 		}
 		am.Name = x.m.Name()
 		run.applied = append(run.applied, am)
@@ -99,7 +109,7 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	for _, inv := range res.Invalid {
 		run.applied = append(run.applied, domain.AppliedMarker{Name: inv.Name, Effect: "rejected: " + inv.Reason})
 	}
-	out := Processed{Text: res.Text}
+	out := pipeline.Processed{Text: res.Text}
 	if len(run.confirm) > 0 {
 		out.Text = strings.TrimSpace(out.Text + "\n\n" + strings.Join(run.confirm, "\n"))
 	}
@@ -193,13 +203,13 @@ func effectOnly[M markers.Marker](effect string) func(context.Context, *Markers,
 // run's profile current.
 func (h *Markers) onSender(ctx context.Context, run *markerRun, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, error) {
 	senderStream := run.turn.Received.Sender().Stream()
-	p := &Profile{}
-	done, err := h.once(ctx, senderStream, md, func() Folder { p = &Profile{}; return p },
-		func() ([]domain.Payload, error) { return decide(p.SenderProfile), nil })
+	p := &domain.SenderProfile{}
+	done, err := h.Once(ctx, senderStream, md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
+		func() ([]domain.Payload, error) { return decide(*p), nil })
 	if err != nil {
 		return domain.AppliedMarker{}, err
 	}
-	run.profile = p.SenderProfile
+	run.profile = *p
 	if done {
 		effect += " (already recorded)"
 	}
@@ -316,11 +326,6 @@ func applyLesson(ctx context.Context, h *Markers, run *markerRun, md domain.Meta
 	})
 }
 
-// aggregate is a domain state folded with its recording time.
-type aggregate interface {
-	Apply(p domain.Payload, version int64, at time.Time)
-}
-
 // Fresh states of the agent's own aggregates, one per load attempt.
 func newLimitations() *domain.Limitations { return &domain.Limitations{} }
 func newSelfHeal() *domain.SelfHeal       { return &domain.SelfHeal{} }
@@ -330,10 +335,10 @@ func newHeartbeat() *domain.Heartbeat     { return &domain.Heartbeat{} }
 
 // onStream applies a decision on one of the agent's own streams, folded
 // into a fresh S for each attempt.
-func onStream[S aggregate](ctx context.Context, h *Markers, md domain.Metadata, stream string, fresh func() S, effect string, decide func(S) []domain.Payload) (domain.AppliedMarker, error) {
+func onStream[S eventstore.Aggregate](ctx context.Context, h *Markers, md domain.Metadata, stream string, fresh func() S, effect string, decide func(S) []domain.Payload) (domain.AppliedMarker, error) {
 	var state S
 	var decided int
-	done, err := h.once(ctx, stream, md, func() Folder { state = fresh(); return timeFolder{state} },
+	done, err := h.Once(ctx, stream, md, func() eventstore.Aggregate { state = fresh(); return state },
 		func() ([]domain.Payload, error) { ps := decide(state); decided = len(ps); return ps, nil })
 	switch {
 	case err != nil:
@@ -397,12 +402,12 @@ func applySchedule(ctx context.Context, h *Markers, run *markerRun, md domain.Me
 	if s.Action {
 		kind, key = domain.TaskKindAction, i18n.ActionScheduled
 	}
-	id := TaskID(md.CausationID)
-	existing, err := h.Read.SenderTasks(ctx, run.sender, true)
+	id := effects.TaskID(md.CausationID)
+	existing, err := h.Read().SenderTasks(ctx, run.sender, true)
 	if err != nil {
 		return domain.AppliedMarker{}, err
 	}
-	task, err := h.scheduleTask(ctx, md, domain.TaskScheduled{ID: id, Description: s.Description, Due: s.Due.UTC(), Repeat: string(s.Repeat),
+	task, err := h.ScheduleTask(ctx, md, domain.TaskScheduled{ID: id, Description: s.Description, Due: s.Due.UTC(), Repeat: string(s.Repeat),
 		Kind: kind, Project: run.project, Channel: m.Channel, SenderID: m.SenderID, ChatID: m.ChatID, TurnID: run.turn.ID})
 	if errors.Is(err, domain.ErrTaskInvalid) {
 		return domain.AppliedMarker{Effect: "rejected: " + err.Error()}, nil
@@ -423,15 +428,15 @@ func applySchedule(ctx context.Context, h *Markers, run *markerRun, md domain.Me
 
 func applyCancel(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.CancelTask) (domain.AppliedMarker, error) {
 	prefix := v.IDPrefix
-	row, found, err := h.findTask(ctx, run.sender, prefix)
+	row, found, err := h.FindTask(ctx, run.sender, prefix)
 	if err != nil {
 		return domain.AppliedMarker{}, err
 	}
-	if found != taskFound {
+	if found != effects.TaskFound {
 		run.confirm = append(run.confirm, i18n.Text(run.lang, i18n.TaskNotFound, prefix))
 		return domain.AppliedMarker{Effect: "no single task matches " + prefix}, nil
 	}
-	task, err := h.cancelTask(ctx, md, row.ID, "marker")
+	task, err := h.CancelTask(ctx, md, row.ID, "marker")
 	if errors.Is(err, domain.ErrTaskNotPending) {
 		run.confirm = append(run.confirm, i18n.Text(run.lang, i18n.TaskNotFound, prefix))
 		return domain.AppliedMarker{Effect: "task " + row.ShortID() + " not pending", Stream: domain.TaskStream(row.ID)}, nil
@@ -444,11 +449,11 @@ func applyCancel(ctx context.Context, h *Markers, run *markerRun, md domain.Meta
 }
 
 func applyUpdate(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, u markers.UpdateTask) (domain.AppliedMarker, error) {
-	row, found, err := h.findTask(ctx, run.sender, u.IDPrefix)
+	row, found, err := h.FindTask(ctx, run.sender, u.IDPrefix)
 	if err != nil {
 		return domain.AppliedMarker{}, err
 	}
-	if found != taskFound {
+	if found != effects.TaskFound {
 		run.confirm = append(run.confirm, i18n.Text(run.lang, i18n.TaskNotFound, u.IDPrefix))
 		return domain.AppliedMarker{Effect: "no single task matches " + u.IDPrefix}, nil
 	}
@@ -456,7 +461,7 @@ func applyUpdate(ctx context.Context, h *Markers, run *markerRun, md domain.Meta
 	if !due.IsZero() {
 		due = due.UTC()
 	}
-	task, err := h.updateTask(ctx, md, domain.TaskUpdated{ID: row.ID, Description: u.Description, Due: due, Repeat: string(u.Repeat), TurnID: run.turn.ID})
+	task, err := h.UpdateTask(ctx, md, domain.TaskUpdated{ID: row.ID, Description: u.Description, Due: due, Repeat: string(u.Repeat), TurnID: run.turn.ID})
 	if errors.Is(err, domain.ErrTaskNotPending) {
 		run.confirm = append(run.confirm, i18n.Text(run.lang, i18n.TaskNotFound, u.IDPrefix))
 		return domain.AppliedMarker{Effect: "task " + row.ShortID() + " not pending", Stream: domain.TaskStream(row.ID)}, nil

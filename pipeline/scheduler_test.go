@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // A turn received by another process, not yet in this process's read
@@ -160,7 +161,7 @@ func TestTurnFailingInAnOutageIsRetriedNotPoisoned(t *testing.T) {
 			store, db, dialect := b.open(t, b.dsn(t))
 			out := &outageStore{testStore: store}
 			p := newPipeline(t, out, db, dialect)
-			p.driver.Senders.Store = out
+			p.driver.Senders = senders.MustNew(out, p.reg)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			id := uuid.NewString()

@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
-	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -45,11 +45,11 @@ type recordingHook struct {
 	steps []int
 }
 
-func (h *recordingHook) Process(_ context.Context, _ *domain.Turn, raw string, step int) (handlers.Processed, error) {
+func (h *recordingHook) Process(_ context.Context, _ *domain.Turn, raw string, step int) (pipeline.Processed, error) {
 	h.mu.Lock()
 	h.steps = append(h.steps, step)
 	h.mu.Unlock()
-	return handlers.Processed{
+	return pipeline.Processed{
 		Text:   strings.TrimSpace(strings.ReplaceAll(raw, "MARK", "")),
 		Events: []domain.Payload{domain.MarkersApplied{Step: step, Markers: []domain.AppliedMarker{{Name: "MARK", Effect: "seen"}}}},
 	}, nil

@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"
@@ -13,12 +13,14 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/effects"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/senders"
 )
 
 // flakyStore fails appends on demand: fail refuses the next appends,
@@ -81,7 +83,7 @@ func TestReplyIsRecordedThroughFailingAppends(t *testing.T) {
 			store, db, dialect := b.open(t, b.dsn(t))
 			flaky := &flakyStore{testStore: store}
 			p := newPipeline(t, flaky, db, dialect)
-			p.driver.Senders.Store = flaky
+			p.driver.Senders = senders.MustNew(flaky, p.reg)
 			p.provider.reply = func(context.Context, int, providers.Request) (providers.Response, error) {
 				flaky.arm(3, 0) // the session's record, then the reply's
 				return providers.Response{Text: "hola", SessionID: "sess-1"}, nil
@@ -101,7 +103,7 @@ func TestReplyIsRecordedThroughFailingAppends(t *testing.T) {
 	}
 }
 
-func assertOneCallOneReply(t *testing.T, p *pipeline, id string) {
+func assertOneCallOneReply(t *testing.T, p *rig, id string) {
 	t.Helper()
 	if n := len(p.provider.requests()); n != 1 {
 		t.Errorf("provider called %d times, want 1", n)
@@ -154,8 +156,8 @@ func TestReplyIsRecordedThroughPostgresOutage(t *testing.T) {
 			store, db, dialect := b.open(t, u.String())
 			p := newPipeline(t, store, db, dialect)
 			if markers {
-				effects := handlers.Effects{Store: store, Registry: p.reg, Read: p.driver.Read}
-				p.driver.Replies = &handlers.Markers{Effects: effects, Location: time.UTC, Logger: quiet}
+				fx := effects.MustNew(store, p.reg, p.driver.Read)
+				p.driver.Replies = &apply.Markers{Recorder: fx, Location: time.UTC, Logger: quiet}
 			}
 			var down time.Time
 			p.provider.reply = func(context.Context, int, providers.Request) (providers.Response, error) {

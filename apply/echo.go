@@ -1,4 +1,4 @@
-package handlers
+package apply
 
 // rejectedEcho is the recorded effect of a marker that repeats marker-shaped
 // text of the user's message: the user (or a document they forwarded) cannot

@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"
@@ -13,11 +13,12 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/intake"
 	"github.com/omega-gateway/omega/internal/pgtest"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
+	"github.com/omega-gateway/omega/senders"
 )
 
 type dbStore interface {
@@ -63,12 +64,12 @@ func TestEventsWrittenByTheGatewayAndDriverCarryTheirSchemaVersion(t *testing.T)
 			if err != nil {
 				t.Fatal(err)
 			}
-			driver := &handlers.Driver{
+			driver := &pipeline.Driver{
 				Store: s, Registry: reg,
-				Senders:  handlers.Senders{Store: s, Registry: reg},
+				Senders:  senders.MustNew(s, reg),
 				Read:     queries(t, s.DB(), dialect),
 				Channels: &fakeChannel{}, Provider: &fakeProvider{}, Prompts: ps,
-				Config: handlers.DriverConfig{
+				Config: pipeline.DriverConfig{
 					ModelFast: "fast", Workspace: dir, ConversationIdle: time.Hour, Location: time.UTC, HistoryLimit: 10,
 				},
 				Logger: quiet,

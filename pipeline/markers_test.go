@@ -1,4 +1,4 @@
-package handlers_test
+package pipeline_test
 
 import (
 	"context"
@@ -7,17 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/effects"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/slash"
 )
 
 type markerRig struct {
 	store  *sqlite.Store
 	engine *projections.Engine
-	hook   *handlers.Markers
-	cmds   *handlers.Commands
+	hook   *apply.Markers
+	cmds   *slash.Commands
 }
 
 func newMarkerRig(t *testing.T) *markerRig {
@@ -37,10 +39,10 @@ func newMarkerRig(t *testing.T) *markerRig {
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fx := handlers.Effects{Store: s, Registry: reg, Read: queries(t, s.DB(), projections.SQLite)}
+	fx := effects.MustNew(s, reg, queries(t, s.DB(), projections.SQLite))
 	return &markerRig{store: s, engine: engine,
-		hook: &handlers.Markers{Effects: fx, Location: time.UTC, Logger: quiet},
-		cmds: &handlers.Commands{Effects: fx, Location: time.UTC, Started: time.Now()}}
+		hook: &apply.Markers{Recorder: fx, Location: time.UTC, Logger: quiet},
+		cmds: &slash.Commands{Recorder: fx, Location: time.UTC, Started: time.Now()}}
 }
 
 func markerTurn(id, text string) *domain.Turn {

@@ -1,4 +1,8 @@
-package handlers
+// Package pipeline drives a turn from the message to the reply: it folds
+// the turn's stream, decides the single next step (access, commands,
+// context, plan, provider call, markers, send), performs it and records
+// the outcome, so a turn interrupted anywhere resumes from its last event.
+package pipeline
 
 import (
 	"cmp"
@@ -124,6 +128,12 @@ type DriverConfig struct {
 	ActionBackoff time.Duration
 }
 
+// Profiles loads and changes sender profiles.
+type Profiles interface {
+	Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error)
+	Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error)
+}
+
 // Driver runs turns: it folds a turn's stream, decides the single next
 // step, performs it and records the outcome, until the turn completes.
 // Because every outcome is recorded before the next step starts, a turn
@@ -131,7 +141,7 @@ type DriverConfig struct {
 type Driver struct {
 	Store    eventstore.Store
 	Registry *domain.Registry
-	Senders  Senders
+	Senders  Profiles
 	Read     *projections.Queries
 	Channels ChannelSet
 	Provider Provider
@@ -150,9 +160,9 @@ type Driver struct {
 func NewDriver(d Driver) (*Driver, error) {
 	switch {
 	case d.Store == nil, d.Registry == nil, d.Read == nil, d.Channels == nil, d.Provider == nil, d.Prompts == nil, d.Logger == nil:
-		return nil, errors.New("handlers: driver needs a store, registry, read model, channels, provider, prompts and logger")
-	case d.Senders.Store == nil || d.Senders.Registry == nil:
-		return nil, errors.New("handlers: driver needs the senders' store and registry")
+		return nil, errors.New("pipeline: driver needs a store, registry, read model, channels, provider, prompts and logger")
+	case d.Senders == nil:
+		return nil, errors.New("pipeline: driver needs the sender profiles")
 	}
 	return &d, nil
 }
@@ -176,10 +186,6 @@ type turnState struct {
 	effected bool
 }
 
-func (s *turnState) Apply(p domain.Payload, version int64, e domain.Event) {
-	s.Turn.Apply(p, version, e.RecordedAt)
-}
-
 func (s *turnState) add(ps ...domain.Payload) {
 	for _, p := range ps {
 		s.Turn.Apply(p, s.Version, time.Time{})
@@ -196,7 +202,7 @@ func (s *turnState) addOutcome(ps ...domain.Payload) {
 // Run drives a turn to completion.
 func (d *Driver) Run(ctx context.Context, turnID string) error {
 	st := &turnState{Turn: domain.Turn{ID: turnID}}
-	version, err := LoadState(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
+	version, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
 	if err != nil {
 		return err
 	}
@@ -690,7 +696,7 @@ const maxLearning = 20
 // project: a lesson learned in one project does not steer another.
 func (d *Driver) learning(ctx context.Context, sender, project string) (lessons, outcomes []string, err error) {
 	var l domain.Learning
-	if _, err := LoadState(ctx, d.Store, d.Registry, domain.LearningStream(sender), timeFolder{&l}); err != nil {
+	if _, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.LearningStream(sender), &l); err != nil {
 		return nil, nil, err
 	}
 	for _, x := range l.Lessons {
@@ -1051,7 +1057,7 @@ func (d *Driver) removeAttachments(st *turnState, log *slog.Logger) []string {
 // this one is queued, once per turn.
 func (d *Driver) Ack(ctx context.Context, turnID string) error {
 	st := &turnState{Turn: domain.Turn{ID: turnID}}
-	version, err := LoadState(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
+	version, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
 	if err != nil {
 		return err
 	}
@@ -1090,7 +1096,7 @@ func (d *Driver) Transient(ctx context.Context, turnID string, _ error) bool {
 // is completed with status error, so the sender's next turn can run.
 func (d *Driver) Abandon(ctx context.Context, turnID, reason string) error {
 	st := &turnState{Turn: domain.Turn{ID: turnID}}
-	version, err := LoadState(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
+	version, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
 	if err != nil {
 		return err
 	}
