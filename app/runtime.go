@@ -286,15 +286,22 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status slash.St
 	}
 	replies := opts.Replies
 	if replies == nil {
-		replies = &apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Logger: r.Logger}
+		var err error
+		if replies, err = apply.New(apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Logger: r.Logger}); err != nil {
+			return nil, nil, err
+		}
 	}
 	replies = selfHealKicks{ReplyHook: replies, rt: r}
 	commands := opts.Commands
 	if commands == nil {
-		commands = &slash.Commands{
+		var err error
+		commands, err = slash.New(slash.Commands{
 			Recorder: r.Effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
 			DataDir: r.Config.DataDir, Status: status,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
+		})
+		if err != nil {
+			return nil, nil, err
 		}
 	}
 	return commands, replies, nil

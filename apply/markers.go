@@ -37,6 +37,18 @@ type Markers struct {
 	Logger   *slog.Logger
 }
 
+// New checks a Markers hook's collaborators: the recorder and the logger
+// are required; a nil Location means UTC.
+func New(m Markers) (*Markers, error) {
+	if m.Store() == nil || m.Logger == nil {
+		return nil, errors.New("apply: markers need an effects recorder and a logger")
+	}
+	if m.Location == nil {
+		m.Location = time.UTC
+	}
+	return &m, nil
+}
+
 // rank is a marker's place in the seed's processing order (its spec's
 // Order); unordered markers come after, in their written order.
 func rank(name string) int {

@@ -53,6 +53,18 @@ type Commands struct {
 	HeartbeatMinutes int
 }
 
+// New checks a Commands hook's collaborators: the recorder is required;
+// a nil Location means UTC.
+func New(c Commands) (*Commands, error) {
+	if c.Store() == nil {
+		return nil, errors.New("slash: commands need an effects recorder")
+	}
+	if c.Location == nil {
+		c.Location = time.UTC
+	}
+	return &c, nil
+}
+
 // DefaultHeartbeatMinutes is the interval reported while none was set.
 const DefaultHeartbeatMinutes = 30
 
