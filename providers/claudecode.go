@@ -105,6 +105,14 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 	if req.SessionID == "" {
 		inv.prompt = foldPrompt(req)
 	}
+	if len(req.MCPServers) > 0 {
+		path, remove, err := writeMCPConfig(req.MCPServers)
+		if err != nil {
+			return Response{}, &Error{Class: Unavailable, Provider: NameClaudeCode, Msg: "cannot pass the skills' MCP servers", Err: err}
+		}
+		defer remove()
+		inv.mcpConfig = path
+	}
 
 	resp := Response{Model: model, SessionID: req.SessionID}
 	var parts []string
@@ -175,6 +183,7 @@ type invocation struct {
 	maxTurns               int
 	dir                    string
 	sandbox                Sandbox
+	mcpConfig              string // --mcp-config file of this call, if any
 }
 
 func (inv invocation) args() []string {
@@ -183,6 +192,9 @@ func (inv invocation) args() []string {
 		args = append(args, "--resume", inv.session)
 	}
 	args = append(args, "--max-turns", strconv.Itoa(inv.maxTurns))
+	if inv.mcpConfig != "" {
+		args = append(args, "--mcp-config", inv.mcpConfig)
+	}
 	return append(args, inv.sandbox.permissionArgs()...)
 }
 
