@@ -142,7 +142,8 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 			if e.StreamID == turn[0].StreamID {
 				continue
 			}
-			mine := e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
+			mine := e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID) ||
+				isSkillStream(e.StreamID) // the skills and their lessons as they were
 			// Tasks stay out: in the scratch their due times would fire
 			// now, beside the turn.
 			if !mine || strings.HasPrefix(e.StreamID, "task-") {
@@ -157,6 +158,10 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 		}
 		after = evs[len(evs)-1].Position
 	}
+}
+
+func isSkillStream(id string) bool {
+	return id == domain.SkillsStream || strings.HasPrefix(id, domain.SkillStream(""))
 }
 
 // copyPrompts copies the prompt overrides of dir (if any) into to.
