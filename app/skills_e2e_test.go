@@ -192,3 +192,30 @@ func TestSkillsEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// The classifier sees the skills' names and descriptions.
+func TestSkillsReachTheClassifier(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			claude, dir := skillsClaude(t)
+			vars := baseVars(t, b, claude)
+			vars["OMEGA_CLASSIFY"] = "true"
+			p := filepath.Join(vars["OMEGA_DATA_DIR"], "skills", "weather")
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, "SKILL.md"), []byte(weatherSkill), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			n := startNode(t, vars)
+			say(t, n, "ana", "research the weather in Madrid and then compare it with Lisbon", "20s")
+			prompt, mcp, _ := call(t, dir, 0)
+			if !strings.Contains(prompt, "Request: ") || !strings.Contains(prompt, "Available skills: weather: Weather forecasts for any city") {
+				t.Fatalf("classification prompt lacks the skills:\n%s", prompt)
+			}
+			if mcp != "" || strings.Contains(prompt, "WEATHER-INSTRUCTIONS") {
+				t.Fatalf("the classifier got the skill's instructions or tools (mcp %q)", mcp)
+			}
+		})
+	}
+}

@@ -70,6 +70,10 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.Sen
 	for _, h := range c.History {
 		req.History = append(req.History, providers.Message{Role: h.Role, Content: h.Text})
 	}
+	var err error
+	if req.MCPServers, err = d.mcpServers(ctx, c.Skills); err != nil { // the message's skills serve its plan too
+		return err
+	}
 	stopTyping := d.typing(ctx, st, log)
 	stopStatus := d.statusUpdates(ctx, st, profile, log)
 	start := d.now()
