@@ -91,28 +91,11 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 	defer cancel()
 
 	model := cmp.Or(req.Model, c.defaultModel)
-	inv := invocation{
-		prompt:   req.Prompt,
-		model:    model,
-		session:  req.SessionID,
-		maxTurns: req.MaxTurns,
-		dir:      req.WorkDir,
-		sandbox:  c.sandbox,
+	inv, cleanup, err := c.invocation(req, model)
+	if err != nil {
+		return Response{}, err
 	}
-	if inv.maxTurns <= 0 {
-		inv.maxTurns = c.maxTurns
-	}
-	if req.SessionID == "" {
-		inv.prompt = foldPrompt(req)
-	}
-	if len(req.MCPServers) > 0 {
-		path, remove, err := writeMCPConfig(req.MCPServers)
-		if err != nil {
-			return Response{}, &Error{Class: Unavailable, Provider: NameClaudeCode, Msg: "cannot pass the skills' MCP servers", Err: err}
-		}
-		defer remove()
-		inv.mcpConfig = path
-	}
+	defer cleanup()
 
 	resp := Response{Model: model, SessionID: req.SessionID}
 	var parts []string
@@ -163,6 +146,34 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 			Msg: fmt.Sprintf("empty reply after %d turns and %d resumes", resp.NumTurns, resp.Resumes)}
 	}
 	return resp, nil
+}
+
+// invocation is the CLI run a request asks for; cleanup removes its
+// per-call MCP config file, if any.
+func (c *ClaudeCode) invocation(req Request, model string) (invocation, func(), error) {
+	inv := invocation{
+		prompt:   req.Prompt,
+		model:    model,
+		session:  req.SessionID,
+		maxTurns: req.MaxTurns,
+		dir:      req.WorkDir,
+		sandbox:  c.sandbox,
+	}
+	if inv.maxTurns <= 0 {
+		inv.maxTurns = c.maxTurns
+	}
+	if req.SessionID == "" {
+		inv.prompt = foldPrompt(req)
+	}
+	if len(req.MCPServers) > 0 {
+		path, remove, err := writeMCPConfig(req.MCPServers)
+		if err != nil {
+			return invocation{}, nil, &Error{Class: Unavailable, Provider: NameClaudeCode, Msg: "cannot pass the skills' MCP servers", Err: err}
+		}
+		inv.mcpConfig = path
+		return inv, remove, nil
+	}
+	return inv, func() {}, nil
 }
 
 // runError turns a failure during runCtx into a Timeout when our own

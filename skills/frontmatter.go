@@ -160,11 +160,15 @@ func keyOf(text string) string {
 		return "" // "http://x" is not a key
 	}
 	for _, r := range k {
-		if !(r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+		if !keyRune(r) {
 			return ""
 		}
 	}
 	return k
+}
+
+func keyRune(r rune) bool {
+	return r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 }
 
 func (p *fmParser) mapping(indent int) (node, error) {

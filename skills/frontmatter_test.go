@@ -33,9 +33,9 @@ func TestParse(t *testing.T) {
 			wantEnv: map[string]map[string]string{"w": {}},
 		},
 		{
-			name: "servers as a map like Claude Code's mcpServers, unknown keys ignored",
-			file: "---\nname: db\nalways: true\nmetadata: {\"nanobot\": {\"requires\": 1}}\nmcpServers:\n  pg:\n    command: pg-mcp\n    env:\n      URL: postgres://x\n---\nbody\n",
-			want: domain.SkillDefined{Name: "db", MCPServers: []domain.MCPServerDef{{Name: "pg", Command: "pg-mcp", Env: []string{"URL"}}}},
+			name:    "servers as a map like Claude Code's mcpServers, unknown keys ignored",
+			file:    "---\nname: db\nalways: true\nmetadata: {\"nanobot\": {\"requires\": 1}}\nmcpServers:\n  pg:\n    command: pg-mcp\n    env:\n      URL: postgres://x\n---\nbody\n",
+			want:    domain.SkillDefined{Name: "db", MCPServers: []domain.MCPServerDef{{Name: "pg", Command: "pg-mcp", Env: []string{"URL"}}}},
 			wantEnv: map[string]map[string]string{"pg": {"URL": "postgres://x"}},
 		},
 		{name: "no front matter", file: "just text\n", errLine: 1, errMatch: "must start with a front matter"},

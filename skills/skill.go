@@ -10,6 +10,7 @@ package skills
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,7 +55,7 @@ func Parse(path, folder string, content []byte) (File, error) {
 }
 
 func withFile(err error, path string) error {
-	if pe, ok := err.(*ParseError); ok {
+	if pe := (*ParseError)(nil); errors.As(err, &pe) {
 		pe.File = path
 		return pe
 	}
@@ -215,7 +216,7 @@ func mcpServer(f *File, s node) error {
 		}
 	}
 	env := map[string]string{}
-	if e, ok := s.vals["env"]; ok && !(e.kind == 's' && e.str == "") {
+	if e, ok := s.vals["env"]; ok && (e.kind != 's' || e.str != "") {
 		if e.kind != 'm' {
 			return &ParseError{Line: e.line, Msg: "env must be a map of NAME: value"}
 		}
