@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/rerun"
 )
 
 // skillsClaude writes a Claude Code double that keeps every call's prompt
@@ -215,6 +219,43 @@ func TestSkillsReachTheClassifier(t *testing.T) {
 			}
 			if mcp != "" || strings.Contains(prompt, "WEATHER-INSTRUCTIONS") {
 				t.Fatalf("the classifier got the skill's instructions or tools (mcp %q)", mcp)
+			}
+		})
+	}
+}
+
+// A re-run reproduces the prompt of its time: the skill as it was when
+// the turn ran, even after its SKILL.md changed.
+func TestRerunKeepsTheSkillsOfItsTime(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			claude, _ := skillsClaude(t)
+			vars := baseVars(t, b, claude)
+			file := filepath.Join(vars["OMEGA_DATA_DIR"], "skills", "weather", "SKILL.md")
+			if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(weatherSkill), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			n := startNode(t, vars)
+			first := say(t, n, "ana", "weather in Madrid?", "20s")
+			if err := os.WriteFile(file, []byte(strings.Replace(weatherSkill, "WEATHER-INSTRUCTIONS", "CHANGED-INSTRUCTIONS", 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			say(t, n, "ana", "weather in Lisbon?", "20s") // imports the change
+
+			cfg, err := config.LoadFrom(vars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			auth := &handlers.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
+			res, err := rerun.Run(context.Background(), n.rt.Store, n.rt.Registry, cfg, first.TurnID, rerun.Options{Auth: auth})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Identical {
+				t.Fatalf("the re-run differs:\n%s", strings.Join(res.Diff, "\n"))
 			}
 		})
 	}
