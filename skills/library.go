@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,9 @@ type Library struct {
 	// reported remembers the broken files already logged (path -> hash of
 	// the content), so that a bad file is reported once per version.
 	reported map[string]string
+	// names maps a folder to the key of the skill its file last defined,
+	// so that a broken file keeps that skill (and its MCP env) as it was.
+	names map[string]string
 }
 
 // New returns a library of the skills under dir ("" or a missing folder:
@@ -59,7 +63,7 @@ func New(store eventstore.Store, reg *domain.Registry, dir string, logger *slog.
 		return nil, errors.New("skills: library needs a store, registry and logger")
 	}
 	return &Library{store: store, reg: reg, dir: dir, logger: logger,
-		env: map[string]map[string]map[string]string{}, reported: map[string]string{}}, nil
+		env: map[string]map[string]map[string]string{}, reported: map[string]string{}, names: map[string]string{}}, nil
 }
 
 // Sync imports the skill folders: a new or changed SKILL.md records a
@@ -88,12 +92,17 @@ func (l *Library) Sync(ctx context.Context) error {
 			continue
 		}
 		f, ok := l.load(e.Name())
+		l.mu.Lock()
 		if !ok {
-			keep = append(keep, domain.SkillKey(e.Name()))
-			continue
+			key := cmp.Or(l.names[e.Name()], domain.SkillKey(e.Name()))
+			keep = append(keep, key)
+			env[key] = l.env[key]
+		} else {
+			found = append(found, f.Def)
+			env[domain.SkillKey(f.Def.Name)] = f.Env
+			l.names[e.Name()] = domain.SkillKey(f.Def.Name)
 		}
-		found = append(found, f.Def)
-		env[domain.SkillKey(f.Def.Name)] = f.Env
+		l.mu.Unlock()
 	}
 	l.mu.Lock()
 	l.env = env

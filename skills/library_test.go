@@ -122,6 +122,18 @@ func TestSyncImportsOnceAndSkipsBrokenFiles(t *testing.T) {
 				t.Fatalf("servers = %+v, %v", servers, err)
 			}
 
+			// A file broken later keeps its skill, MCP secrets included.
+			writeSkill(t, dir, "weather", "---\nname: weather\ntriggers: [x\n---\nbody\n")
+			if err := lib.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if all, _ = lib.Skills(ctx); len(all) != 1 || all[0].Name != "weather" {
+				t.Fatalf("skills after a bad edit = %+v", all)
+			}
+			if servers, _ = lib.MCPServers(ctx, []string{"weather"}); len(servers) != 1 || servers[0].Env["WX_KEY"] != "top-secret" {
+				t.Fatalf("servers after a bad edit = %+v", servers)
+			}
+
 			// A changed file is a new event; a removed folder is removed.
 			writeSkill(t, dir, "weather", strings.Replace(weather, "Ask the wx server.", "Ask the wx server twice.", 1))
 			writeSkill(t, dir, "broken", "---\nname: fixed\n---\nNow fine.\n")
