@@ -341,8 +341,8 @@ func (d *Driver) command(ctx context.Context, st *turnState, profile domain.Send
 	return nil
 }
 
-func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
-	built, err := d.buildContext(ctx, st, profile, log)
+func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, _ *slog.Logger) error {
+	built, err := d.buildContext(ctx, st, profile)
 	if err != nil {
 		return err
 	}
@@ -575,7 +575,7 @@ func neutralizeHistory(history []domain.HistoryMessage) []promptctx.Turn {
 	return turns
 }
 
-func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) (domain.ContextBuilt, error) {
+func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain.SenderProfile) (domain.ContextBuilt, error) {
 	m := st.Received
 	lang := d.language(st, profile)
 	project := profile.ActiveProject
@@ -615,7 +615,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 			return domain.ContextBuilt{}, err
 		}
 	}
-	sk, err := d.skillsFor(ctx, clean.Text, log)
+	sk, err := d.skillsFor(ctx, clean.Text)
 	if err != nil {
 		return domain.ContextBuilt{}, err
 	}

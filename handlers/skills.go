@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"log/slog"
 
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/providers"
@@ -18,12 +17,12 @@ type turnSkills struct {
 
 // skillsFor imports changed skill files, then reads the skills from the
 // log and matches the message against their triggers. No library: none.
-func (d *Driver) skillsFor(ctx context.Context, message string, log *slog.Logger) (turnSkills, error) {
+func (d *Driver) skillsFor(ctx context.Context, message string) (turnSkills, error) {
 	if d.Skills == nil {
 		return turnSkills{}, nil
 	}
 	if err := d.Skills.Sync(ctx); err != nil {
-		log.Warn("skills not imported", "err", err)
+		d.Logger.Warn("skills not imported", "err", err)
 	}
 	all, err := d.Skills.Skills(ctx)
 	if err != nil {
