@@ -147,6 +147,7 @@ func NewRegistry() *domain.Registry {
 	domain.RegisterWhatsAppEvents(r)
 	domain.RegisterTaskEvents(r)
 	domain.RegisterAgentEvents(r)
+	domain.RegisterSkillEvents(r)
 	domain.RegisterHeartbeatCycleEvents(r)
 	domain.RegisterSummaryEvents(r)
 	return r

@@ -29,6 +29,7 @@ import (
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/scheduling"
 	"github.com/omega-gateway/omega/selfheal"
+	"github.com/omega-gateway/omega/skills"
 	"github.com/omega-gateway/omega/slash"
 	"github.com/omega-gateway/omega/summarizer"
 	"github.com/omega-gateway/omega/taskwork"
@@ -54,6 +55,8 @@ type Runtime struct {
 	Heartbeat *heartbeat.Runner
 	// SelfHeal follows up self-healing efforts.
 	SelfHeal *selfheal.Runner
+	// Skills imports $OMEGA_DATA_DIR/skills into the log and reads them back.
+	Skills   *skills.Library
 	channels map[string]channels.Channel
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
 	summarizeOnShutdown bool
@@ -159,6 +162,9 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		names = append(names, ch.Name())
 	}
 
+	if err := r.startSkills(ctx); err != nil {
+		return nil, err
+	}
 	provider, problem, err := a.provider(ctx, opts.Provider)
 	if err != nil {
 		return nil, err
@@ -179,10 +185,10 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Senders:  a.Senders,
 		Read:     read,
 		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
-		Commands: commands, Replies: replies,
+		Commands: commands, Replies: replies, Skills: r.Skills,
 		Config: pipeline.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
-			SkillsDir: filepath.Join(cfg.DataDir, "skills"), Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
+			Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
 			TypingEvery: 5 * time.Second, ProviderProblem: problem,
 			Sandbox: sandbox, Redactor: cfg.Redactor(), ProjectsDir: filepath.Join(cfg.DataDir, "projects"),
@@ -297,7 +303,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status slash.St
 		var err error
 		commands, err = slash.New(slash.Commands{
 			Recorder: r.Effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
-			DataDir: r.Config.DataDir, Status: status,
+			DataDir: r.Config.DataDir, Status: status, Skills: r.Skills,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
 		})
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // Streams of the agent's self-knowledge, written by markers.
 func HeartbeatStream(scope string) string { return "heartbeat-" + scope }
 func LearningStream(sender string) string { return "learning-" + sender }
-func SkillStream(name string) string      { return "skill-" + name }
+func SkillStream(name string) string      { return "skill-" + SkillKey(name) }
 
 const (
 	SelfHealStream    = "selfheal"

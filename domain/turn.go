@@ -91,6 +91,11 @@ type (
 		History          []HistoryMessage `json:"history,omitempty"`
 		FactsCount       int              `json:"facts_count"`
 		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
+		// Skills names the skills whose triggers the message matched: their
+		// instructions are in the prompt and their MCP servers (named in
+		// MCPServers, "skill/server") are given to this turn's call.
+		Skills     []string `json:"skills,omitempty"`
+		MCPServers []string `json:"mcp_servers,omitempty"`
 	}
 	ProviderCalled struct {
 		Provider  string `json:"provider"`

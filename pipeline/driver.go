@@ -27,6 +27,7 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/skills"
 )
 
 // Provider is the language model the driver asks.
@@ -103,7 +104,6 @@ type DriverConfig struct {
 	ModelFast        string
 	ModelComplex     string // multi-step plans
 	Classify         bool   // classify each message: direct answer or plan
-	SkillsDir        string // skill folders, named to the classifier
 	Workspace        string
 	ConversationIdle time.Duration
 	Location         *time.Location
@@ -149,6 +149,7 @@ type Driver struct {
 	Auth     Auth
 	Commands CommandHook
 	Replies  ReplyHook
+	Skills   *skills.Library // nil: no skills
 	Config   DriverConfig
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -620,8 +621,14 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 			return domain.ContextBuilt{}, err
 		}
 	}
+	sk, err := d.skillsFor(ctx, clean.Text)
+	if err != nil {
+		return domain.ContextBuilt{}, err
+	}
 	turns := neutralizeHistory(history)
 	out := promptctx.Build(promptctx.Input{
+		Skills:          sk.lines,
+		MatchedSkills:   sk.texts(),
 		Prompts:         d.Prompts.Sections(),
 		Sandbox:         d.Prompts.Sandbox(d.Config.Sandbox),
 		FirstInSession:  session == "",
@@ -657,6 +664,8 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		History:          history,
 		FactsCount:       len(profile.Facts),
 		SanitizeWarnings: clean.Warnings,
+		Skills:           sk.names(),
+		MCPServers:       skills.ServerNames(sk.matched),
 	}
 	if session != "" {
 		built.Prompt, built.SectionsUsed = out.Continuation, out.ContinuationSections
@@ -798,6 +807,10 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 	}
 	resume := c.SessionID != "" && st.Failure == nil
 	req := d.providerRequest(c, resume)
+	var err error
+	if req.MCPServers, err = d.mcpServers(ctx, c.Skills); err != nil {
+		return err
+	}
 	called := domain.ProviderCalled{Provider: d.providerName(), Model: c.Model, SessionID: req.SessionID, Attempt: st.Calls + 1, FullContext: !resume && c.SessionID != ""}
 	if err := d.record(ctx, st, called); err != nil {
 		return err

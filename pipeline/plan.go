@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/omega-gateway/omega/domain"
@@ -14,24 +13,6 @@ import (
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/providers"
 )
-
-// skillNames lists the skill folders, for the classifier.
-func (d *Driver) skillNames() []string {
-	if d.Config.SkillsDir == "" {
-		return nil
-	}
-	entries, err := os.ReadDir(d.Config.SkillsDir)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			out = append(out, e.Name())
-		}
-	}
-	return out
-}
 
 // classify asks the fast model whether the turn needs a plan and records
 // the decision; a message the local pre-filter finds no plan in is
@@ -50,7 +31,7 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 		st.add(domain.RouteDecided{Direct: true, Model: fast, Prefilter: true})
 		return nil
 	}
-	prompt := promptctx.ClassificationPrompt(c.Message, promptctx.ClassificationContext(c.Project, c.History, d.skillNames()))
+	prompt := promptctx.ClassificationPrompt(c.Message, promptctx.ClassificationContext(c.Project, c.History, d.skillNames(ctx)))
 	stop := d.typing(ctx, st, log)
 	start := d.now()
 	resp, err := d.Provider.Complete(ctx, providers.Request{Model: fast, Prompt: prompt, WorkDir: d.Config.Workspace})
@@ -88,6 +69,10 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.Sen
 	}
 	for _, h := range c.History {
 		req.History = append(req.History, providers.Message{Role: h.Role, Content: h.Text})
+	}
+	var err error
+	if req.MCPServers, err = d.mcpServers(ctx, c.Skills); err != nil { // the message's skills serve its plan too
+		return err
 	}
 	stopTyping := d.typing(ctx, st, log)
 	stopStatus := d.statusUpdates(ctx, st, profile, log)

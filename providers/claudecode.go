@@ -91,20 +91,11 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 	defer cancel()
 
 	model := cmp.Or(req.Model, c.defaultModel)
-	inv := invocation{
-		prompt:   req.Prompt,
-		model:    model,
-		session:  req.SessionID,
-		maxTurns: req.MaxTurns,
-		dir:      req.WorkDir,
-		sandbox:  c.sandbox,
+	inv, cleanup, err := c.invocation(req, model)
+	if err != nil {
+		return Response{}, err
 	}
-	if inv.maxTurns <= 0 {
-		inv.maxTurns = c.maxTurns
-	}
-	if req.SessionID == "" {
-		inv.prompt = foldPrompt(req)
-	}
+	defer cleanup()
 
 	resp := Response{Model: model, SessionID: req.SessionID}
 	var parts []string
@@ -157,6 +148,34 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 	return resp, nil
 }
 
+// invocation is the CLI run a request asks for; cleanup removes its
+// per-call MCP config file, if any.
+func (c *ClaudeCode) invocation(req Request, model string) (invocation, func(), error) {
+	inv := invocation{
+		prompt:   req.Prompt,
+		model:    model,
+		session:  req.SessionID,
+		maxTurns: req.MaxTurns,
+		dir:      req.WorkDir,
+		sandbox:  c.sandbox,
+	}
+	if inv.maxTurns <= 0 {
+		inv.maxTurns = c.maxTurns
+	}
+	if req.SessionID == "" {
+		inv.prompt = foldPrompt(req)
+	}
+	if len(req.MCPServers) > 0 {
+		path, remove, err := writeMCPConfig(req.MCPServers)
+		if err != nil {
+			return invocation{}, nil, &Error{Class: Unavailable, Provider: NameClaudeCode, Msg: "cannot pass the skills' MCP servers", Err: err}
+		}
+		inv.mcpConfig = path
+		return inv, remove, nil
+	}
+	return inv, func() {}, nil
+}
+
 // runError turns a failure during runCtx into a Timeout when our own
 // deadline fired, and leaves the caller's cancellation as it is.
 func (c *ClaudeCode) runError(parent, runCtx context.Context, timeout time.Duration, err error) error {
@@ -175,6 +194,7 @@ type invocation struct {
 	maxTurns               int
 	dir                    string
 	sandbox                Sandbox
+	mcpConfig              string // --mcp-config file of this call, if any
 }
 
 func (inv invocation) args() []string {
@@ -183,6 +203,9 @@ func (inv invocation) args() []string {
 		args = append(args, "--resume", inv.session)
 	}
 	args = append(args, "--max-turns", strconv.Itoa(inv.maxTurns))
+	if inv.mcpConfig != "" {
+		args = append(args, "--mcp-config", inv.mcpConfig)
+	}
 	return append(args, inv.sandbox.permissionArgs()...)
 }
 

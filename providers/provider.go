@@ -33,6 +33,9 @@ type Request struct {
 	MaxTurns  int           // claude-code only: 0 means the configured default
 	WorkDir   string        // claude-code only: working directory of the CLI
 	Timeout   time.Duration // 0 means the configured default
+	// MCPServers are given to this call only (claude-code: --mcp-config
+	// with a temporary file removed after the call); others ignore them.
+	MCPServers []MCPServer
 }
 
 // Response is a completed reply and what it cost.

@@ -118,7 +118,8 @@ func cmpOr(a, b string) string {
 
 // senderState returns the events that make up the sender's state as the
 // turn started (before the turn's first step): the sender's profile
-// stream and the sender's earlier turns and summaries, in log order.
+// stream and the sender's earlier turns and summaries, and the skills, in
+// log order.
 func senderState(ctx context.Context, src Source, turn []domain.Event, msg domain.MessageReceived) ([]domain.Event, error) {
 	cutoff := turn[0].ID
 	if len(turn) > 1 {
@@ -142,10 +143,7 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 			if e.StreamID == turn[0].StreamID {
 				continue
 			}
-			mine := e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
-			// Tasks stay out: in the scratch their due times would fire
-			// now, beside the turn.
-			if !mine || strings.HasPrefix(e.StreamID, "task-") {
+			if !copied(e, profile, msg) {
 				continue
 			}
 			if e.Type == "MessageReceived" && e.Position > turn[0].Position {
@@ -157,6 +155,22 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 		}
 		after = evs[len(evs)-1].Position
 	}
+}
+
+// copied reports whether an event before the turn is part of the state a
+// re-run copies: the sender's own, and the skills with their lessons as
+// they were. Tasks stay out: in the scratch their due times would fire
+// now, beside the turn.
+func copied(e domain.Event, profile string, msg domain.MessageReceived) bool {
+	if isSkillStream(e.StreamID) {
+		return true
+	}
+	mine := e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
+	return mine && !strings.HasPrefix(e.StreamID, "task-")
+}
+
+func isSkillStream(id string) bool {
+	return id == domain.SkillsStream || strings.HasPrefix(id, domain.SkillStream(""))
 }
 
 // copyPrompts copies the prompt overrides of dir (if any) into to.

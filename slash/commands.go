@@ -20,6 +20,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/skills"
 )
 
 // StatusInfo is what /status reports about the process.
@@ -43,7 +44,8 @@ type Commands struct {
 	BotName  func() string
 	Location *time.Location
 	Started  time.Time
-	DataDir  string // holds projects/ and skills/
+	DataDir  string          // holds projects/ and skills/
+	Skills   *skills.Library // nil: no skills
 	Status   StatusInfo
 	Now      func() time.Time
 	// HeartbeatNext says when a scope's next check-in falls due; false
@@ -152,8 +154,8 @@ var answers = map[string]answerFunc{
 	commands.Learning: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.learning(ctx, call)
 	},
-	commands.Skills: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
-		return c.listDir(call.lang, "skills", i18n.SkillsList, "")
+	commands.Skills: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.skillsAnswer(ctx, call)
 	},
 	commands.WhatsApp: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.whatsApp(ctx, call)

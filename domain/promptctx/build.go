@@ -19,22 +19,23 @@ const (
 // Names of the data blocks reported in SectionsUsed, so a turn's timeline
 // shows exactly what the model was given.
 const (
-	BlockPersonality      = "personality"
-	BlockProjectAwareness = "project_awareness"
-	BlockProjectRole      = "project_role"
-	BlockHeartbeat        = "heartbeat_checklist"
-	BlockPlatform         = "platform_hint"
-	BlockGroupRules       = "group_rules"
-	BlockProfile          = "profile"
-	BlockTasks            = "tasks"
-	BlockSummaries        = "summaries"
-	BlockLessons          = "lessons"
-	BlockOutcomes         = "outcomes"
-	BlockSkills           = "skills"
-	BlockTime             = "time"
-	BlockLanguage         = "language"
-	BlockHistory          = "history"
-	BlockSandbox          = "sandbox"
+	BlockPersonality       = "personality"
+	BlockProjectAwareness  = "project_awareness"
+	BlockProjectRole       = "project_role"
+	BlockHeartbeat         = "heartbeat_checklist"
+	BlockPlatform          = "platform_hint"
+	BlockGroupRules        = "group_rules"
+	BlockProfile           = "profile"
+	BlockTasks             = "tasks"
+	BlockSummaries         = "summaries"
+	BlockLessons           = "lessons"
+	BlockOutcomes          = "outcomes"
+	BlockSkills            = "skills"
+	BlockSkillInstructions = "skill_instructions"
+	BlockTime              = "time"
+	BlockLanguage          = "language"
+	BlockHistory           = "history"
+	BlockSandbox           = "sandbox"
 )
 
 // Turn is one past message of the conversation.
@@ -85,7 +86,16 @@ type Input struct {
 	Lessons         []string
 	Outcomes        []string
 	PendingTasks    []Task
-	Skills          []string
+	// Skills lists the available skills, one "name: description" each.
+	Skills []string
+	// MatchedSkills are the skills whose triggers the message matched:
+	// their instructions (lessons included) join this turn's prompt.
+	MatchedSkills []SkillText
+}
+
+// SkillText is a triggered skill's instructions.
+type SkillText struct {
+	Name, Instructions string
 }
 
 // Output is what the provider is given.
@@ -142,6 +152,7 @@ func Build(in Input) Output {
 	addData(&full, in, gate)
 	full.add(BlockLessons, list("Learned behavioral rules:", in.Lessons))
 	full.add(BlockSkills, skillsLine(in.Skills))
+	full.add(BlockSkillInstructions, skillInstructions(in.MatchedSkills))
 	full.add(BlockTime, timeLine(in))
 	full.add(BlockLanguage, "IMPORTANT: Always respond in "+lang+".")
 
@@ -171,6 +182,7 @@ func continuation(in Input, gate Sections, lang string) (string, []string) {
 	addProjectBlocks(&c, in)
 	addGated(&c, in, gate)
 	addData(&c, in, gate)
+	c.add(BlockSkillInstructions, skillInstructions(in.MatchedSkills))
 	text := "[Context update]\n" + c.String() + "\n[End of context update]\n\n" + in.Message
 	return text, c.names
 }
@@ -275,11 +287,19 @@ func projectAwareness(in Input) string {
 	return b.String()
 }
 
+// skillsLine names the skills, only when there are any.
 func skillsLine(skills []string) string {
-	if len(skills) == 0 {
-		return ""
+	return list("Available skills (a skill's instructions are added when a message mentions one of its trigger words; record what you learn about one with SKILL_IMPROVE: skill | lesson):", skills)
+}
+
+func skillInstructions(skills []SkillText) string {
+	var parts []string
+	for _, s := range skills {
+		if t := strings.TrimSpace(s.Instructions); t != "" {
+			parts = append(parts, "Skill \""+s.Name+"\" instructions (this message triggered it):\n"+t)
+		}
 	}
-	return "Available skills: " + strings.Join(skills, ", ") + "."
+	return strings.Join(parts, "\n\n")
 }
 
 func timeLine(in Input) string {

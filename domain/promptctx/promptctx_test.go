@@ -200,7 +200,8 @@ func TestBuildGroupPlatformProjectLanguage(t *testing.T) {
 		"Personality preference from the user",
 		"Available projects: trader, garden. Active project: trader.",
 		"Active project \"trader\" instructions:\nYou are a trading assistant.",
-		"Available skills: weather.",
+		"Available skills (",
+		"\n- weather",
 	} {
 		if !strings.Contains(out.System, want) {
 			t.Errorf("System lacks %q:\n%s", want, out.System)

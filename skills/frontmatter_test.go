@@ -1,0 +1,93 @@
+package skills
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     string
+		want     domain.SkillDefined // Body, Hash and File not compared
+		wantEnv  map[string]map[string]string
+		errLine  int    // > 0: a ParseError at this line
+		errMatch string // part of its message
+	}{
+		{
+			name: "flow lists and a list of servers",
+			file: "---\nname: GitHub\ndescription: Work with issues and pull requests # a comment\ntriggers: [github, \"pull request\", 'issue, tracker']\nmcp_servers:\n  - name: gh\n    command: npx\n    args: [-y, \"@mcp/server-github\"]\n    env:\n      GITHUB_TOKEN: \"secret-1\"\n---\nUse the gh server.\n",
+			want: domain.SkillDefined{Name: "GitHub", Description: "Work with issues and pull requests", Triggers: []string{"github", "pull request", "issue, tracker"},
+				MCPServers: []domain.MCPServerDef{{Name: "gh", Command: "npx", Args: []string{"-y", "@mcp/server-github"}, Env: []string{"GITHUB_TOKEN"}}}},
+			wantEnv: map[string]map[string]string{"gh": {"GITHUB_TOKEN": "secret-1"}},
+		},
+		{
+			name: "block lists, name from the folder, comma triggers",
+			file: "---\n# comment line\ndescription: 'It''s the weather'\nkeywords: weather, forecast\nmcp:\n- name: w\n  command: /bin/weather\n  args:\n    - --city\n    - Madrid\n---\nbody\n",
+			want: domain.SkillDefined{Name: "folder", Description: "It's the weather", Triggers: []string{"weather", "forecast"},
+				MCPServers: []domain.MCPServerDef{{Name: "w", Command: "/bin/weather", Args: []string{"--city", "Madrid"}}}},
+			wantEnv: map[string]map[string]string{"w": {}},
+		},
+		{
+			name:    "servers as a map like Claude Code's mcpServers, unknown keys ignored",
+			file:    "---\nname: db\nalways: true\nmetadata: {\"nanobot\": {\"requires\": 1}}\nmcpServers:\n  pg:\n    command: pg-mcp\n    env:\n      URL: postgres://x\n---\nbody\n",
+			want:    domain.SkillDefined{Name: "db", MCPServers: []domain.MCPServerDef{{Name: "pg", Command: "pg-mcp", Env: []string{"URL"}}}},
+			wantEnv: map[string]map[string]string{"pg": {"URL": "postgres://x"}},
+		},
+		{name: "no front matter", file: "just text\n", errLine: 1, errMatch: "must start with a front matter"},
+		{name: "unclosed front matter", file: "---\nname: x\n", errLine: 1, errMatch: "never closed"},
+		{name: "not key value", file: "---\nname: x\njust words\n---\nbody\n", errLine: 3, errMatch: "expected \"key: value\""},
+		{name: "bad indentation", file: "---\nname: x\n    description: y\n---\nbody\n", errLine: 3, errMatch: "unexpected indentation"},
+		{name: "unterminated list", file: "---\nname: x\ntriggers: [a, b\n---\nbody\n", errLine: 3, errMatch: "missing ]"},
+		{name: "server without command", file: "---\nname: x\nmcp_servers:\n  - name: s\n---\nbody\n", errLine: 4, errMatch: "needs a name and a command"},
+		{name: "duplicate key", file: "---\nname: x\nname: y\n---\nbody\n", errLine: 3, errMatch: "duplicate key"},
+		{name: "block scalar", file: "---\nname: x\ndescription: |\n  long\n---\nbody\n", errLine: 3, errMatch: "block scalars"},
+		{name: "tab indentation", file: "---\nname: x\nmcp:\n\t- name: s\n---\nbody\n", errLine: 4, errMatch: "tabs"},
+		{name: "empty body", file: "---\nname: x\n---\n\n", errLine: 5, errMatch: "no instructions"},
+		{name: "name with a slash", file: "---\nname: a/b\n---\nbody\n", errLine: 2, errMatch: "cannot contain"},
+		{name: "env not a map", file: "---\nname: x\nmcp:\n  - name: s\n    command: c\n    env: [A]\n---\nbody\n", errLine: 6, errMatch: "env must be a map"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse("skills/folder/SKILL.md", "folder", []byte(tt.file))
+			if tt.errLine > 0 {
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("err = %v, want a ParseError", err)
+				}
+				if pe.Line != tt.errLine || !strings.Contains(pe.Msg, tt.errMatch) || !strings.HasPrefix(err.Error(), "skills/folder/SKILL.md:") {
+					t.Fatalf("err = %v, want line %d with %q", err, tt.errLine, tt.errMatch)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := f.Def
+			if got.Body == "" || len(got.Hash) != 64 {
+				t.Fatalf("body %q, hash %q", got.Body, got.Hash)
+			}
+			got.Body, got.Hash, got.File = "", "", ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
+			}
+			if !reflect.DeepEqual(f.Env, tt.wantEnv) {
+				t.Fatalf("env = %v, want %v", f.Env, tt.wantEnv)
+			}
+		})
+	}
+}
+
+// A changed file is a changed hash; the same file is the same hash.
+func TestParseHash(t *testing.T) {
+	a, _ := Parse("p", "x", []byte("---\nname: x\n---\nbody one\n"))
+	b, _ := Parse("p", "x", []byte("---\nname: x\n---\nbody one\n"))
+	c, _ := Parse("p", "x", []byte("---\nname: x\n---\nbody two\n"))
+	if a.Def.Hash != b.Def.Hash || a.Def.Hash == c.Def.Hash {
+		t.Fatalf("hashes %s %s %s", a.Def.Hash, b.Def.Hash, c.Def.Hash)
+	}
+}
