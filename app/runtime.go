@@ -24,6 +24,7 @@ import (
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/pairing"
+	"github.com/omega-gateway/omega/projects"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/scheduling"
@@ -84,6 +85,12 @@ type RuntimeOptions struct {
 	SummarizeOnShutdown bool
 	// Metrics, when set, receives the router's handler metrics.
 	Metrics prometheus.Registerer
+	// Capabilities replaces what the system prompt says this process can
+	// do (a re-run says what the recorded turn's process could).
+	Capabilities *prompts.Capabilities
+	// FrozenProjects reads project definitions from the log only, never
+	// importing the projects folder (a re-run's scratch has none).
+	FrozenProjects bool
 }
 
 // Channel implements handlers.ChannelSet.
@@ -147,9 +154,6 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err != nil {
 		return nil, err
 	}
-	if !cfg.HeartbeatEnabled {
-		ps = ps.WithoutHeartbeat() // promise only what runs
-	}
 	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown}
 	var names []string
 	for _, ch := range opts.Channels {
@@ -167,6 +171,11 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	}
 	sandbox := sandboxMode(cfg.Provider.Sandbox)
 	read := a.Queries
+	catalog, raw, caps, err := r.prepareProjects(ctx, opts, ps, sandbox)
+	if err != nil {
+		return nil, err
+	}
+	ps = raw.For(caps) // promise only what runs
 	commands, replies, err := r.hooks(opts, loc, handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
 		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
 	if err != nil {
@@ -176,14 +185,15 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Store: a.Store, Registry: a.Registry,
 		Senders:  handlers.Senders{Store: a.Store, Registry: a.Registry},
 		Read:     read,
-		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
-		Commands: commands, Replies: replies,
+		Channels: r, Provider: provider, Prompts: raw, Auth: auth,
+		Commands: commands, Replies: replies, Projects: catalog,
 		Config: handlers.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
-			SkillsDir: filepath.Join(cfg.DataDir, "skills"), Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
+			SkillsDir: filepath.Join(cfg.DataDir, "skills"), SkillsPresent: skillsPresent(filepath.Join(cfg.DataDir, "skills"), opts.Capabilities),
+			Capabilities: &caps, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
 			TypingEvery: 5 * time.Second, ProviderProblem: problem,
-			Sandbox: sandbox, Redactor: cfg.Redactor(), ProjectsDir: filepath.Join(cfg.DataDir, "projects"),
+			Sandbox: sandbox, Redactor: cfg.Redactor(),
 		},
 		Logger: a.Logger,
 	}); err != nil {
@@ -212,10 +222,33 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startCommandHandlers(ctx, provider, leases, ps, workspace); err != nil {
 		return nil, err
 	}
-	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace}); err != nil {
+	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog}); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// prepareProjects imports the project definitions into the log (unless
+// frozen) and returns the catalog turns read them from, the prompts as
+// written, and the capabilities of this process as they stand at start.
+func (r *Runtime) prepareProjects(ctx context.Context, opts RuntimeOptions, raw *prompts.Set, sandbox string) (*projects.Catalog, *prompts.Set, prompts.Capabilities, error) {
+	dir := filepath.Join(r.Config.DataDir, "projects")
+	if opts.FrozenProjects {
+		dir = ""
+	}
+	catalog, err := projects.New(r.Store, r.Registry, dir, r.Logger)
+	if err != nil {
+		return nil, nil, prompts.Capabilities{}, err
+	}
+	known, err := catalog.Sync(ctx)
+	if err != nil {
+		return nil, nil, prompts.Capabilities{}, err
+	}
+	caps := r.capabilities(opts, sandbox)
+	caps.Projects = len(known.Defs) > 0
+	caps.Skills = skillsPresent(filepath.Join(r.Config.DataDir, "skills"), opts.Capabilities)()
+	r.Logger.Info("capabilities the system prompt describes", "capabilities", caps.Names())
+	return catalog, raw, caps, nil
 }
 
 // startCommandHandlers builds the summarizer and subscribes it and the
@@ -331,6 +364,7 @@ type heartbeatDeps struct {
 	loc       *time.Location
 	sandbox   string
 	workspace string
+	projects  *projects.Catalog
 }
 
 // startHeartbeat registers the heartbeat's cycles on the due-work clock
@@ -356,6 +390,7 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 	if err != nil {
 		return err
 	}
+	enricher.Projects = d.projects
 	r.Heartbeat, err = heartbeat.New(heartbeat.Config{
 		Store: r.Store, Registry: r.Registry, Provider: d.provider, Markers: markersOf(d.replies), Channels: r,
 		Clock: r.Clock, Context: enricher, Prompts: d.prompts, Logger: r.Logger,

@@ -91,6 +91,12 @@ type (
 		History          []HistoryMessage `json:"history,omitempty"`
 		FactsCount       int              `json:"facts_count"`
 		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
+		// Capabilities names what the system prompt said this process
+		// can do (heartbeat, scheduler, images, sandbox:<mode>, ...).
+		Capabilities []string `json:"capabilities,omitempty"`
+		// ProjectsVersion is the version of the projects stream the
+		// context read its project roles from, so a re-run reads the same.
+		ProjectsVersion int64 `json:"projects_version,omitempty"`
 	}
 	ProviderCalled struct {
 		Provider  string `json:"provider"`

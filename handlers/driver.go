@@ -116,9 +116,12 @@ type DriverConfig struct {
 	// Redactor masks configured secrets in error texts before they are
 	// recorded: a failing server may echo a token back.
 	Redactor *redact.Redactor
-	// ProjectsDir holds one folder per project; a scheduled action of a
-	// project gets the project's ROLE.md in its system prompt.
-	ProjectsDir string
+	// Capabilities is what this process can do; the system prompt keeps
+	// only the passages about those (nil: the prompt as written).
+	// Projects and skills are looked at per turn.
+	Capabilities *prompts.Capabilities
+	// SkillsPresent reports whether any skill is installed (nil: none).
+	SkillsPresent func() bool
 	// ActionBackoff is the pause before a failed scheduled action's second
 	// call; the third waits four times longer (0: 2 s).
 	ActionBackoff time.Duration
@@ -139,6 +142,9 @@ type Driver struct {
 	Auth     Auth
 	Commands CommandHook
 	Replies  ReplyHook
+	// Projects imports project definitions and reads them from the log;
+	// nil: no projects.
+	Projects ProjectCatalog
 	Config   DriverConfig
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -591,13 +597,17 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	clean := sanitize.Clean(m.Text)
 	message := userMessage(m, clean.Text)
 	session := profile.Sessions[project]
-	model, role := d.Config.ModelFast, ""
+	model := d.Config.ModelFast
 	if m.Task != nil {
 		// A scheduled action runs in its task's project, with the full
 		// system prompt and the complex model.
 		project, session, model = m.Task.Project, "", cmp.Or(d.Config.ModelComplex, d.Config.ModelFast)
-		role = d.projectRole(project)
 	}
+	known, err := d.knownProjects(ctx)
+	if err != nil {
+		return domain.ContextBuilt{}, err
+	}
+	sections, caps := d.turnPrompts(known)
 	hint := d.formatHint(m.Channel)
 	tasks, err := d.pendingTasks(ctx, sender)
 	if err != nil {
@@ -616,7 +626,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	}
 	turns := neutralizeHistory(history)
 	out := promptctx.Build(promptctx.Input{
-		Prompts:         d.Prompts.Sections(),
+		Prompts:         sections,
 		Sandbox:         d.Prompts.Sandbox(d.Config.Sandbox),
 		FirstInSession:  session == "",
 		Message:         message,
@@ -624,7 +634,8 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		Language:        lang,
 		Personality:     profile.Personality,
 		ActiveProject:   project,
-		ProjectRole:     role,
+		ProjectRole:     known.Role(project),
+		Projects:        known.Names(),
 		Now:             now,
 		Location:        d.Config.Location,
 		PlatformHint:    hint,
@@ -651,23 +662,13 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		History:          history,
 		FactsCount:       len(profile.Facts),
 		SanitizeWarnings: clean.Warnings,
+		Capabilities:     caps,
+		ProjectsVersion:  known.Version,
 	}
 	if session != "" {
 		built.Prompt, built.SectionsUsed = out.Continuation, out.ContinuationSections
 	}
 	return built, nil
-}
-
-// projectRole reads a project's ROLE.md; a missing one is no role.
-func (d *Driver) projectRole(project string) string {
-	if project == "" || d.Config.ProjectsDir == "" || strings.ContainsAny(project, `/\`) {
-		return ""
-	}
-	b, err := os.ReadFile(filepath.Join(d.Config.ProjectsDir, project, "ROLE.md"))
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // pendingTasks lists the sender's scheduled tasks for the prompt.

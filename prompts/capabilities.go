@@ -165,3 +165,44 @@ func tidy(s string) string {
 	}
 	return strings.TrimSpace(s)
 }
+
+// Names lists the capabilities that are on, as a turn records them:
+// "heartbeat", "scheduler", "images", "sandbox:<mode>", "skills",
+// "projects", "whatsapp".
+func (c Capabilities) Names() []string {
+	var out []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.Heartbeat, "heartbeat"}, {c.Scheduler, "scheduler"}, {c.Images, "images"}, {c.Sandbox != "", "sandbox:" + c.Sandbox},
+		{c.Skills, "skills"}, {c.Projects, "projects"}, {c.WhatsAppPairing, "whatsapp"}} {
+		if f.on {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// ParseCapabilities reads what Names wrote; unknown names are ignored.
+func ParseCapabilities(names []string) Capabilities {
+	var c Capabilities
+	for _, n := range names {
+		switch {
+		case n == "heartbeat":
+			c.Heartbeat = true
+		case n == "scheduler":
+			c.Scheduler = true
+		case n == "images":
+			c.Images = true
+		case strings.HasPrefix(n, "sandbox:"):
+			c.Sandbox = strings.TrimPrefix(n, "sandbox:")
+		case n == "skills":
+			c.Skills = true
+		case n == "projects":
+			c.Projects = true
+		case n == "whatsapp":
+			c.WhatsAppPairing = true
+		}
+	}
+	return c
+}
