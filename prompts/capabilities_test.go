@@ -5,27 +5,6 @@ import (
 	"testing"
 )
 
-// Described lists, for each capability the prompt may describe, whether
-// a configuration has it and phrases that appear in the system prompt
-// exactly when it does. The e2e tests of app/ use the same table against
-// the prompts the provider actually received.
-var Described = []struct {
-	Name    string
-	On      func(Capabilities) bool
-	Phrases []string
-}{
-	{"heartbeat", func(c Capabilities) bool { return c.Heartbeat }, []string{"HEARTBEAT_ADD", "HEARTBEAT_OK", "heartbeat"}},
-	{"scheduler", func(c Capabilities) bool { return c.Scheduler },
-		[]string{"SCHEDULE:", "SCHEDULE_ACTION:", "CANCEL_TASK", "scheduler", "Remind me"}},
-	{"images", func(c Capabilities) bool { return c.Images }, []string{"[Attached image", "Images the user sends"}},
-	{"skills", func(c Capabilities) bool { return c.Skills }, []string{"SKILL_IMPROVE", "skill"}},
-	{"whatsapp", func(c Capabilities) bool { return c.WhatsAppPairing }, []string{"WHATSAPP_QR", "QR code"}},
-	{"commands and writes", func(c Capabilities) bool { return c.Sandbox != "readonly" }, []string{"run commands", "write files", "fix the failing test"}},
-	{"read-only", func(c Capabilities) bool { return c.Sandbox == "readonly" }, []string{"read and search files"}},
-	{"model creates projects", func(c Capabilities) bool { return c.Sandbox == "none" }, []string{"create its folder"}},
-	{"no project yet", func(c Capabilities) bool { return !c.Projects }, []string{"No project exists yet"}},
-}
-
 // Configurations are the capability sets the tests try.
 var Configurations = map[string]Capabilities{
 	"everything":              AllCapabilities(),
