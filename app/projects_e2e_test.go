@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/rerun"
@@ -105,6 +106,17 @@ func TestProjectsReachThePrompt(t *testing.T) {
 			ctx := context.Background()
 			if got := projectEventTypes(t, n); len(got) != 2 || got[0] != "ProjectDefined" {
 				t.Fatalf("imported at start: %v", got)
+			}
+
+			// /projects lists what the log records; a folder without ROLE.md is no project.
+			if err := os.MkdirAll(filepath.Join(data, "projects", "notes"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if out := say(t, n, "ana", "/projects", "20s"); !strings.Contains(out.Reply, "- garden\n- trader") || strings.Contains(out.Reply, "notes") {
+				t.Fatalf("/projects = %q", out.Reply)
+			}
+			if out := say(t, n, "ana", "/project notes", "20s"); out.Reply != i18n.More(i18n.English, i18n.ProjectUnknown, "notes") {
+				t.Fatalf("/project notes = %q", out.Reply)
 			}
 
 			say(t, n, "ana", "hello", "20s")

@@ -176,7 +176,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		return nil, err
 	}
 	ps = raw.For(caps) // promise only what runs
-	commands, replies, err := r.hooks(opts, loc, handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
+	commands, replies, err := r.hooks(opts, loc, catalog, handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
 		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
 	if err != nil {
 		return nil, err
@@ -307,7 +307,7 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling
 
 // hooks returns the command and marker hooks the options give, else the
 // default ones (with WhatsApp pairing when the options have a source).
-func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status handlers.StatusInfo) (handlers.CommandHook, handlers.ReplyHook, error) {
+func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projects.Catalog, status handlers.StatusInfo) (handlers.CommandHook, handlers.ReplyHook, error) {
 	effects := handlers.Effects{Store: r.Store, Registry: r.Registry, Read: r.Queries}
 	var whatsApp handlers.WhatsAppPairing
 	if opts.Pairing != nil {
@@ -327,7 +327,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status handlers
 	if commands == nil {
 		commands = &handlers.Commands{
 			Effects: effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
-			DataDir: r.Config.DataDir, Status: status,
+			DataDir: r.Config.DataDir, Status: status, Projects: catalog,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
 		}
 	}

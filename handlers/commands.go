@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,9 @@ type Commands struct {
 	Started  time.Time
 	DataDir  string // holds projects/ and skills/
 	Status   StatusInfo
+	// Projects gives the projects as the log records them; nil: the
+	// folders of DataDir/projects.
+	Projects ProjectCatalog
 	Now      func() time.Time
 	// HeartbeatNext says when a scope's next check-in falls due; false
 	// when the heartbeat does not run. nil: not reported.
@@ -119,8 +123,8 @@ var answers = map[string]answerFunc{
 	commands.Purge: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.purge(ctx, call)
 	},
-	commands.Projects: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
-		return c.listDir(call.lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
+	commands.Projects: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.listProjects(ctx, call)
 	},
 	commands.Project: (*Commands).project,
 	commands.Heartbeat: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
@@ -349,7 +353,7 @@ func (c *Commands) listDir(lang, sub string, key i18n.Key, active string) (strin
 
 func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (string, error) {
 	if arg == "" {
-		return c.listDir(call.lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
+		return c.listProjects(ctx, call)
 	}
 	if strings.EqualFold(arg, "off") {
 		if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {
@@ -362,13 +366,11 @@ func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (stri
 		}
 		return i18n.More(call.lang, i18n.ProjectOff), nil
 	}
-	found := false
-	for _, n := range c.dirNames("projects") {
-		if n == arg {
-			found = true
-		}
+	names, err := c.projectNames(ctx)
+	if err != nil {
+		return "", err
 	}
-	if !found {
+	if !slices.Contains(names, arg) {
 		return i18n.More(call.lang, i18n.ProjectUnknown, arg), nil
 	}
 	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {

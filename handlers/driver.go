@@ -687,29 +687,45 @@ func (d *Driver) pendingTasks(ctx context.Context, sender string) ([]promptctx.T
 // maxLearning bounds how many lessons and outcomes reach the prompt.
 const maxLearning = 20
 
-// learning returns what the sender's turns taught, scoped to the active
-// project: a lesson learned in one project does not steer another.
+// learning returns what the sender's turns taught, as the seed scopes it:
+// a project's lessons and outcomes only while it is active (labelled and
+// first), general ones everywhere; one project's never steer another.
 func (d *Driver) learning(ctx context.Context, sender, project string) (lessons, outcomes []string, err error) {
 	var l domain.Learning
 	if _, err := LoadState(ctx, d.Store, d.Registry, domain.LearningStream(sender), timeFolder{&l}); err != nil {
 		return nil, nil, err
 	}
+	var own, general, ownOut, generalOut []string
 	for _, x := range l.Lessons {
-		if x.Project == project {
-			lessons = append(lessons, fmt.Sprintf("[%s] %s", x.Domain, x.Rule))
-		}
+		own, general = scoped(own, general, x.Project, project, fmt.Sprintf("[%s] %s", x.Domain, x.Rule))
 	}
 	for _, r := range l.Rewards {
-		if r.Project == project {
-			outcomes = append(outcomes, fmt.Sprintf("(%+d) [%s] %s", r.Score, r.Domain, r.Lesson))
-		}
+		ownOut, generalOut = scoped(ownOut, generalOut, r.Project, project, fmt.Sprintf("(%+d) [%s] %s", r.Score, r.Domain, r.Lesson))
 	}
 	for _, o := range l.Outcomes {
-		if o.Project == project {
-			outcomes = append(outcomes, o.Outcome)
-		}
+		ownOut, generalOut = scoped(ownOut, generalOut, o.Project, project, o.Outcome)
 	}
-	return lastN(lessons, maxLearning), lastN(outcomes, maxLearning), nil
+	return projectFirst(own, general), projectFirst(ownOut, generalOut), nil
+}
+
+// scoped files one learned item of project of under the active project's
+// own items (labelled with the project) or the general ones; another
+// project's item goes nowhere.
+func scoped(own, general []string, of, active, text string) ([]string, []string) {
+	switch {
+	case of == "":
+		return own, append(general, text)
+	case of == active:
+		return append(own, "["+active+"] "+text), general
+	}
+	return own, general
+}
+
+// projectFirst is the project's latest items, then the latest general ones
+// in the room left under maxLearning.
+func projectFirst(own, general []string) []string {
+	own = lastN(own, maxLearning)
+	return append(own, lastN(general, maxLearning-len(own))...)
 }
 
 func lastN(xs []string, n int) []string {
