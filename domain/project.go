@@ -74,9 +74,9 @@ func (p *Projects) Apply(e Payload, version int64, _ time.Time) {
 	}
 	switch ev := e.(type) {
 	case ProjectDefined:
-		p.Defs[ev.Name] = ProjectDef{Name: ev.Name, Role: ev.Role, Hash: ev.Hash}
+		p.Defs[ev.Name] = ProjectDef(ev)
 	case ProjectRoleChanged:
-		p.Defs[ev.Name] = ProjectDef{Name: ev.Name, Role: ev.Role, Hash: ev.Hash}
+		p.Defs[ev.Name] = ProjectDef(ev)
 	case ProjectRemoved:
 		delete(p.Defs, ev.Name)
 	}

@@ -712,10 +712,10 @@ func (d *Driver) learning(ctx context.Context, sender, project string) (lessons,
 // own items (labelled with the project) or the general ones; another
 // project's item goes nowhere.
 func scoped(own, general []string, of, active, text string) ([]string, []string) {
-	switch {
-	case of == "":
+	switch of {
+	case "":
 		return own, append(general, text)
-	case of == active:
+	case active:
 		return append(own, "["+active+"] "+text), general
 	}
 	return own, general
