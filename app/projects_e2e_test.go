@@ -204,18 +204,21 @@ func (*imageChannel) ReceivesImages() bool { return true }
 // delivers images, the read-only sandbox. Checked on the prompts the
 // provider was given, for a message that opens every gated section.
 func TestPromptDescribesOnlyWhatRuns(t *testing.T) {
+	noScheduler := prompts.Capabilities{Heartbeat: true, Sandbox: "none"}
 	configs := []struct {
 		name     string
 		vars     map[string]string
 		images   bool
+		given    *prompts.Capabilities // as a re-run passes them (no switch turns the scheduler off)
 		expected prompts.Capabilities
 	}{
-		{"heartbeat, images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "true"}, true,
+		{"heartbeat, images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "true"}, true, nil,
 			prompts.Capabilities{Heartbeat: true, Scheduler: true, Images: true, Sandbox: "workspace"}},
-		{"no heartbeat, no images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false"}, false,
+		{"no heartbeat, no images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false"}, false, nil,
 			prompts.Capabilities{Scheduler: true, Sandbox: "workspace"}},
-		{"read-only, images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false", "OMEGA_SANDBOX": "readonly"}, true,
+		{"read-only, images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false", "OMEGA_SANDBOX": "readonly"}, true, nil,
 			prompts.Capabilities{Scheduler: true, Images: true, Sandbox: "readonly"}},
+		{"given: no scheduler, unsandboxed", nil, false, &noScheduler, noScheduler},
 	}
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
@@ -231,14 +234,14 @@ func TestPromptDescribesOnlyWhatRuns(t *testing.T) {
 						extra = append(extra, &imageChannel{fakeChannel{name: "photos"}})
 					}
 					auth := &handlers.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
-					n := startNodeWith(t, vars, app.RuntimeOptions{Channels: extra, Auth: auth})
+					n := startNodeWith(t, vars, app.RuntimeOptions{Channels: extra, Auth: auth, Capabilities: c.given})
 					out := say(t, n, "bo", "remind me tomorrow about the project, the heartbeat and my skills", "20s")
 					if got := contextOf(t, n, out.TurnID).Capabilities; strings.Join(got, ",") != strings.Join(c.expected.Names(), ",") {
 						t.Fatalf("recorded capabilities %v, want %v", got, c.expected.Names())
 					}
 					full := lastPrompt(t, promptLog)
 					system := strings.ToLower(full[:strings.LastIndex(full, "[User]: ")])
-					for _, section := range []string{"SCHEDULE_ACTION", "PROJECT_ACTIVATE: <name>", "LIMITATION:"} {
+					for _, section := range []string{"PROJECT_ACTIVATE: <name>", "LIMITATION:"} {
 						if !strings.Contains(system, strings.ToLower(section)) {
 							t.Fatalf("a gated section is missing (%q):\n%s", section, system)
 						}
