@@ -708,26 +708,6 @@ func (d *Driver) learning(ctx context.Context, sender, project string) (lessons,
 	return projectFirst(own, general), projectFirst(ownOut, generalOut), nil
 }
 
-// scoped files one learned item of project of under the active project's
-// own items (labelled with the project) or the general ones; another
-// project's item goes nowhere.
-func scoped(own, general []string, of, active, text string) ([]string, []string) {
-	switch of {
-	case "":
-		return own, append(general, text)
-	case active:
-		return append(own, "["+active+"] "+text), general
-	}
-	return own, general
-}
-
-// projectFirst is the project's latest items, then the latest general ones
-// in the room left under maxLearning.
-func projectFirst(own, general []string) []string {
-	own = lastN(own, maxLearning)
-	return append(own, lastN(general, maxLearning-len(own))...)
-}
-
 func lastN(xs []string, n int) []string {
 	if len(xs) > n {
 		return xs[len(xs)-n:]

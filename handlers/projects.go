@@ -71,3 +71,23 @@ func (c *Commands) listProjects(ctx context.Context, call *cmdCall) (string, err
 	}
 	return i18n.More(call.lang, i18n.ProjectsList, strings.Join(lines, "\n")), nil
 }
+
+// scoped files one learned item of project of under the active project's
+// own items (labelled with the project) or the general ones; another
+// project's item goes nowhere.
+func scoped(own, general []string, of, active, text string) ([]string, []string) {
+	switch of {
+	case "":
+		return own, append(general, text)
+	case active:
+		return append(own, "["+active+"] "+text), general
+	}
+	return own, general
+}
+
+// projectFirst is the project's latest items, then the latest general ones
+// in the room left under maxLearning.
+func projectFirst(own, general []string) []string {
+	own = lastN(own, maxLearning)
+	return append(own, lastN(general, maxLearning-len(own))...)
+}
