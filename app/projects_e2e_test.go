@@ -262,3 +262,36 @@ func TestPromptDescribesOnlyWhatRuns(t *testing.T) {
 		})
 	}
 }
+
+// The skills paragraph is in the prompt only once a skill is installed
+// (a folder with SKILL.md), looked at per turn.
+func TestSkillsParagraphFollowsInstalledSkills(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			claude, promptLog := recordingClaude(t, nil)
+			vars := baseVars(t, b, claude)
+			n := startNode(t, vars)
+			skills := filepath.Join(vars["OMEGA_DATA_DIR"], "skills", "weather")
+			if err := os.MkdirAll(skills, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			out := say(t, n, "cy", "report a bug please", "20s")
+			if p := lastPrompt(t, promptLog); strings.Contains(p, "SKILL_IMPROVE") || !strings.Contains(p, "BUG_REPORT") {
+				t.Fatalf("no skill installed (a folder without SKILL.md), yet:\n%s", p)
+			}
+			if got := strings.Join(contextOf(t, n, out.TurnID).Capabilities, ","); strings.Contains(got, "skills") {
+				t.Fatalf("capabilities %s", got)
+			}
+			if err := os.WriteFile(filepath.Join(skills, "SKILL.md"), []byte("---\nname: weather\n---\nLook it up."), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out = say(t, n, "cy", "report another bug", "20s")
+			if p := lastPrompt(t, promptLog); !strings.Contains(p, "SKILL_IMPROVE: <skill name> | <lesson>") {
+				t.Fatalf("a skill is installed, yet:\n%s", p)
+			}
+			if got := strings.Join(contextOf(t, n, out.TurnID).Capabilities, ","); !strings.Contains(got, "skills") {
+				t.Fatalf("capabilities %s", got)
+			}
+		})
+	}
+}
