@@ -150,6 +150,7 @@ func NewRegistry() *domain.Registry {
 	domain.RegisterSkillEvents(r)
 	domain.RegisterHeartbeatCycleEvents(r)
 	domain.RegisterSummaryEvents(r)
+	domain.RegisterProjectEvents(r)
 	return r
 }
 

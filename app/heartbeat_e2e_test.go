@@ -265,7 +265,7 @@ func TestSystemPromptFollowsHeartbeatSetting(t *testing.T) {
 					system = p.(domain.ContextBuilt).System
 				}
 			}
-			has := strings.Contains(system, "a heartbeat that checks on things")
+			has := strings.Contains(system, "A heartbeat checks on things periodically")
 			if has != (enabled == "true") {
 				t.Fatalf("heartbeat enabled=%s, prompt mentions it: %v", enabled, has)
 			}

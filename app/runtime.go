@@ -25,6 +25,7 @@ import (
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/pairing"
 	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/projects"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/scheduling"
@@ -89,6 +90,12 @@ type RuntimeOptions struct {
 	SummarizeOnShutdown bool
 	// Metrics, when set, receives the router's handler metrics.
 	Metrics prometheus.Registerer
+	// Capabilities replaces what the system prompt says this process can
+	// do (a re-run says what the recorded turn's process could).
+	Capabilities *prompts.Capabilities
+	// FrozenProjects reads project definitions from the log only, never
+	// importing the projects folder (a re-run's scratch has none).
+	FrozenProjects bool
 }
 
 // Channel implements pipeline.ChannelSet.
@@ -152,9 +159,6 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err != nil {
 		return nil, err
 	}
-	if !cfg.HeartbeatEnabled {
-		ps = ps.WithoutHeartbeat() // promise only what runs
-	}
 	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown}
 	var names []string
 	for _, ch := range opts.Channels {
@@ -175,7 +179,12 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	}
 	sandbox := sandboxMode(cfg.Provider.Sandbox)
 	read := a.Queries
-	commands, replies, err := r.hooks(opts, loc, slash.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
+	catalog, raw, caps, err := r.prepareProjects(ctx, opts, ps, sandbox)
+	if err != nil {
+		return nil, err
+	}
+	ps = raw.For(caps) // promise only what runs
+	commands, replies, err := r.hooks(opts, loc, catalog, slash.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
 		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
 	if err != nil {
 		return nil, err
@@ -184,14 +193,14 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Store: a.Store, Registry: a.Registry,
 		Senders:  a.Senders,
 		Read:     read,
-		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
-		Commands: commands, Replies: replies, Skills: r.Skills,
+		Channels: r, Provider: provider, Prompts: raw, Auth: auth,
+		Commands: commands, Replies: replies, Skills: r.Skills, Projects: catalog,
 		Config: pipeline.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
-			Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
+			Capabilities: &caps, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
 			TypingEvery: 5 * time.Second, ProviderProblem: problem,
-			Sandbox: sandbox, Redactor: cfg.Redactor(), ProjectsDir: filepath.Join(cfg.DataDir, "projects"),
+			Sandbox: sandbox, Redactor: cfg.Redactor(),
 		},
 		Logger: a.Logger,
 	}); err != nil {
@@ -220,10 +229,33 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startCommandHandlers(ctx, provider, leases, ps, workspace); err != nil {
 		return nil, err
 	}
-	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace}); err != nil {
+	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog}); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// prepareProjects imports the project definitions into the log (unless
+// frozen) and returns the catalog turns read them from, the prompts as
+// written, and the capabilities of this process as they stand at start.
+func (r *Runtime) prepareProjects(ctx context.Context, opts RuntimeOptions, raw *prompts.Set, sandbox string) (*projects.Catalog, *prompts.Set, prompts.Capabilities, error) {
+	dir := filepath.Join(r.Config.DataDir, "projects")
+	if opts.FrozenProjects {
+		dir = ""
+	}
+	catalog, err := projects.New(r.Store, r.Registry, dir, r.Logger)
+	if err != nil {
+		return nil, nil, prompts.Capabilities{}, err
+	}
+	known, err := catalog.Sync(ctx)
+	if err != nil {
+		return nil, nil, prompts.Capabilities{}, err
+	}
+	caps := r.capabilities(opts, sandbox)
+	caps.Projects = len(known.Defs) > 0
+	caps.Skills = r.skillsPresent(ctx, opts.Capabilities)
+	r.Logger.Info("capabilities the system prompt describes", "capabilities", caps.Names())
+	return catalog, raw, caps, nil
 }
 
 // startCommandHandlers builds the summarizer and subscribes it and the
@@ -280,7 +312,7 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling
 
 // hooks returns the command and marker hooks the options give, else the
 // default ones (with WhatsApp pairing when the options have a source).
-func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status slash.StatusInfo) (pipeline.CommandHook, pipeline.ReplyHook, error) {
+func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projects.Catalog, status slash.StatusInfo) (pipeline.CommandHook, pipeline.ReplyHook, error) {
 	var whatsApp slash.WhatsAppPairing
 	if opts.Pairing != nil {
 		var err error
@@ -303,7 +335,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status slash.St
 		var err error
 		commands, err = slash.New(slash.Commands{
 			Recorder: r.Effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
-			DataDir: r.Config.DataDir, Status: status, Skills: r.Skills,
+			DataDir: r.Config.DataDir, Status: status, Skills: r.Skills, Projects: catalog,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
 		})
 		if err != nil {
@@ -343,6 +375,7 @@ type heartbeatDeps struct {
 	loc       *time.Location
 	sandbox   string
 	workspace string
+	projects  *projects.Catalog
 }
 
 // startHeartbeat registers the heartbeat's cycles on the due-work clock
@@ -367,6 +400,7 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 	if err != nil {
 		return err
 	}
+	enricher.Projects = d.projects
 	r.Heartbeat, err = heartbeat.New(heartbeat.Config{
 		Store: r.Store, Registry: r.Registry, Provider: d.provider, Markers: markersOf(d.replies), Channels: r,
 		Clock: r.Clock, Context: enricher, Prompts: d.prompts, Logger: r.Logger,

@@ -61,6 +61,13 @@ type Channel interface {
 	Stop(ctx context.Context) error
 }
 
+// ImageReceiver is implemented by channels that deliver the images people
+// send (as attachments); the system prompt tells the model about them only
+// when a running channel does.
+type ImageReceiver interface {
+	ReceivesImages() bool
+}
+
 // FormatHinter is implemented by channels whose platform renders a subset
 // of Markdown; the hint is added to the system prompt.
 type FormatHinter interface {

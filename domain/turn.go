@@ -96,6 +96,12 @@ type (
 		// MCPServers, "skill/server") are given to this turn's call.
 		Skills     []string `json:"skills,omitempty"`
 		MCPServers []string `json:"mcp_servers,omitempty"`
+		// Capabilities names what the system prompt said this process
+		// can do (heartbeat, scheduler, images, sandbox:<mode>, ...).
+		Capabilities []string `json:"capabilities,omitempty"`
+		// ProjectsVersion is the version of the projects stream the
+		// context read its project roles from, so a re-run reads the same.
+		ProjectsVersion int64 `json:"projects_version,omitempty"`
 	}
 	ProviderCalled struct {
 		Provider  string `json:"provider"`

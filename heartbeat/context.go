@@ -41,6 +41,14 @@ type Enricher struct {
 	sections    Sections
 	sandbox     string
 	projectsDir string
+	// Projects, when set, gives the projects' roles from the log (package
+	// projects) instead of their folder.
+	Projects ProjectRoles
+}
+
+// ProjectRoles reads the project definitions recorded in the log.
+type ProjectRoles interface {
+	Load(ctx context.Context) (domain.Projects, error)
 }
 
 // NewEnricher checks the dependencies and returns an enricher.
@@ -156,7 +164,11 @@ func block(b *strings.Builder, title string, lines []string) {
 // ROLE.md when it has one.
 func (e *Enricher) System(project string) string {
 	role := ""
-	if project != "" && e.projectsDir != "" && !strings.ContainsAny(project, `/\`) {
+	if project != "" && e.Projects != nil {
+		if known, err := e.Projects.Load(context.Background()); err == nil {
+			role = known.Role(project)
+		}
+	} else if project != "" && e.projectsDir != "" && !strings.ContainsAny(project, `/\`) {
 		if b, err := os.ReadFile(filepath.Join(e.projectsDir, project, "ROLE.md")); err == nil {
 			role = string(b)
 		}

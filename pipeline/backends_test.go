@@ -110,6 +110,7 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 	domain.RegisterTurnEvents(reg)
 	domain.RegisterTaskEvents(reg)
 	domain.RegisterAgentEvents(reg)
+	domain.RegisterProjectEvents(reg)
 	engine := projections.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)

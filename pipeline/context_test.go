@@ -9,8 +9,9 @@ import (
 	"github.com/omega-gateway/omega/domain"
 )
 
-// Pending tasks reach the prompt, and so do lessons and outcomes, but
-// only those learned in the sender's active project.
+// Pending tasks reach the prompt, and so do lessons and outcomes: a
+// project's only while it is active (labelled, before the general ones),
+// general ones everywhere.
 func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
@@ -37,5 +38,15 @@ func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 	}
 	if strings.Contains(built.System, "never deploy on fridays") {
 		t.Errorf("a lesson of project shop leaked into a turn outside it")
+	}
+
+	f.appendSender(t, domain.ProjectActivated{Project: "shop"})
+	id = f.turn(t, message("what did you learn"))
+	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
+		built = p
+	}
+	shop, general := strings.Index(built.System, "[shop] [deploy] never deploy on fridays"), strings.Index(built.System, "[style] answer in bullet points")
+	if shop < 0 || general < 0 || shop > general {
+		t.Errorf("in project shop, its lesson (at %d) must come before the general one (at %d):\n%s", shop, general, built.System)
 	}
 }

@@ -120,9 +120,10 @@ type DriverConfig struct {
 	// Redactor masks configured secrets in error texts before they are
 	// recorded: a failing server may echo a token back.
 	Redactor *redact.Redactor
-	// ProjectsDir holds one folder per project; a scheduled action of a
-	// project gets the project's ROLE.md in its system prompt.
-	ProjectsDir string
+	// Capabilities is what this process can do; the system prompt keeps
+	// only the passages about those (nil: the prompt as written).
+	// Projects and skills are looked at per turn.
+	Capabilities *prompts.Capabilities
 	// ActionBackoff is the pause before a failed scheduled action's second
 	// call; the third waits four times longer (0: 2 s).
 	ActionBackoff time.Duration
@@ -150,6 +151,9 @@ type Driver struct {
 	Commands CommandHook
 	Replies  ReplyHook
 	Skills   *skills.Library // nil: no skills
+	// Projects imports project definitions and reads them from the log;
+	// nil: no projects.
+	Projects ProjectCatalog
 	Config   DriverConfig
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -598,13 +602,21 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	clean := sanitize.Clean(m.Text)
 	message := userMessage(m, clean.Text)
 	session := profile.Sessions[project]
-	model, role := d.Config.ModelFast, ""
+	model := d.Config.ModelFast
 	if m.Task != nil {
 		// A scheduled action runs in its task's project, with the full
 		// system prompt and the complex model.
 		project, session, model = m.Task.Project, "", cmp.Or(d.Config.ModelComplex, d.Config.ModelFast)
-		role = d.projectRole(project)
 	}
+	known, err := d.knownProjects(ctx)
+	if err != nil {
+		return domain.ContextBuilt{}, err
+	}
+	sk, err := d.skillsFor(ctx, clean.Text)
+	if err != nil {
+		return domain.ContextBuilt{}, err
+	}
+	sections, caps := d.turnPrompts(known, len(sk.lines) > 0)
 	hint := d.formatHint(m.Channel)
 	tasks, err := d.pendingTasks(ctx, sender)
 	if err != nil {
@@ -621,15 +633,11 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 			return domain.ContextBuilt{}, err
 		}
 	}
-	sk, err := d.skillsFor(ctx, clean.Text)
-	if err != nil {
-		return domain.ContextBuilt{}, err
-	}
 	turns := neutralizeHistory(history)
 	out := promptctx.Build(promptctx.Input{
 		Skills:          sk.lines,
 		MatchedSkills:   sk.texts(),
-		Prompts:         d.Prompts.Sections(),
+		Prompts:         sections,
 		Sandbox:         d.Prompts.Sandbox(d.Config.Sandbox),
 		FirstInSession:  session == "",
 		Message:         message,
@@ -637,7 +645,8 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		Language:        lang,
 		Personality:     profile.Personality,
 		ActiveProject:   project,
-		ProjectRole:     role,
+		ProjectRole:     known.Role(project),
+		Projects:        known.Names(),
 		Now:             now,
 		Location:        d.Config.Location,
 		PlatformHint:    hint,
@@ -666,23 +675,13 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		SanitizeWarnings: clean.Warnings,
 		Skills:           sk.names(),
 		MCPServers:       skills.ServerNames(sk.matched),
+		Capabilities:     caps,
+		ProjectsVersion:  known.Version,
 	}
 	if session != "" {
 		built.Prompt, built.SectionsUsed = out.Continuation, out.ContinuationSections
 	}
 	return built, nil
-}
-
-// projectRole reads a project's ROLE.md; a missing one is no role.
-func (d *Driver) projectRole(project string) string {
-	if project == "" || d.Config.ProjectsDir == "" || strings.ContainsAny(project, `/\`) {
-		return ""
-	}
-	b, err := os.ReadFile(filepath.Join(d.Config.ProjectsDir, project, "ROLE.md"))
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // pendingTasks lists the sender's scheduled tasks for the prompt.
@@ -701,29 +700,25 @@ func (d *Driver) pendingTasks(ctx context.Context, sender string) ([]promptctx.T
 // maxLearning bounds how many lessons and outcomes reach the prompt.
 const maxLearning = 20
 
-// learning returns what the sender's turns taught, scoped to the active
-// project: a lesson learned in one project does not steer another.
+// learning returns what the sender's turns taught, as the seed scopes it:
+// a project's lessons and outcomes only while it is active (labelled and
+// first), general ones everywhere; one project's never steer another.
 func (d *Driver) learning(ctx context.Context, sender, project string) (lessons, outcomes []string, err error) {
 	var l domain.Learning
 	if _, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.LearningStream(sender), &l); err != nil {
 		return nil, nil, err
 	}
+	var own, general, ownOut, generalOut []string
 	for _, x := range l.Lessons {
-		if x.Project == project {
-			lessons = append(lessons, fmt.Sprintf("[%s] %s", x.Domain, x.Rule))
-		}
+		own, general = scoped(own, general, x.Project, project, fmt.Sprintf("[%s] %s", x.Domain, x.Rule))
 	}
 	for _, r := range l.Rewards {
-		if r.Project == project {
-			outcomes = append(outcomes, fmt.Sprintf("(%+d) [%s] %s", r.Score, r.Domain, r.Lesson))
-		}
+		ownOut, generalOut = scoped(ownOut, generalOut, r.Project, project, fmt.Sprintf("(%+d) [%s] %s", r.Score, r.Domain, r.Lesson))
 	}
 	for _, o := range l.Outcomes {
-		if o.Project == project {
-			outcomes = append(outcomes, o.Outcome)
-		}
+		ownOut, generalOut = scoped(ownOut, generalOut, o.Project, project, o.Outcome)
 	}
-	return lastN(lessons, maxLearning), lastN(outcomes, maxLearning), nil
+	return projectFirst(own, general), projectFirst(ownOut, generalOut), nil
 }
 
 func lastN(xs []string, n int) []string {

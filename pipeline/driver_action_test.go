@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/projects"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -30,7 +31,11 @@ func TestDriverActionTurnUsesComplexModelAndProjectRole(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "garden", "ROLE.md"), []byte("You are the gardener."), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f.driver.Config.ProjectsDir, f.driver.Config.ModelComplex = dir, "complex"
+	catalog, err := projects.New(f.store, f.reg, dir, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.driver.Projects, f.driver.Config.ModelComplex = catalog, "complex"
 	f.appendSender(t, domain.SessionStarted{Project: "garden", SessionID: "sess-9", Provider: "fake"})
 	id := f.turn(t, actionMessage("garden"))
 	reqs := f.provider.requests()
@@ -38,7 +43,7 @@ func TestDriverActionTurnUsesComplexModelAndProjectRole(t *testing.T) {
 		t.Fatalf("requests %+v", reqs)
 	}
 	built := ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id)))
-	if len(built) != 1 || built[0].Project != "garden" {
+	if len(built) != 1 || built[0].Project != "garden" || built[0].ProjectsVersion != 1 {
 		t.Fatalf("context %+v", built)
 	}
 }

@@ -42,6 +42,10 @@ const ItemsPlaceholder = "{items}"
 
 // Set is a loaded, validated set of prompts. It is read-only after Load.
 type Set struct {
+	// raw are the SYSTEM_PROMPT.md sections as written, conditions and
+	// all; sections are them resolved for the capabilities of For (all
+	// on until For is called).
+	raw       map[string]string
 	sections  map[string]string
 	welcome   map[string]string // canonical language name -> text
 	heartbeat string
@@ -198,7 +202,13 @@ func parseSystemPrompt(s *Set, text string) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("missing or empty sections: %s", strings.Join(missing, ", "))
 	}
-	s.sections = sections
+	for name, text := range sections {
+		if err := checkConditions(text); err != nil {
+			return fmt.Errorf("section ## %s: %w", name, err)
+		}
+	}
+	s.raw = sections
+	s.sections = s.For(AllCapabilities()).sections
 	return nil
 }
 
@@ -259,30 +269,6 @@ func parseClassify(s *Set, text string) error {
 // HeartbeatClassify returns the classification prompt for numbered items.
 func (s *Set) HeartbeatClassify(numbered string) string {
 	return strings.Replace(s.classify, ItemsPlaceholder, strings.TrimSpace(numbered), 1)
-}
-
-// heartbeatMention is the Identity's promise of a heartbeat.
-const heartbeatMention = ", and a heartbeat that checks on things\nperiodically"
-
-// WithoutHeartbeat returns a copy whose system prompt promises no
-// heartbeat (OMEGA_HEARTBEAT_ENABLED=false): the Meta section's
-// "Heartbeat:" paragraph and the Identity's mention are left out, so the
-// model is not told about check-ins that never run.
-func (s *Set) WithoutHeartbeat() *Set {
-	out := *s
-	out.sections = s.Sections()
-	out.sections["Identity"] = strings.Replace(out.sections["Identity"], heartbeatMention, "", 1)
-	meta := out.sections["Meta"]
-	if i := strings.Index(meta, "Heartbeat:"); i >= 0 && (i == 0 || meta[i-1] == '\n') {
-		end := strings.Index(meta[i:], "\n\n")
-		if end < 0 {
-			meta = strings.TrimSpace(meta[:i])
-		} else {
-			meta = meta[:i] + meta[i+end+2:]
-		}
-		out.sections["Meta"] = meta
-	}
-	return &out
 }
 
 func nonEmpty(dst *string, text string) error {

@@ -177,33 +177,6 @@ func TestLoadUnreadableOverride(t *testing.T) {
 	}
 }
 
-// The system prompt promises a heartbeat only when one runs.
-func TestWithoutHeartbeat(t *testing.T) {
-	on := Defaults()
-	off := on.WithoutHeartbeat()
-	joined := func(s *Set) string {
-		var b strings.Builder
-		for _, name := range RequiredSections {
-			b.WriteString(s.Section(name))
-		}
-		return b.String()
-	}
-	if !strings.Contains(joined(on), "HEARTBEAT_ADD") || !strings.Contains(joined(on), "a heartbeat that checks") {
-		t.Fatal("the default prompt should describe the heartbeat")
-	}
-	for _, word := range []string{"HEARTBEAT_ADD", "HEARTBEAT_OK", "heartbeat that checks", "Heartbeat:"} {
-		if strings.Contains(joined(off), word) {
-			t.Errorf("prompt without heartbeat still says %q", word)
-		}
-	}
-	if !strings.Contains(off.Section("Meta"), "LIMITATION:") || !strings.Contains(off.Section("Identity"), "reminders and autonomous tasks") {
-		t.Error("leaving the heartbeat out removed more than it")
-	}
-	if !strings.Contains(joined(on), "HEARTBEAT_ADD") {
-		t.Error("WithoutHeartbeat changed the original set")
-	}
-}
-
 func TestHeartbeatClassifyPrompt(t *testing.T) {
 	p := Defaults().HeartbeatClassify("1. a\n2. b")
 	if !strings.Contains(p, "1. a\n2. b") || strings.Contains(p, ItemsPlaceholder) || !strings.Contains(p, "DIRECT") {

@@ -28,6 +28,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/prompts"
 )
 
 // Source is the live log the turn is read from; it is only read.
@@ -52,6 +53,9 @@ type Options struct {
 	// Timeout bounds the scratch run (default 2m).
 	Timeout time.Duration
 	Logger  *slog.Logger
+
+	// capabilities are what the recorded turn's process could do.
+	capabilities *prompts.Capabilities
 }
 
 // Result is one re-run.
@@ -85,6 +89,16 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 	state, err := senderState(ctx, src, recorded, msg)
 	if err != nil {
 		return res, err
+	}
+	built := recordedContext(decoded)
+	defs, err := projectDefinitions(ctx, src, built.ProjectsVersion)
+	if err != nil {
+		return res, err
+	}
+	state = append(state, defs...)
+	if len(built.Capabilities) > 0 {
+		caps := prompts.ParseCapabilities(built.Capabilities)
+		o.capabilities = &caps
 	}
 
 	scratch, err := os.MkdirTemp("", "omega-rerun-")
@@ -173,6 +187,32 @@ func isSkillStream(id string) bool {
 	return id == domain.SkillsStream || strings.HasPrefix(id, domain.SkillStream(""))
 }
 
+// recordedContext is the turn's recorded context (zero when it built none).
+func recordedContext(decoded []domain.Payload) domain.ContextBuilt {
+	for _, p := range decoded {
+		if c, ok := p.(domain.ContextBuilt); ok {
+			return c
+		}
+	}
+	return domain.ContextBuilt{}
+}
+
+// projectDefinitions are the project definitions the turn's context read:
+// the projects stream up to the version it recorded.
+func projectDefinitions(ctx context.Context, src Source, version int64) ([]domain.Event, error) {
+	if version <= 0 {
+		return nil, nil
+	}
+	evs, err := src.Load(ctx, domain.ProjectsStream, 1)
+	if err != nil {
+		return nil, fmt.Errorf("load the project definitions: %w", err)
+	}
+	if int64(len(evs)) < version {
+		return nil, fmt.Errorf("the projects stream has %d events, the turn read %d", len(evs), version)
+	}
+	return evs[:version], nil
+}
+
 // copyPrompts copies the prompt overrides of dir (if any) into to.
 func copyPrompts(dir, to string) error {
 	entries, err := os.ReadDir(dir)
@@ -229,7 +269,8 @@ func runScratch(ctx context.Context, cfg config.Config, o Options, state, record
 			ch.chunks = append(ch.chunks, s.Chunks)
 		}
 	}
-	opts := app.RuntimeOptions{Channels: []channels.Channel{ch}, Auth: o.Auth}
+	// The recorded roles are the projects; the scratch has no folder.
+	opts := app.RuntimeOptions{Channels: []channels.Channel{ch}, Auth: o.Auth, FrozenProjects: true, Capabilities: o.capabilities}
 	if !o.Live {
 		opts.Provider = &replayProvider{name: providerName(decoded, cfg), calls: recordedCalls(decoded)}
 	}

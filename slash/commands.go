@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +48,9 @@ type Commands struct {
 	DataDir  string          // holds projects/ and skills/
 	Skills   *skills.Library // nil: no skills
 	Status   StatusInfo
+	// Projects gives the projects as the log records them; nil: the
+	// folders of DataDir/projects.
+	Projects ProjectCatalog
 	Now      func() time.Time
 	// HeartbeatNext says when a scope's next check-in falls due; false
 	// when the heartbeat does not run. nil: not reported.
@@ -144,8 +148,8 @@ var answers = map[string]answerFunc{
 	commands.Purge: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.purge(ctx, call)
 	},
-	commands.Projects: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
-		return c.listDir(call.lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
+	commands.Projects: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.listProjects(ctx, call)
 	},
 	commands.Project: (*Commands).project,
 	commands.Heartbeat: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
@@ -374,7 +378,7 @@ func (c *Commands) listDir(lang, sub string, key i18n.Key, active string) (strin
 
 func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (string, error) {
 	if arg == "" {
-		return c.listDir(call.lang, "projects", i18n.ProjectsList, call.profile.ActiveProject)
+		return c.listProjects(ctx, call)
 	}
 	if strings.EqualFold(arg, "off") {
 		if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {
@@ -387,13 +391,11 @@ func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (stri
 		}
 		return i18n.More(call.lang, i18n.ProjectOff), nil
 	}
-	found := false
-	for _, n := range c.dirNames("projects") {
-		if n == arg {
-			found = true
-		}
+	names, err := c.projectNames(ctx)
+	if err != nil {
+		return "", err
 	}
-	if !found {
+	if !slices.Contains(names, arg) {
 		return i18n.More(call.lang, i18n.ProjectUnknown, arg), nil
 	}
 	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {

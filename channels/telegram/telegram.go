@@ -144,6 +144,10 @@ func (c *Channel) BotUsername() string {
 	return c.username
 }
 
+// ReceivesImages implements channels.ImageReceiver: photos people send
+// reach the model as attachments.
+func (c *Channel) ReceivesImages() bool { return true }
+
 // FormatHint implements channels.FormatHinter.
 func (c *Channel) FormatHint() string {
 	return "Platform: Telegram. Rendered: **bold**, *italic*, ~~strikethrough~~, `inline code`, " +

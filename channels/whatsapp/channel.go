@@ -112,6 +112,10 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
 // Name implements channels.Channel.
 func (c *Channel) Name() string { return Name }
 
+// ReceivesImages implements channels.ImageReceiver: photos people send
+// reach the model as attachments.
+func (c *Channel) ReceivesImages() bool { return true }
+
 // FormatHint implements channels.FormatHinter.
 func (c *Channel) FormatHint() string { return formatHint }
 

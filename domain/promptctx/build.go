@@ -22,6 +22,7 @@ const (
 	BlockPersonality       = "personality"
 	BlockProjectAwareness  = "project_awareness"
 	BlockProjectRole       = "project_role"
+	BlockProjectBadge      = "project_badge"
 	BlockHeartbeat         = "heartbeat_checklist"
 	BlockPlatform          = "platform_hint"
 	BlockGroupRules        = "group_rules"
@@ -187,7 +188,12 @@ func continuation(in Input, gate Sections, lang string) (string, []string) {
 	return text, c.names
 }
 
+// addProjectBlocks adds the seed's "[Project: name]" badge, the projects
+// known and the active one's ROLE.md: always, whatever the message says.
 func addProjectBlocks(b *builder, in Input) {
+	if in.ActiveProject != "" {
+		b.add(BlockProjectBadge, "[Project: "+in.ActiveProject+"]")
+	}
 	if len(in.Projects) > 0 || in.ActiveProject != "" {
 		b.add(BlockProjectAwareness, projectAwareness(in))
 	}

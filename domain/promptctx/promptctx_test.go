@@ -202,14 +202,38 @@ func TestBuildGroupPlatformProjectLanguage(t *testing.T) {
 		"Active project \"trader\" instructions:\nYou are a trading assistant.",
 		"Available skills (",
 		"\n- weather",
+		"Available skills: weather.",
+		"[Project: trader]",
 	} {
 		if !strings.Contains(out.System, want) {
 			t.Errorf("System lacks %q:\n%s", want, out.System)
 		}
 	}
-	for _, s := range []string{BlockGroupRules, BlockPlatform, BlockProjectAwareness, BlockProjectRole, BlockPersonality, BlockSkills} {
+	for _, s := range []string{BlockGroupRules, BlockPlatform, BlockProjectBadge, BlockProjectAwareness, BlockProjectRole, BlockPersonality, BlockSkills} {
 		if !slices.Contains(out.SectionsUsed, s) {
 			t.Errorf("SectionsUsed lacks %s: %v", s, out.SectionsUsed)
+		}
+	}
+}
+
+// A resumed session gets the project's badge and role in its context
+// update; without an active project neither appears anywhere.
+func TestProjectBlocksInContinuationAndWithoutProject(t *testing.T) {
+	in := baseInput("hello")
+	in.FirstInSession = false
+	in.Projects = []string{"trader"}
+	in.ActiveProject, in.ProjectRole = "trader", "You are a trading assistant."
+	out := Build(in)
+	for _, want := range []string{"[Project: trader]", "You are a trading assistant."} {
+		if !strings.Contains(out.Continuation, want) || !strings.Contains(out.System, want) {
+			t.Errorf("%q missing:\n%s", want, out.Continuation)
+		}
+	}
+	in.ActiveProject = ""
+	out = Build(in)
+	for _, text := range []string{out.System, out.Continuation} {
+		if strings.Contains(text, "[Project:") || strings.Contains(text, "trading assistant") || !strings.Contains(text, "No project is active.") {
+			t.Errorf("inactive project leaks:\n%s", text)
 		}
 	}
 }

@@ -1,0 +1,93 @@
+package prompts
+
+import (
+	"strings"
+	"testing"
+)
+
+// Configurations are the capability sets the tests try.
+var Configurations = map[string]Capabilities{
+	"everything":              AllCapabilities(),
+	"no heartbeat":            {Scheduler: true, Images: true, Sandbox: "workspace", Skills: true, Projects: true, WhatsAppPairing: true},
+	"no scheduler":            {Heartbeat: true, Images: true, Sandbox: "workspace", Projects: true},
+	"text only":               {Heartbeat: true, Scheduler: true, Sandbox: "workspace"},
+	"read-only, no skills":    {Scheduler: true, Images: true, Sandbox: "readonly"},
+	"unsandboxed, whatsapp":   {Heartbeat: true, Scheduler: true, Sandbox: "none", WhatsAppPairing: true},
+	"nothing, read-only":      {Sandbox: "readonly"},
+	"skills without anything": {Skills: true, Sandbox: "workspace"},
+}
+
+// joined is every system prompt section of a set, as one text.
+func joined(s *Set) string {
+	var b strings.Builder
+	for _, name := range RequiredSections {
+		b.WriteString(s.Section(name) + "\n")
+	}
+	return b.String()
+}
+
+// Every capability a configuration has is described, and nothing it
+// lacks is mentioned.
+func TestPromptForCapabilities(t *testing.T) {
+	for name, caps := range Configurations {
+		t.Run(name, func(t *testing.T) {
+			text := joined(Defaults().For(caps))
+			for _, d := range Described {
+				for _, p := range d.Phrases {
+					has := strings.Contains(strings.ToLower(text), strings.ToLower(p))
+					if d.On(caps) && !has {
+						t.Errorf("%s is on but the prompt lacks %q", d.Name, p)
+					}
+					if !d.On(caps) && has {
+						t.Errorf("%s is off but the prompt says %q", d.Name, p)
+					}
+				}
+			}
+			if strings.Contains(text, "<!--") || strings.Contains(text, "-->") || strings.Contains(text, "\n\n\n") {
+				t.Errorf("unresolved tags or blank runs left:\n%s", text)
+			}
+			// What never depends on a capability stays.
+			for _, always := range []string{"LIMITATION:", "PROJECT_ACTIVATE: <name>", "LANG_SWITCH:", "Be genuinely helpful"} {
+				if !strings.Contains(text, always) {
+					t.Errorf("lost %q", always)
+				}
+			}
+		})
+	}
+	if Defaults().Section("Identity") != Defaults().For(AllCapabilities()).Section("Identity") {
+		t.Error("the default set is not the prompt with every capability")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	on := func(c string) bool { return c == "a" || c == "!b" }
+	cases := []struct{ in, want string }{
+		{"x <!-- if a -->A<!-- end --> y", "x A y"},
+		{"x <!-- if b -->B<!-- end --> y", "x  y"},
+		{"x <!-- if !b -->not B<!-- end -->", "x not B"},
+		{"- one\n<!-- if b -->\n- two\n<!-- end -->\n- three", "- one\n- three"},
+		{"- one\n<!-- if a -->\n- two\n<!-- end -->\n- three", "- one\n- two\n- three"},
+		{"p1\n\n<!-- if b -->\np2\n<!-- end -->\n\np3", "p1\n\np3"},
+	}
+	for _, c := range cases {
+		if got, err := resolve(c.in, on); err != nil || got != c.want {
+			t.Errorf("resolve(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"<!-- if a -->x", "x<!-- end -->", "<!-- if a --><!-- if b -->x<!-- end --><!-- end -->", "<!-- if a x"} {
+		if _, err := resolve(bad, on); err == nil {
+			t.Errorf("resolve(%q) accepted", bad)
+		}
+	}
+	if err := checkConditions("<!-- if heartbeats -->x<!-- end -->"); err == nil || !strings.Contains(err.Error(), "heartbeats") {
+		t.Errorf("unknown condition: %v", err)
+	}
+}
+
+func TestOverrideWithUnknownCondition(t *testing.T) {
+	dir := t.TempDir()
+	writeOverride(t, dir, SystemPromptFile, strings.Replace(validSystem, "Meta.", "Meta.<!-- if telepathy -->x<!-- end -->", 1))
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "telepathy") {
+		t.Fatalf("err = %v", err)
+	}
+}
