@@ -202,7 +202,6 @@ func TestBuildGroupPlatformProjectLanguage(t *testing.T) {
 		"Active project \"trader\" instructions:\nYou are a trading assistant.",
 		"Available skills (",
 		"\n- weather",
-		"Available skills: weather.",
 		"[Project: trader]",
 	} {
 		if !strings.Contains(out.System, want) {
