@@ -1,0 +1,117 @@
+package app_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/domain"
+)
+
+// chartPNG is what the Claude Code double draws into its working
+// directory when asked to DRAW (the printf below writes these bytes).
+const chartPNG = "\x89PNG\r\n\x1a\nomega chart"
+
+// drawingClaude writes a Claude Code double that, during the call, draws
+// chart.png into its working directory on "DRAW", copies the user's
+// inbox photo into it as copy.jpg on "COPY", and answers "echo: <last>".
+func drawingClaude(t *testing.T) string {
+	t.Helper()
+	return writeClaude(t, t.TempDir(), `case "$last" in
+  *DRAW*) printf '\211PNG\r\n\032\nomega chart' > chart.png ;;
+  *COPY*) for f in inbox/*/*; do cp "$f" copy.jpg; done ;;
+esac
+printf '{"type":"result","subtype":"success","is_error":false,"result":"echo: %s","session_id":"s1","num_turns":1}\n' "$last"
+`)
+}
+
+// photoCalls returns the accepted sendPhoto calls to chat.
+func photoCalls(api *telegramtest.Server, chat int64) []telegramtest.Call {
+	id := strconv.FormatInt(chat, 10)
+	var out []telegramtest.Call
+	for _, c := range api.Sent() {
+		if c.Method == "sendPhoto" && c.ChatID == id && c.Accepted() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Images the provider makes in the workspace during a turn reach the user
+// through the Telegram Bot API double once, after the reply, and are on
+// record; an image that was there before and the user's own photo are
+// never sent.
+func TestWorkspaceImagesSentThroughTelegram(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			api := telegramtest.New(t, tgToken)
+			vars := telegramVars(baseVars(t, b, drawingClaude(t)), api, "42")
+			ws := filepath.Join(vars["OMEGA_DATA_DIR"], "workspace")
+			if err := os.MkdirAll(ws, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(ws, "old.png"), []byte("\x89PNG old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			n := startTelegramNode(t, vars)
+
+			t.Run("a drawn image is sent once after the reply", func(t *testing.T) { imgDrawn(t, n, api) })
+			t.Run("the user's photo is not echoed", func(t *testing.T) { imgNotEchoed(t, n, api) })
+			t.Run("an unchanged image is not sent again", func(t *testing.T) {
+				evs := n.waitTurn(t, tgTurnID(tgUser, api.PushText(tgUser, tgUser, "anything new?")))
+				if got := len(photoCalls(api, tgUser)); got != 1 {
+					t.Fatalf("%d photos sent in all, want still 1", got)
+				}
+				if found := payload[domain.WorkspaceImagesFound](t, n, evs); len(found.Images)+len(found.Skipped) != 0 {
+					t.Fatalf("found %+v in an unchanged workspace", found)
+				}
+			})
+		})
+	}
+}
+
+func imgDrawn(t *testing.T, n *tgNode, api *telegramtest.Server) {
+	evs := n.waitTurn(t, tgTurnID(tgUser, api.PushText(tgUser, tgUser, "please DRAW a chart")))
+	photos := photoCalls(api, tgUser)
+	if len(photos) != 1 || string(photos[0].Photo) != chartPNG {
+		t.Fatalf("%d photos sent, want chart.png once: %+v", len(photos), photos)
+	}
+	// The photo follows the reply.
+	var order []string
+	for _, c := range api.Sent() {
+		if c.Accepted() && (c.Method == "sendPhoto" || c.Method == "sendMessage") {
+			order = append(order, c.Method+":"+c.Text)
+		}
+	}
+	if len(order) < 2 || order[len(order)-2] != "sendMessage:echo: please DRAW a chart" || order[len(order)-1] != "sendPhoto:" {
+		t.Fatalf("calls %q, want the reply then the photo", order)
+	}
+	sent := payload[domain.WorkspaceImageSent](t, n, evs)
+	if sent.Path != "chart.png" || sent.Size != int64(len(chartPNG)) || len(sent.PlatformIDs) != 1 ||
+		sent.PlatformIDs[0] != strconv.FormatInt(photos[0].MessageID, 10) {
+		t.Fatalf("WorkspaceImageSent %+v, photo message %d", sent, photos[0].MessageID)
+	}
+	if got := countType(evs, "WorkspaceImageSent"); got != 1 {
+		t.Fatalf("%d WorkspaceImageSent", got)
+	}
+	if found := payload[domain.WorkspaceImagesFound](t, n, evs); len(found.Images) != 1 || found.Images[0].Path != "chart.png" {
+		t.Fatalf("found %+v: old.png was there before and must not be sent", found)
+	}
+}
+
+func imgNotEchoed(t *testing.T, n *tgNode, api *telegramtest.Server) {
+	api.AddFile("their-photo", []byte("\xff\xd8\xff\xe0 the user's photo"))
+	msg := telegramtest.Message(tgUser, tgUser, "")
+	msg["caption"] = "COPY it"
+	msg["photo"] = []map[string]any{{"file_id": "their-photo", "file_unique_id": "u1", "width": 800, "height": 600}}
+	evs := n.waitTurn(t, tgTurnID(tgUser, api.PushUpdate(map[string]any{"message": msg})))
+	if got := len(photoCalls(api, tgUser)); got != 1 {
+		t.Fatalf("%d photos sent in all, want still 1: the user's photo was echoed", got)
+	}
+	found := payload[domain.WorkspaceImagesFound](t, n, evs)
+	if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != domain.ImageSkipInbound {
+		t.Fatalf("found %+v, want copy.jpg skipped as the user's own", found)
+	}
+}
