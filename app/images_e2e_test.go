@@ -1,13 +1,17 @@
 package app_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/rerun"
 )
 
 // chartPNG is what the Claude Code double draws into its working
@@ -57,10 +61,13 @@ func TestWorkspaceImagesSentThroughTelegram(t *testing.T) {
 			}
 			n := startTelegramNode(t, vars)
 
-			t.Run("a drawn image is sent once after the reply", func(t *testing.T) { imgDrawn(t, n, api) })
-			t.Run("the user's photo is not echoed", func(t *testing.T) { imgNotEchoed(t, n, api) })
+			var turns []string
+			t.Run("a drawn image is sent once after the reply", func(t *testing.T) { turns = append(turns, imgDrawn(t, n, api)) })
+			t.Run("the user's photo is not echoed", func(t *testing.T) { turns = append(turns, imgNotEchoed(t, n, api)) })
 			t.Run("an unchanged image is not sent again", func(t *testing.T) {
-				evs := n.waitTurn(t, tgTurnID(tgUser, api.PushText(tgUser, tgUser, "anything new?")))
+				id := tgTurnID(tgUser, api.PushText(tgUser, tgUser, "anything new?"))
+				turns = append(turns, id)
+				evs := n.waitTurn(t, id)
 				if got := len(photoCalls(api, tgUser)); got != 1 {
 					t.Fatalf("%d photos sent in all, want still 1", got)
 				}
@@ -68,12 +75,29 @@ func TestWorkspaceImagesSentThroughTelegram(t *testing.T) {
 					t.Fatalf("found %+v in an unchanged workspace", found)
 				}
 			})
+			t.Run("re-runs compare the recorded images and send nothing", func(t *testing.T) {
+				cfg := loadConfig(t, vars)
+				sent := len(api.Sent())
+				for _, id := range turns {
+					res, err := rerun.Run(context.Background(), n.rt.Store, n.rt.Registry, cfg, id, rerun.Options{Auth: &handlers.Auth{Allowed: map[string][]string{"telegram": {"42"}}}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !res.Identical {
+						t.Errorf("turn %s re-ran differently:\n%s", id, strings.Join(res.Diff, "\n"))
+					}
+				}
+				if got := len(api.Sent()); got != sent {
+					t.Fatalf("a re-run called the Bot API %d time(s)", got-sent)
+				}
+			})
 		})
 	}
 }
 
-func imgDrawn(t *testing.T, n *tgNode, api *telegramtest.Server) {
-	evs := n.waitTurn(t, tgTurnID(tgUser, api.PushText(tgUser, tgUser, "please DRAW a chart")))
+func imgDrawn(t *testing.T, n *tgNode, api *telegramtest.Server) string {
+	id := tgTurnID(tgUser, api.PushText(tgUser, tgUser, "please DRAW a chart"))
+	evs := n.waitTurn(t, id)
 	photos := photoCalls(api, tgUser)
 	if len(photos) != 1 || string(photos[0].Photo) != chartPNG {
 		t.Fatalf("%d photos sent, want chart.png once: %+v", len(photos), photos)
@@ -99,14 +123,16 @@ func imgDrawn(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	if found := payload[domain.WorkspaceImagesFound](t, n, evs); len(found.Images) != 1 || found.Images[0].Path != "chart.png" {
 		t.Fatalf("found %+v: old.png was there before and must not be sent", found)
 	}
+	return id
 }
 
-func imgNotEchoed(t *testing.T, n *tgNode, api *telegramtest.Server) {
+func imgNotEchoed(t *testing.T, n *tgNode, api *telegramtest.Server) string {
 	api.AddFile("their-photo", []byte("\xff\xd8\xff\xe0 the user's photo"))
 	msg := telegramtest.Message(tgUser, tgUser, "")
 	msg["caption"] = "COPY it"
 	msg["photo"] = []map[string]any{{"file_id": "their-photo", "file_unique_id": "u1", "width": 800, "height": 600}}
-	evs := n.waitTurn(t, tgTurnID(tgUser, api.PushUpdate(map[string]any{"message": msg})))
+	id := tgTurnID(tgUser, api.PushUpdate(map[string]any{"message": msg}))
+	evs := n.waitTurn(t, id)
 	if got := len(photoCalls(api, tgUser)); got != 1 {
 		t.Fatalf("%d photos sent in all, want still 1: the user's photo was echoed", got)
 	}
@@ -114,4 +140,5 @@ func imgNotEchoed(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != domain.ImageSkipInbound {
 		t.Fatalf("found %+v, want copy.jpg skipped as the user's own", found)
 	}
+	return id
 }

@@ -57,7 +57,9 @@ type (
 	// (or had changed or vanished before it could be); it is not retried.
 	WorkspaceImageFailed struct {
 		Path  string `json:"path"`
-		Class string `json:"class"` // blocked, rejected, not_connected, no_channel, changed, error
+		// Class: changed or unreadable (the file), else the delivery
+		// failure's class (blocked, rejected, not_connected, no_channel, error).
+		Class string `json:"class"`
 		Error string `json:"error"`
 	}
 )

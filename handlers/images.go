@@ -67,7 +67,7 @@ func (d *Driver) sendImages(ctx context.Context, st *turnState, _ domain.SenderP
 	img, _ := st.Images.NextImage()
 	data, err := d.images().Read(ctx, before.Dir, img)
 	if err != nil {
-		class := "error"
+		class := "unreadable"
 		if errors.Is(err, workspace.ErrChanged) {
 			class = "changed"
 		}
