@@ -56,7 +56,7 @@ type (
 	// WorkspaceImageFailed records one image that could not be delivered
 	// (or had changed or vanished before it could be); it is not retried.
 	WorkspaceImageFailed struct {
-		Path  string `json:"path"`
+		Path string `json:"path"`
 		// Class: changed or unreadable (the file), else the delivery
 		// failure's class (blocked, rejected, not_connected, no_channel, error).
 		Class string `json:"class"`
