@@ -8,9 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/channels/whatsapp"
+	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers"
+	"github.com/omega-gateway/omega/intake"
 	"github.com/omega-gateway/omega/rerun"
 )
 
@@ -141,4 +146,41 @@ func imgNotEchoed(t *testing.T, n *tgNode, api *telegramtest.Server) string {
 		t.Fatalf("found %+v, want copy.jpg skipped as the user's own", found)
 	}
 	return id
+}
+
+// On WhatsApp the drawn image goes out as an image message after the
+// reply, once, with its message id on record.
+func TestWorkspaceImagesSentThroughWhatsApp(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			vars := baseVars(t, b, drawingClaude(t))
+			vars["OMEGA_WHATSAPP_ENABLED"] = "true"
+			vars["OMEGA_WHATSAPP_ALLOWED_NUMBERS"] = "+49 151 1234 5678"
+			cfg := loadConfig(t, vars)
+			fake := whatsapptest.New()
+			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
+			auth := &handlers.Auth{Allowed: map[string][]string{whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{wa}, Auth: auth}, nil)
+
+			waitFor(t, "the channel to acknowledge the message", func() bool {
+				ok, err := fake.Deliver(whatsapptest.TextFrom("WADRAW1", "4915112345678", "please DRAW a chart"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return ok
+			})
+			evs := n.waitTurn(t, intake.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: "WADRAW1"}))
+			sent := fake.Sent()
+			if len(sent) != 3 || sent[1].Image || sent[1].Text != "echo: please DRAW a chart" {
+				t.Fatalf("sent %+v, want welcome, reply, image", sent)
+			}
+			if img := sent[2]; !img.Image || img.MIME != "image/png" || img.Size != uint64(len(chartPNG)) {
+				t.Fatalf("image message %+v", img)
+			}
+			rec := payload[domain.WorkspaceImageSent](t, n, evs)
+			if rec.Path != "chart.png" || len(rec.PlatformIDs) != 1 || rec.PlatformIDs[0] != sent[2].ID {
+				t.Fatalf("WorkspaceImageSent %+v, image message %s", rec, sent[2].ID)
+			}
+		})
+	}
 }
