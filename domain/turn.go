@@ -299,6 +299,7 @@ func RegisterTurnEvents(r *Registry) {
 		PlanProgressSent{}} {
 		r.Register(p, 1)
 	}
+	registerImageEvents(r)
 }
 
 // Turn statuses.
@@ -344,6 +345,8 @@ type Turn struct {
 	Progressed int
 	// StepReplies are the completed steps' replies as the user sees them.
 	StepReplies []string
+
+	Images TurnImages
 }
 
 // MaxStepAttempts is how many times a plan step is tried before the plan
@@ -379,7 +382,7 @@ func (t *Turn) NextAttempt() int {
 // Apply folds one event into the turn.
 func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 	t.Version = version
-	if !t.applyIntake(p, at) && !t.applyReply(p) {
+	if !t.applyIntake(p, at) && !t.applyReply(p) && !t.applyImages(p) {
 		t.applyPlan(p)
 	}
 }
@@ -478,10 +481,11 @@ const (
 	StepPlanProgress // announce the plan, or apply a step's markers and report it
 	StepPlanStep     // run the next plan step
 	StepPlanSummary  // make the plan's final reply
+	StepSendImages   // find, then send one by one, the workspace images the turn made
 )
 
 var stepNames = [...]string{"none", "authorize", "welcome", "command", "build_context", "call_provider", "process_reply", "send_reply", "cleanup", "complete",
-	"classify", "plan_progress", "plan_step", "plan_summary"}
+	"classify", "plan_progress", "plan_step", "plan_summary", "send_images"}
 
 func (s Step) String() string { return stepNames[s] }
 
@@ -577,6 +581,9 @@ func (t *Turn) nextInPlan() Step {
 func (t *Turn) finish() Step {
 	if t.Sent == nil && t.SendFailed == nil && !t.Suppressed {
 		return StepSendReply
+	}
+	if t.imagesDue() {
+		return StepSendImages
 	}
 	if len(t.Received.Attachments) > 0 && !t.Cleaned {
 		return StepCleanup

@@ -157,6 +157,10 @@ type Driver struct {
 	Config   DriverConfig
 	Logger   *slog.Logger
 	Now      func() time.Time
+
+	// Images finds the workspace images a turn made (nil: the workspace
+	// on disk, see images.go).
+	Images WorkspaceImages
 }
 
 // NewDriver checks a driver's collaborators: the store, registry, read
@@ -316,6 +320,8 @@ var steps = map[domain.Step]stepFunc{
 		return nil
 	},
 	domain.StepComplete: (*Driver).complete,
+
+	domain.StepSendImages: (*Driver).sendImages,
 }
 
 func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, profile domain.SenderProfile, log *slog.Logger) error {
@@ -351,12 +357,13 @@ func (d *Driver) command(ctx context.Context, st *turnState, profile domain.Send
 	return nil
 }
 
-func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, _ *slog.Logger) error {
+func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
 	built, err := d.buildContext(ctx, st, profile)
 	if err != nil {
 		return err
 	}
 	st.add(built)
+	d.snapshotImages(ctx, st, log)
 	return nil
 }
 

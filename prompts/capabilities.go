@@ -22,7 +22,8 @@ type Capabilities struct {
 	// Scheduler: reminders and action tasks fire at their due time.
 	Scheduler bool
 	// Images: a running channel delivers the images people send, which
-	// reach the model as "[Attached image: path]".
+	// reach the model as "[Attached image: path]", and shows the images
+	// the model makes in its workspace, sent after its reply.
 	Images bool
 	// Sandbox is the provider's sandbox mode (none, workspace, readonly).
 	Sandbox string
@@ -219,7 +220,7 @@ var Described = []struct {
 	{"heartbeat", func(c Capabilities) bool { return c.Heartbeat }, []string{"HEARTBEAT_ADD", "HEARTBEAT_OK", "heartbeat"}},
 	{"scheduler", func(c Capabilities) bool { return c.Scheduler },
 		[]string{"SCHEDULE:", "SCHEDULE_ACTION:", "CANCEL_TASK", "scheduler", "Remind me"}},
-	{"images", func(c Capabilities) bool { return c.Images }, []string{"[Attached image", "Images the user sends"}},
+	{"images", func(c Capabilities) bool { return c.Images }, []string{"[Attached image", "Images the user sends", "Images you create or change"}},
 	{"skills", func(c Capabilities) bool { return c.Skills }, []string{"SKILL_IMPROVE", "skill"}},
 	{"whatsapp", func(c Capabilities) bool { return c.WhatsAppPairing }, []string{"WHATSAPP_QR", "QR code"}},
 	{"commands and writes", func(c Capabilities) bool { return c.Sandbox != "readonly" }, []string{"run commands", "write files", "fix the failing test"}},

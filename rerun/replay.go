@@ -123,6 +123,7 @@ type recorder struct {
 	mu     sync.Mutex
 	chunks []int
 	sent   []string
+	photos []error // recorded photo outcomes, in order
 }
 
 func (c *recorder) Name() string                                        { return c.name }
@@ -131,7 +132,14 @@ func (c *recorder) Start(ctx context.Context, _ channels.Deliver) error { <-ctx.
 func (c *recorder) Stop(context.Context) error                          { return nil }
 func (c *recorder) SendTyping(context.Context, string) error            { return nil }
 func (c *recorder) SendPhoto(context.Context, string, channels.Attachment, string) error {
-	return nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.photos) == 0 {
+		return nil
+	}
+	err := c.photos[0]
+	c.photos = c.photos[1:]
+	return err
 }
 func (c *recorder) SendText(_ context.Context, chat, text string) (channels.SendResult, error) {
 	c.mu.Lock()

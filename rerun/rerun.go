@@ -263,7 +263,7 @@ func runScratch(ctx context.Context, cfg config.Config, o Options, state, record
 			return nil, fmt.Errorf("copy %s of %s: %w", e.Type, e.StreamID, err)
 		}
 	}
-	ch := &recorder{name: msg.Channel, hint: hints[msg.Channel]}
+	ch := &recorder{name: msg.Channel, hint: hints[msg.Channel], photos: photoOutcomes(decoded)}
 	for _, p := range decoded {
 		if s, ok := p.(domain.ReplySent); ok {
 			ch.chunks = append(ch.chunks, s.Chunks)
@@ -285,6 +285,7 @@ func runScratch(ctx context.Context, cfg config.Config, o Options, state, record
 		start = recorded[1].RecordedAt
 	}
 	rt.Driver.Now = func() time.Time { return start.Add(time.Since(realStart)) }
+	rt.Driver.Images = recordedImages(decoded, o.Live)
 	// The summarizer runs on the real clock, to which the copied
 	// conversations look idle: closing them would change the turn's
 	// context, so its calls wait until the run ends and record nothing.
@@ -342,7 +343,8 @@ var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	// volatile are fields that differ between any two runs: times,
 	// durations, platform message ids.
-	volatile = map[string]bool{"duration_ms": true, "received_at": true, "platform_ids": true, "fired_at": true}
+	volatile = map[string]bool{"duration_ms": true, "received_at": true, "platform_ids": true, "fired_at": true,
+		"dir": true} // the scratch run's workspace
 	// clocked are events whose presence depends on how long the turn took
 	// (an acknowledgement is sent only when the answer is slow), not on
 	// any decision the turn made.

@@ -51,7 +51,7 @@ func (s *Server) timeline(evs []domain.Event) []timelineEntry {
 // describe fills the entry for the payload: what a person needs to see to
 // answer "why did the bot say this?".
 func describe(en *timelineEntry, p domain.Payload, e domain.Event) {
-	if describeInput(en, p) || describeCall(en, p) || describeOutcome(en, p) {
+	if describeInput(en, p) || describeCall(en, p) || describeOutcome(en, p) || describeImages(en, p) {
 		return
 	}
 	var pretty strings.Builder

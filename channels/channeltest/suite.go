@@ -36,6 +36,9 @@ type Harness struct {
 	// MaxChunk is the longest text the platform takes in one message (0:
 	// no limit, no chunking).
 	MaxChunk int
+	// Photos returns the image bytes the platform accepted so far, in
+	// order. nil: the platform shows no images.
+	Photos func(t *testing.T) [][]byte
 }
 
 // wait bounds every wait for the channel; the doubles answer at once.
@@ -49,6 +52,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("SendsText", func(t *testing.T) { testSend(t, newHarness(t)) })
 	t.Run("ChunksLongText", func(t *testing.T) { testChunks(t, newHarness(t)) })
 	t.Run("SendFailureClasses", func(t *testing.T) { testFailures(t, newHarness(t)) })
+	t.Run("SendsPhoto", func(t *testing.T) { testPhoto(t, newHarness(t)) })
 }
 
 // recorder is a Deliver that keeps what it was given.
@@ -191,5 +195,24 @@ func testFailures(t *testing.T, h Harness) {
 		if !errors.Is(err, class) {
 			t.Errorf("refused as %v: SendText returned %v", class, err)
 		}
+	}
+}
+
+func testPhoto(t *testing.T, h Harness) {
+	if h.Photos == nil {
+		t.Skip("the platform shows no images")
+	}
+	data := []byte("\x89PNG\r\n\x1a\n a tiny image from the suite")
+	photo := channels.Attachment{Name: "suite.png", MIME: "image/png", Data: data}
+	res, err := channels.SendPhoto(t.Context(), h.Channel, h.ChatID, photo, "")
+	if err != nil {
+		t.Fatalf("SendPhoto: %v", err)
+	}
+	got := h.Photos(t)
+	if len(got) != 1 || string(got[0]) != string(data) {
+		t.Fatalf("platform got %d photo(s), want the one sent", len(got))
+	}
+	if _, reports := h.Channel.(channels.PhotoReporter); reports && (res.Chunks != 1 || len(res.PlatformIDs) != 1 || res.PlatformIDs[0] == "") {
+		t.Fatalf("SendPhotoResult reported %+v, want one message id", res)
 	}
 }

@@ -45,6 +45,15 @@ func TestChannelConformance(t *testing.T) {
 				return true
 			},
 			MaxChunk: MaxMessageLen,
+			Photos: func(*testing.T) [][]byte {
+				var out [][]byte
+				for _, c := range srv.Sent() {
+					if c.Method == "sendPhoto" && c.Accepted() {
+						out = append(out, c.Photo)
+					}
+				}
+				return out
+			},
 		}
 	})
 }

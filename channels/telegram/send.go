@@ -91,9 +91,17 @@ func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
 // SendPhoto implements channels.Channel. A caption too long for Telegram
 // follows the photo as a separate message.
 func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.Attachment, caption string) error {
+	_, err := c.SendPhotoResult(ctx, chatID, photo, caption)
+	return err
+}
+
+// SendPhotoResult implements channels.PhotoReporter: SendPhoto with the
+// ids of the messages sent (the photo, then a caption sent apart).
+func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo channels.Attachment, caption string) (channels.SendResult, error) {
+	var res channels.SendResult
 	id, err := parseChatID(chatID)
 	if err != nil {
-		return err
+		return res, err
 	}
 	htmlCaption := MarkdownToHTML(caption)
 	separate := utf16Len(htmlCaption) > maxCaptionLen
@@ -106,12 +114,15 @@ func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.A
 	}
 	send := func(caption, mode string) error {
 		return c.sendPaced(ctx, chatID, func(ctx context.Context) error {
-			_, err := c.bot.SendPhoto(ctx, &telego.SendPhotoParams{
+			msg, err := c.bot.SendPhoto(ctx, &telego.SendPhotoParams{
 				ChatID:    tu.ID(id),
 				Photo:     tu.FileFromBytes(photo.Data, name),
 				Caption:   caption,
 				ParseMode: mode,
 			})
+			if err == nil && msg != nil {
+				res.PlatformIDs = append(res.PlatformIDs, strconv.Itoa(msg.MessageID))
+			}
 			return err
 		})
 	}
@@ -124,14 +135,18 @@ func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.A
 		err = send(htmlToPlain(htmlCaption), "")
 	}
 	if err != nil {
-		return fmt.Errorf("telegram photo to chat %s: %w", chatID, err)
+		return res, fmt.Errorf("telegram photo to chat %s: %w", chatID, err)
 	}
+	res.Chunks = 1
 	if separate {
-		if _, err := c.SendText(ctx, chatID, caption); err != nil {
-			return fmt.Errorf("telegram photo caption: %w", err)
+		more, err := c.SendText(ctx, chatID, caption)
+		if err != nil {
+			return res, fmt.Errorf("telegram photo caption: %w", err)
 		}
+		res.PlatformIDs = append(res.PlatformIDs, more.PlatformIDs...)
+		res.Chunks += more.Chunks
 	}
-	return nil
+	return res, nil
 }
 
 // sendPaced waits for the pacer, then calls send, waiting out 429s for a

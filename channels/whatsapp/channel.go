@@ -326,12 +326,20 @@ func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
 
 // SendPhoto implements channels.Channel.
 func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.Attachment, caption string) error {
+	_, err := c.SendPhotoResult(ctx, chatID, photo, caption)
+	return err
+}
+
+// SendPhotoResult implements channels.PhotoReporter: the image is uploaded,
+// then sent; a caption too long for WhatsApp follows as text.
+func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo channels.Attachment, caption string) (channels.SendResult, error) {
+	var res channels.SendResult
 	jid, err := c.target(chatID)
 	if err != nil {
-		return err
+		return res, err
 	}
 	if len(photo.Data) == 0 {
-		return fmt.Errorf("whatsapp: send photo to %s: empty image: %w", chatID, channels.ErrRejected)
+		return res, fmt.Errorf("whatsapp: send photo to %s: empty image: %w", chatID, channels.ErrRejected)
 	}
 	mime := photo.MIME
 	if mime == "" {
@@ -339,7 +347,7 @@ func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.A
 	}
 	up, err := c.client.Upload(ctx, photo.Data, whatsmeow.MediaImage)
 	if err != nil {
-		return sendError(chatID, fmt.Errorf("upload: %w", err))
+		return res, sendError(chatID, fmt.Errorf("upload: %w", err))
 	}
 	caption = ToWhatsApp(caption)
 	longCaption := utf8.RuneCountInString(caption) > maxCaption
@@ -357,15 +365,19 @@ func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.A
 	}
 	resp, err := c.client.SendMessage(ctx, jid, &waE2E.Message{ImageMessage: img})
 	if err != nil {
-		return sendError(chatID, err)
+		return res, sendError(chatID, err)
 	}
 	c.seen.Add(resp.ID)
+	res.PlatformIDs, res.Chunks = []string{resp.ID}, 1
 	if longCaption {
-		if _, err := c.SendText(ctx, chatID, caption); err != nil {
-			return fmt.Errorf("whatsapp: photo caption: %w", err)
+		more, err := c.SendText(ctx, chatID, caption)
+		if err != nil {
+			return res, fmt.Errorf("whatsapp: photo caption: %w", err)
 		}
+		res.PlatformIDs = append(res.PlatformIDs, more.PlatformIDs...)
+		res.Chunks += more.Chunks
 	}
-	return nil
+	return res, nil
 }
 
 // target parses chatID and checks that the channel can send right now.

@@ -27,7 +27,9 @@ func TestChannelConformance(t *testing.T) {
 			Sent: func(*testing.T) []string {
 				var out []string
 				for _, s := range fc.sentMessages() {
-					out = append(out, s.msg.GetConversation())
+					if s.msg.GetImageMessage() == nil {
+						out = append(out, s.msg.GetConversation())
+					}
 				}
 				return out
 			},
@@ -43,6 +45,17 @@ func TestChannelConformance(t *testing.T) {
 				return true
 			},
 			MaxChunk: maxChunk,
+			Photos: func(*testing.T) [][]byte {
+				fc.mu.Lock()
+				defer fc.mu.Unlock()
+				var out [][]byte
+				for _, s := range fc.sent {
+					if img := s.msg.GetImageMessage(); img != nil {
+						out = append(out, fc.uploads[len(out)])
+					}
+				}
+				return out
+			},
 		}
 	})
 }

@@ -28,8 +28,11 @@ var _ whatsapp.Client = (*Client)(nil)
 type Sent struct {
 	To   types.JID
 	Text string // conversation text or image caption
-	// Image is set for image messages.
+	// Image is set for image messages, with the image's type and size.
 	Image bool
+	MIME  string
+	Size  uint64
+	ID    string // the message id the double answered with
 }
 
 // Client is a logged-in WhatsApp account double.
@@ -106,14 +109,15 @@ func (c *Client) OwnJIDs() (types.JID, types.JID) {
 func (c *Client) SendMessage(_ context.Context, to types.JID, msg *waE2E.Message) (whatsmeow.SendResponse, error) {
 	s := Sent{To: to, Text: msg.GetConversation()}
 	if img := msg.GetImageMessage(); img != nil {
-		s.Text, s.Image = img.GetCaption(), true
+		s.Text, s.Image, s.MIME, s.Size = img.GetCaption(), true, img.GetMimetype(), img.GetFileLength()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	s.ID = fmt.Sprintf("OUT%d", len(c.sent)+1)
 	c.sent = append(c.sent, s)
 	close(c.changed)
 	c.changed = make(chan struct{})
-	return whatsmeow.SendResponse{ID: fmt.Sprintf("OUT%d", len(c.sent)), Timestamp: time.Now()}, nil
+	return whatsmeow.SendResponse{ID: s.ID, Timestamp: time.Now()}, nil
 }
 
 func (c *Client) Upload(_ context.Context, data []byte, _ whatsmeow.MediaType) (whatsmeow.UploadResponse, error) {
