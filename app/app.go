@@ -135,6 +135,7 @@ func NewRegistry() *domain.Registry {
 	domain.RegisterAgentEvents(r)
 	domain.RegisterHeartbeatCycleEvents(r)
 	domain.RegisterSummaryEvents(r)
+	domain.RegisterAccessEvents(r)
 	return r
 }
 
