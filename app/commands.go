@@ -35,7 +35,12 @@ func (a *App) OpenCommander(ctx context.Context) (*Commander, error) {
 	}
 	senders := handlers.Senders{Store: a.Store, Registry: a.Registry}
 	tasks := handlers.Effects{Store: a.Store, Registry: a.Registry, Read: a.Queries}
-	if err := buses.AddCommandHandlers(ctx, append(senders.CommandHandlers(), tasks.CommandHandlers()...)...); err != nil {
+	pairings, err := a.newAccess(nil, nil, nil)
+	if err != nil {
+		return nil, errors.Join(err, buses.Close())
+	}
+	hs := append(senders.CommandHandlers(), tasks.CommandHandlers()...)
+	if err := buses.AddCommandHandlers(ctx, append(hs, pairings.CommandHandlers()...)...); err != nil {
 		return nil, errors.Join(err, buses.Close())
 	}
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/omega-gateway/omega/access"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/markers"
@@ -52,6 +53,8 @@ type Runtime struct {
 	Heartbeat *heartbeat.Runner
 	// SelfHeal follows up self-healing efforts.
 	SelfHeal *selfheal.Runner
+	// Access is sender pairing and identity links.
+	Access *access.Service
 	channels map[string]channels.Channel
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
 	summarizeOnShutdown bool
@@ -167,6 +170,9 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	}
 	sandbox := sandboxMode(cfg.Provider.Sandbox)
 	read := a.Queries
+	if r.Access, err = a.newAccess(auth.Allowed, r, loc); err != nil {
+		return nil, err
+	}
 	commands, replies, err := r.hooks(opts, loc, handlers.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
 		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
 	if err != nil {
@@ -176,7 +182,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Store: a.Store, Registry: a.Registry,
 		Senders:  handlers.Senders{Store: a.Store, Registry: a.Registry},
 		Read:     read,
-		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
+		Channels: r, Provider: provider, Prompts: ps, Auth: auth, Pairing: r.pairingGate(),
 		Commands: commands, Replies: replies,
 		Config: handlers.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
@@ -233,6 +239,7 @@ func (r *Runtime) startCommandHandlers(ctx context.Context, provider handlers.Pr
 	}
 	tasks := handlers.Effects{Store: r.Store, Registry: r.Registry, Read: r.Queries}
 	hs := append(senders.CommandHandlers(), tasks.CommandHandlers()...)
+	hs = append(hs, r.Access.CommandHandlers()...)
 	return r.Buses.AddCommandHandlers(ctx, append(hs, r.Summarizer.CommandHandler())...)
 }
 
@@ -293,7 +300,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status handlers
 	commands := opts.Commands
 	if commands == nil {
 		commands = &handlers.Commands{
-			Effects: effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
+			Effects: effects, WhatsApp: whatsApp, Access: r.Access, BotName: opts.BotName, Location: loc, Started: time.Now(),
 			DataDir: r.Config.DataDir, Status: status,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
 		}
@@ -579,6 +586,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		return ignoreStop(gctx, r.Summarizer.Watch(gctx, r.Buses.CommandBus))
 	})
 	r.runClock(gctx, g)
+	g.Go(func() error { return ignoreStop(gctx, r.Access.Run(gctx)) })
 	for _, ch := range r.channels {
 		g.Go(func() error {
 			err := ch.Start(gctx, r.Deliver)

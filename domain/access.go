@@ -67,6 +67,7 @@ type (
 		ChatID     string    `json:"chat_id"`
 		TurnID     string    `json:"turn_id"`
 		ExpiresAt  time.Time `json:"expires_at"`
+		Language   string    `json:"language,omitempty"` // of the sender's message, for the approval notice
 	}
 	// PairingOwnerNotified: the owner was told of a request (Error when
 	// the notice could not be delivered).

@@ -27,6 +27,7 @@ type StatusInfo struct {
 type Commands struct {
 	Effects
 	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
+	Access   AccessCommands  // nil: no /pair and /link
 	// BotName returns the bot\'s @name (known once Telegram has started),
 	// so that "/cmd@name" is ours and "/cmd@other" is not.
 	BotName  func() string
@@ -135,6 +136,12 @@ var answers = map[string]answerFunc{
 	commands.WhatsApp: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.whatsApp(ctx, call)
 	},
+	commands.Pair: func(c *Commands, ctx context.Context, call *cmdCall, arg string) (string, error) {
+		return c.accessAnswer(ctx, call, arg, false)
+	},
+	commands.Link: func(c *Commands, ctx context.Context, call *cmdCall, arg string) (string, error) {
+		return c.accessAnswer(ctx, call, arg, true)
+	},
 }
 
 func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Command) (string, error) {
@@ -218,7 +225,11 @@ func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
 func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
 	m := call.turn.Received
 	p := &Profile{}
-	if _, err := c.once(ctx, domain.SenderStream(m.Channel, m.SenderID), call.md, func() Folder { p = &Profile{}; return p },
+	stream, err := Senders{Store: c.Store, Registry: c.Registry}.ProfileStream(ctx, m.Channel, m.SenderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	if _, err := c.once(ctx, stream, call.md, func() Folder { p = &Profile{}; return p },
 		func() ([]domain.Payload, error) { return decide(p.SenderProfile), nil }); err != nil {
 		return domain.SenderProfile{}, err
 	}

@@ -192,7 +192,11 @@ func effectOnly[M markers.Marker](effect string) func(context.Context, *Markers,
 // onSender applies a decision on the sender's own stream and keeps the
 // run's profile current.
 func (h *Markers) onSender(ctx context.Context, run *markerRun, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, error) {
-	senderStream := run.turn.Received.Sender().Stream()
+	m := run.turn.Received
+	senderStream, err := Senders{Store: h.Store, Registry: h.Registry}.ProfileStream(ctx, m.Channel, m.SenderID)
+	if err != nil {
+		return domain.AppliedMarker{}, err
+	}
 	p := &Profile{}
 	done, err := h.once(ctx, senderStream, md, func() Folder { p = &Profile{}; return p },
 		func() ([]domain.Payload, error) { return decide(p.SenderProfile), nil })

@@ -54,10 +54,30 @@ type Senders struct {
 	Registry *domain.Registry
 }
 
+// Resolve returns the identity whose profile the sender uses: the
+// canonical identity the owner linked it to (/link), else itself.
+func (s Senders) Resolve(ctx context.Context, channel, senderID string) (domain.SenderRef, error) {
+	var ids domain.Identities
+	if _, err := eventstore.Fold(ctx, s.Store, s.Registry, domain.IdentityStream, &ids); err != nil {
+		return domain.SenderRef{}, err
+	}
+	return ids.Resolve(domain.SenderRef{Channel: channel, ID: senderID}), nil
+}
+
+// ProfileStream is the stream holding the sender's profile (see Resolve).
+func (s Senders) ProfileStream(ctx context.Context, channel, senderID string) (string, error) {
+	r, err := s.Resolve(ctx, channel, senderID)
+	return r.Stream(), err
+}
+
 // Load returns a sender's current profile.
 func (s Senders) Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error) {
 	var p Profile
-	if _, err := LoadState(ctx, s.Store, s.Registry, domain.SenderStream(channel, senderID), &p); err != nil {
+	stream, err := s.ProfileStream(ctx, channel, senderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	if _, err := LoadState(ctx, s.Store, s.Registry, stream, &p); err != nil {
 		return domain.SenderProfile{}, err
 	}
 	return p.SenderProfile, nil
@@ -71,7 +91,11 @@ func (s Senders) Decide(ctx context.Context, channel, senderID string, md domain
 	if md.Sender == "" {
 		md.Sender = senderID
 	}
-	p, _, err := Update(ctx, s.Store, s.Registry, domain.SenderStream(channel, senderID), md,
+	stream, err := s.ProfileStream(ctx, channel, senderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	p, _, err := Update(ctx, s.Store, s.Registry, stream, md,
 		func() *Profile { return &Profile{} },
 		func(p *Profile) ([]domain.Payload, error) {
 			evs, err := decide(p.SenderProfile)

@@ -1,0 +1,43 @@
+package handlers
+
+import (
+	"cmp"
+	"context"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/i18n"
+)
+
+// AccessCommands answers the owner's /pair and /link (the access package);
+// it checks that the sender is the owner.
+type AccessCommands interface {
+	Pair(ctx context.Context, turn *domain.Turn, lang, arg string) (string, error)
+	Link(ctx context.Context, turn *domain.Turn, lang, arg string) (string, error)
+}
+
+// pairingText is what an unknown sender is told: their code and until
+// when it is valid, or that they asked for too many.
+func pairingText(lang string, p *domain.PairingOffer, loc *time.Location) string {
+	if p.Limited {
+		return i18n.AccessText(lang, i18n.AccessPairingLimited)
+	}
+	return i18n.AccessText(lang, i18n.AccessPairingCode, p.Code, PairingExpiry(p.ExpiresAt, loc))
+}
+
+// PairingExpiry formats a code's expiry for people.
+func PairingExpiry(at time.Time, loc *time.Location) string {
+	return at.In(cmp.Or(loc, time.UTC)).Format("2 Jan 15:04 MST")
+}
+
+// accessAnswer answers /pair or /link through the Access hook; without
+// one the command is unknown here.
+func (c *Commands) accessAnswer(ctx context.Context, call *cmdCall, arg string, link bool) (string, error) {
+	switch {
+	case c.Access == nil:
+		return i18n.Text(call.lang, i18n.UnknownCommand, "/pair") + "\n\n" + i18n.Text(call.lang, i18n.Help), nil
+	case link:
+		return c.Access.Link(ctx, call.turn, call.lang, arg)
+	}
+	return c.Access.Pair(ctx, call.turn, call.lang, arg)
+}
