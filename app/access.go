@@ -30,3 +30,14 @@ func (r *Runtime) pairingGate() handlers.PairingGate {
 	}
 	return r.Access
 }
+
+// Access returns sender pairing and identity links for the command line:
+// it reads and decides, and tells nobody (a running serve sends the
+// notices).
+func (a *App) Access() (*access.Service, error) {
+	loc, err := a.Config.Location()
+	if err != nil {
+		return nil, err
+	}
+	return a.newAccess(nil, nil, loc)
+}

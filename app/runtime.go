@@ -54,7 +54,7 @@ type Runtime struct {
 	// SelfHeal follows up self-healing efforts.
 	SelfHeal *selfheal.Runner
 	// Access is sender pairing and identity links.
-	Access *access.Service
+	Access   *access.Service
 	channels map[string]channels.Channel
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
 	summarizeOnShutdown bool
