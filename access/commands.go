@@ -81,9 +81,9 @@ func (s *Service) Pair(ctx context.Context, turn *domain.Turn, lang, arg string)
 		}
 		return s.decideText(ctx, md, lang, rest, strings.EqualFold(verb, "approve"), by(turn))
 	case "revoke":
-		who, err := domain.ParseIdentity(rest)
-		if err != nil {
-			return i18n.AccessText(lang, i18n.AccessPairUsage), nil
+		who, perr := domain.ParseIdentity(rest)
+		if perr != nil { // a typo: show the usage
+			return i18n.AccessText(lang, i18n.AccessPairUsage), nil //nolint:nilerr // answered, not failed
 		}
 		if err := s.Revoke(ctx, md, who, by(turn)); errors.Is(err, domain.ErrNotPaired) {
 			return i18n.AccessText(lang, i18n.AccessNotPaired, rest), nil

@@ -21,6 +21,7 @@ import (
 	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/intake"
 	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/rerun"
 )
 
 const tgOwner int64 = 42
@@ -28,9 +29,25 @@ const tgOwner int64 = 42
 // pairingCase is one node running Telegram against the Bot API double,
 // with 42 as the owner (the only allowlisted user).
 type pairingCase struct {
-	t   *testing.T
-	n   *tgNode
-	api *telegramtest.Server
+	t    *testing.T
+	n    *tgNode
+	api  *telegramtest.Server
+	vars map[string]string
+}
+
+// rerunIdentical re-runs a recorded turn (as `omega rerun` does) and
+// expects the same events: pairings and links are part of the state a
+// turn starts from.
+func (c pairingCase) rerunIdentical(evs []domain.Event, allowed map[string][]string) {
+	c.t.Helper()
+	res, err := rerun.Run(context.Background(), c.n.rt.Store, c.n.rt.Registry, loadConfig(c.t, c.vars), evs[0].StreamID[len("turn-"):],
+		rerun.Options{Auth: &handlers.Auth{Allowed: allowed}})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if !res.Identical {
+		c.t.Fatalf("re-ran differently:\n%s", strings.Join(res.Diff, "\n"))
+	}
 }
 
 // say sends text from a private chat and returns the completed turn.
@@ -129,7 +146,7 @@ func TestSenderPairingEndToEnd(t *testing.T) {
 			api := telegramtest.New(t, tgToken)
 			vars := telegramVars(baseVars(t, b, claude), api, "42")
 			vars["OMEGA_PAIRING_MAX_CODES"] = "2"
-			c := pairingCase{t: t, n: startTelegramNode(t, vars), api: api}
+			c := pairingCase{t: t, n: startTelegramNode(t, vars), api: api, vars: vars}
 
 			t.Run("approved in chat", func(t *testing.T) { pairApprovedInChat(c.with(t), promptLog) })
 			t.Run("rejected stays denied", func(t *testing.T) { pairRejected(c.with(t)) })
@@ -145,7 +162,8 @@ func (c pairingCase) with(t *testing.T) pairingCase { c.t = t; return c }
 func pairApprovedInChat(c pairingCase, promptLog string) {
 	const ana int64 = 99
 	before := promptCount(c.t, promptLog)
-	offer := c.denied(c.say(ana, "hello, who are you"))
+	first := c.say(ana, "hello, who are you")
+	offer := c.denied(first)
 	if len(offer.Code) != domain.PairingCodeLength || !offer.Fresh {
 		c.t.Fatalf("offer %+v", offer)
 	}
@@ -178,7 +196,11 @@ func pairApprovedInChat(c pairingCase, promptLog string) {
 		c.t.Fatalf("approval answered %q", got)
 	}
 	c.waitText(ana, i18n.AccessText(i18n.English, i18n.AccessApprovedSender))
-	c.answered(c.say(ana, "now answer me"), "echo: now answer me")
+	answered := c.say(ana, "now answer me")
+	c.answered(answered, "echo: now answer me")
+	owners := map[string][]string{telegram.Name: {"42"}}
+	c.rerunIdentical(first, owners)
+	c.rerunIdentical(answered, owners)
 	if got := promptCount(c.t, promptLog); got != before+1 {
 		c.t.Fatalf("%d provider calls after the approval, want 1", got-before)
 	}
@@ -329,7 +351,7 @@ func TestLinkedIdentitiesShareTheProfile(t *testing.T) {
 			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
 			auth := &handlers.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs(), whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
 			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg, wa}, Auth: auth}, nil)
-			c := pairingCase{t: t, n: n, api: api}
+			c := pairingCase{t: t, n: n, api: api, vars: vars}
 			const ana = "4915112345678"
 			waSay := func(id, text string) []domain.Event {
 				t.Helper()
@@ -379,6 +401,7 @@ func TestLinkedIdentitiesShareTheProfile(t *testing.T) {
 			if p, err := n.rt.Driver.Senders.Load(ctx, whatsapp.Name, ana); err != nil || p.Facts["city"] != "Lisbon" || p.Personality != "talk like a pirate" {
 				t.Fatalf("whatsapp profile %+v %v", p, err)
 			}
+			c.rerunIdentical(evs, auth.Allowed)
 
 			if got := c.command(tgOwner, "/link list"); !strings.Contains(got, "whatsapp:"+ana+" → telegram:42") {
 				t.Fatalf("/link list answered %q", got)

@@ -7,6 +7,7 @@
 package rerun
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,6 +129,7 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 	profile := domain.SenderStream(msg.Channel, msg.SenderID)
 	later := map[string]bool{} // turns that arrived after this one
 	var out []domain.Event
+	links := &linkedProfile{}
 	for after := int64(0); ; {
 		evs, err := src.ReadAll(ctx, after, 1000)
 		if err != nil {
@@ -137,12 +140,16 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 		}
 		for _, e := range evs {
 			if e.ID == cutoff {
-				return out, nil
+				return links.merge(out, msg), nil
 			}
 			if e.StreamID == turn[0].StreamID {
 				continue
 			}
-			mine := e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
+			links.see(e)
+			// Who may talk (pairings) and whose profile a sender uses
+			// (identity links) are decided on these streams as a whole.
+			global := e.StreamID == domain.SenderPairingStream || e.StreamID == domain.IdentityStream
+			mine := global || e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
 			// Tasks stay out: in the scratch their due times would fire
 			// now, beside the turn.
 			if !mine || strings.HasPrefix(e.StreamID, "task-") {
@@ -157,6 +164,57 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 		}
 		after = evs[len(evs)-1].Position
 	}
+}
+
+// linkedProfile keeps the profile streams and the identity links seen
+// before a turn, so that a linked sender's re-run starts from the
+// canonical identity's profile, as the turn did.
+type linkedProfile struct {
+	ids      domain.Identities
+	registry *domain.Registry
+	profiles map[string][]domain.Event
+	order    map[int64]int // position -> delivery order (positions are not that order on PostgreSQL)
+}
+
+func (l *linkedProfile) see(e domain.Event) {
+	if l.order == nil {
+		l.order = map[int64]int{}
+	}
+	l.order[e.Position] = len(l.order)
+	switch {
+	case e.StreamID == domain.IdentityStream:
+		if l.registry == nil {
+			l.registry = app.NewRegistry()
+		}
+		if p, err := l.registry.Decode(e); err == nil {
+			l.ids.Apply(p, e.Version, e.RecordedAt)
+		}
+	case strings.HasPrefix(e.StreamID, "sender-"):
+		if l.profiles == nil {
+			l.profiles = map[string][]domain.Event{}
+		}
+		l.profiles[e.StreamID] = append(l.profiles[e.StreamID], e)
+	}
+}
+
+// merge adds the canonical profile's events to out (in log order) when
+// the sender was linked to another identity.
+func (l *linkedProfile) merge(out []domain.Event, msg domain.MessageReceived) []domain.Event {
+	canonical := l.ids.Resolve(msg.Sender()).Stream()
+	if canonical == msg.Sender().Stream() {
+		return out
+	}
+	have := map[int64]bool{}
+	for _, e := range out {
+		have[e.Position] = true
+	}
+	for _, e := range l.profiles[canonical] {
+		if !have[e.Position] {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b domain.Event) int { return cmp.Compare(l.order[a.Position], l.order[b.Position]) })
+	return out
 }
 
 // copyPrompts copies the prompt overrides of dir (if any) into to.
