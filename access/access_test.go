@@ -136,7 +136,9 @@ func TestOwnerCommands(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	stop()
-	<-done
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 	if got := out.texts("99"); len(got) != 1 || got[0] != i18n.AccessText(i18n.Spanish, i18n.AccessApprovedSender) {
 		t.Fatalf("the approved sender got %q", got)
 	}

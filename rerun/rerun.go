@@ -146,13 +146,7 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 				continue
 			}
 			links.see(e)
-			// Who may talk (pairings) and whose profile a sender uses
-			// (identity links) are decided on these streams as a whole.
-			global := e.StreamID == domain.SenderPairingStream || e.StreamID == domain.IdentityStream
-			mine := global || e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
-			// Tasks stay out: in the scratch their due times would fire
-			// now, beside the turn.
-			if !mine || strings.HasPrefix(e.StreamID, "task-") {
+			if !belongs(e, profile, msg) {
 				continue
 			}
 			if e.Type == "MessageReceived" && e.Position > turn[0].Position {
@@ -164,6 +158,19 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 		}
 		after = evs[len(evs)-1].Position
 	}
+}
+
+// belongs reports whether an event is part of the sender's state: their
+// profile, what they caused, and who may talk (pairings) and whose
+// profile a sender uses (identity links), decided on those streams as a
+// whole. Tasks stay out: in the scratch their due times would fire now,
+// beside the turn.
+func belongs(e domain.Event, profile string, msg domain.MessageReceived) bool {
+	if strings.HasPrefix(e.StreamID, "task-") {
+		return false
+	}
+	global := e.StreamID == domain.SenderPairingStream || e.StreamID == domain.IdentityStream
+	return global || e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
 }
 
 // linkedProfile keeps the profile streams and the identity links seen
