@@ -200,9 +200,15 @@ var summaries = summaryTable(
 	on(func(e domain.PairingRequested) string {
 		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " expires=" + e.ExpiresAt.Format(time.RFC3339)
 	}),
-	on(func(e domain.PairingOwnerNotified) string { return "code=" + e.Code + " target=" + e.Target + " " + e.Error }),
-	on(func(e domain.PairingApproved) string { return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By }),
-	on(func(e domain.PairingRejected) string { return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By }),
+	on(func(e domain.PairingOwnerNotified) string {
+		return "code=" + e.Code + " target=" + e.Target + " " + e.Error
+	}),
+	on(func(e domain.PairingApproved) string {
+		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By
+	}),
+	on(func(e domain.PairingRejected) string {
+		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By
+	}),
 	on(func(e domain.PairingRevoked) string { return "sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By }),
 	on(func(e domain.IdentityLinked) string { return e.Alias + " → " + e.Canonical + " by=" + e.By }),
 	on(func(e domain.IdentityUnlinked) string { return e.Alias + " ↛ " + e.Canonical + " by=" + e.By }),
