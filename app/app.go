@@ -151,6 +151,7 @@ func NewRegistry() *domain.Registry {
 	domain.RegisterHeartbeatCycleEvents(r)
 	domain.RegisterSummaryEvents(r)
 	domain.RegisterProjectEvents(r)
+	domain.RegisterAccessEvents(r)
 	return r
 }
 

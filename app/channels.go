@@ -51,8 +51,11 @@ func (a *App) Channels(ctx context.Context) (*ChannelSet, error) {
 			return nil, fmt.Errorf("channel %s: %w", e.name, err)
 		}
 		if ids, ok := set.Auth.Allowed[e.name]; ok && len(ids) == 0 && e.allowlist != "" {
-			a.Logger.Warn("no allowlist for this channel: every sender is denied (deny by default)", "channel", e.name,
-				"fix", "set "+e.allowlist)
+			what := "every sender is denied (deny by default)"
+			if a.Config.PairingEnabled {
+				what = "every sender gets a pairing code, and no owner on it can approve one (use omega pairing approve)"
+			}
+			a.Logger.Warn("no allowlist for this channel: "+what, "channel", e.name, "fix", "set "+e.allowlist)
 		}
 	}
 	if len(set.Channels) == 0 {

@@ -32,7 +32,12 @@ func (a *App) OpenCommander(ctx context.Context) (*Commander, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := buses.AddCommandHandlers(ctx, append(a.Senders.CommandHandlers(), a.Effects.CommandHandlers()...)...); err != nil {
+	pairings, err := a.newAccess(nil, nil, nil)
+	if err != nil {
+		return nil, errors.Join(err, buses.Close())
+	}
+	hs := append(a.Senders.CommandHandlers(), a.Effects.CommandHandlers()...)
+	if err := buses.AddCommandHandlers(ctx, append(hs, pairings.CommandHandlers()...)...); err != nil {
 		return nil, errors.Join(err, buses.Close())
 	}
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))

@@ -22,7 +22,9 @@ func TestConversationOverHTTP(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			claude, callLog := fakeClaude(t)
 			testchat := &fakeChannel{name: "testchat"}
-			n := startNode(t, baseVars(t, b, claude), testchat)
+			vars := baseVars(t, b, claude)
+			vars["OMEGA_PAIRING_ENABLED"] = "false" // strangers are only denied
+			n := startNode(t, vars, testchat)
 			ctx := context.Background()
 
 			if err := n.rt.Senders.RecordFact(ctx, &senders.RecordFact{Channel: "http", SenderID: "ana", Key: "city", Value: "Lisbon"}); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/omega-gateway/omega/access"
 	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
@@ -58,6 +59,8 @@ type Runtime struct {
 	SelfHeal *selfheal.Runner
 	// Skills imports $OMEGA_DATA_DIR/skills into the log and reads them back.
 	Skills   *skills.Library
+	// Access is sender pairing and identity links.
+	Access   *access.Service
 	channels map[string]channels.Channel
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
 	summarizeOnShutdown bool
@@ -179,6 +182,9 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	}
 	sandbox := sandboxMode(cfg.Provider.Sandbox)
 	read := a.Queries
+	if r.Access, err = a.newAccess(auth.Allowed, r, loc); err != nil {
+		return nil, err
+	}
 	catalog, raw, caps, err := r.prepareProjects(ctx, opts, ps, sandbox)
 	if err != nil {
 		return nil, err
@@ -193,7 +199,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Store: a.Store, Registry: a.Registry,
 		Senders:  a.Senders,
 		Read:     read,
-		Channels: r, Provider: provider, Prompts: raw, Auth: auth,
+		Channels: r, Provider: provider, Prompts: raw, Auth: auth, Pairing: r.pairingGate(),
 		Commands: commands, Replies: replies, Skills: r.Skills, Projects: catalog,
 		Config: pipeline.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
@@ -271,6 +277,7 @@ func (r *Runtime) startCommandHandlers(ctx context.Context, provider pipeline.Pr
 		return err
 	}
 	hs := append(r.Senders.CommandHandlers(), r.Effects.CommandHandlers()...)
+	hs = append(hs, r.Access.CommandHandlers()...)
 	return r.Buses.AddCommandHandlers(ctx, append(hs, r.Summarizer.CommandHandler())...)
 }
 
@@ -334,7 +341,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 	if commands == nil {
 		var err error
 		commands, err = slash.New(slash.Commands{
-			Recorder: r.Effects, WhatsApp: whatsApp, BotName: opts.BotName, Location: loc, Started: time.Now(),
+			Recorder: r.Effects, WhatsApp: whatsApp, Access: r.Access, BotName: opts.BotName, Location: loc, Started: time.Now(),
 			DataDir: r.Config.DataDir, Status: status, Skills: r.Skills, Projects: catalog,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute),
 		})
@@ -624,6 +631,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		return ignoreStop(gctx, r.Summarizer.Watch(gctx, r.Buses.CommandBus))
 	})
 	r.runClock(gctx, g)
+	g.Go(func() error { return ignoreStop(gctx, r.Access.Run(gctx)) })
 	for _, ch := range r.channels {
 		g.Go(func() error {
 			err := ch.Start(gctx, r.Deliver)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/i18n"
 )
 
 const (
@@ -179,9 +178,15 @@ func tgStrangerDenied(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusDenied {
 		t.Fatalf("status %s", got)
 	}
+	// Pairing is on by default: the stranger gets a code, the owner (the
+	// first allowed user) is told of it.
+	offer := payload[domain.AccessDenied](t, n, evs).Pairing
 	msgs := api.Messages(tgStranger)
-	if len(msgs) != 1 || msgs[0].Text != i18n.Text(i18n.English, i18n.AccessDenied) {
-		t.Fatalf("stranger got %+v", msgs)
+	if offer == nil || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "Your pairing code is "+offer.Code) {
+		t.Fatalf("stranger got %+v (offer %+v)", msgs, offer)
+	}
+	if owner := api.Messages(tgUser); !strings.Contains(owner[len(owner)-1].Text, "/pair approve "+offer.Code) {
+		t.Fatalf("owner got %+v", owner[len(owner)-1])
 	}
 	if countType(evs, "ProviderCalled") != 0 {
 		t.Fatal("the provider was called for a stranger")

@@ -17,7 +17,6 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/intake"
 	"github.com/omega-gateway/omega/pipeline"
 )
@@ -25,7 +24,8 @@ import (
 // The WhatsApp channel in the running pipeline, driven with constructed
 // whatsmeow events: an allowlisted number gets a WhatsApp-formatted reply,
 // a redelivered message is acknowledged without a second turn, and a
-// stranger is denied.
+// stranger is offered a pairing code and the owner (the first allowed
+// number) is told of it.
 func TestWhatsAppEndToEnd(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
@@ -84,11 +84,13 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			sent, err := fake.WaitSent(ctx, 3)
+			sent, err := fake.WaitSent(ctx, 4)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(sent) != 3 || sent[2].To.User != stranger || sent[2].Text != i18n.Text(i18n.English, i18n.AccessDenied) {
+			offer := payload[domain.AccessDenied](t, n, evs).Pairing
+			if len(sent) != 4 || offer == nil || sent[2].To.User != ana || !strings.Contains(sent[2].Text, "/pair approve "+offer.Code) ||
+				sent[3].To.User != stranger || !strings.Contains(sent[3].Text, "Your pairing code is "+offer.Code) {
 				t.Fatalf("sent %+v", sent)
 			}
 			if countType(evs, "ProviderCalled") != 0 {

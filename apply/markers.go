@@ -214,7 +214,15 @@ func effectOnly[M markers.Marker](effect string) func(context.Context, *Markers,
 // onSender applies a decision on the sender's own stream and keeps the
 // run's profile current.
 func (h *Markers) onSender(ctx context.Context, run *markerRun, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, error) {
-	senderStream := run.turn.Received.Sender().Stream()
+	m := run.turn.Received
+	profiles, err := senders.New(h.Store(), h.Registry())
+	if err != nil {
+		return domain.AppliedMarker{}, err
+	}
+	senderStream, err := profiles.ProfileStream(ctx, m.Channel, m.SenderID)
+	if err != nil {
+		return domain.AppliedMarker{}, err
+	}
 	p := &domain.SenderProfile{}
 	done, err := h.Once(ctx, senderStream, md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
 		func() ([]domain.Payload, error) { return decide(*p), nil })

@@ -66,6 +66,13 @@ type Config struct {
 	// HeartbeatTarget is telegram:<chat> or whatsapp:<number>; empty is the owner.
 	HeartbeatTarget string `env:"HEARTBEAT_TARGET"`
 
+	// Sender pairing: an unknown sender on Telegram or WhatsApp gets a code
+	// the owner approves (/pair, omega pairing); off: they are denied.
+	PairingEnabled bool          `env:"PAIRING_ENABLED" envDefault:"true"`
+	PairingCodeTTL time.Duration `env:"PAIRING_CODE_TTL" envDefault:"1h"`
+	// PairingMaxCodes bounds the codes one sender gets per hour.
+	PairingMaxCodes int `env:"PAIRING_MAX_CODES" envDefault:"3"`
+
 	// SelfHealDelay is the pause between a self-healing iteration and its
 	// follow-up.
 	SelfHealDelay time.Duration `env:"SELF_HEAL_DELAY" envDefault:"2m"`
@@ -171,6 +178,9 @@ func (c Config) validateTimes(p *problems) {
 	}
 	if _, err := c.Location(); err != nil {
 		bad("OMEGA_TIMEZONE %q is not a known time zone", c.Timezone)
+	}
+	if c.PairingCodeTTL < time.Minute || c.PairingMaxCodes < 1 {
+		bad("OMEGA_PAIRING_CODE_TTL must be at least 1m and OMEGA_PAIRING_MAX_CODES at least 1 (got %s, %d)", c.PairingCodeTTL, c.PairingMaxCodes)
 	}
 }
 

@@ -58,6 +58,9 @@ type (
 	}
 	AccessDenied struct {
 		Reason string `json:"reason"`
+		// Pairing is the pairing code an unknown sender was offered (or
+		// that they asked for too many); nil: plainly denied.
+		Pairing *PairingOffer `json:"pairing,omitempty"`
 	}
 	// WelcomeSent: the first-contact greeting went out (the sender stream
 	// records Welcomed).
@@ -321,6 +324,7 @@ type Turn struct {
 
 	Granted, Denied bool
 	DenyReason      string
+	DenyPairing     *PairingOffer // the pairing code the denial offered
 	WelcomeSent     bool
 	Acked           bool
 	Command         *CommandAnswered
@@ -396,7 +400,7 @@ func (t *Turn) applyIntake(p Payload, at time.Time) bool {
 	case AccessGranted:
 		t.Granted = true
 	case AccessDenied:
-		t.Denied, t.DenyReason = true, e.Reason
+		t.Denied, t.DenyReason, t.DenyPairing = true, e.Reason, e.Pairing
 	case WelcomeSent:
 		t.WelcomeSent = true
 	case AckSent:

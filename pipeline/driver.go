@@ -99,6 +99,17 @@ func (a Auth) Decide(m *domain.MessageReceived) (bool, string) {
 	return false, fmt.Sprintf("sender %s is not on the %s allowlist", m.SenderID, m.Channel)
 }
 
+// PairingGate admits senders the owner approved and offers other unknown
+// senders a pairing code instead of a plain denial (the access package).
+type PairingGate interface {
+	// Applies reports whether an unknown sender of m may pair.
+	Applies(m *domain.MessageReceived) bool
+	Approved(ctx context.Context, m *domain.MessageReceived) (bool, error)
+	// Offer records (or finds) the sender's code and returns the denial
+	// that carries it.
+	Offer(ctx context.Context, turnID string, m *domain.MessageReceived) (domain.AccessDenied, error)
+}
+
 // DriverConfig tunes the driver.
 type DriverConfig struct {
 	ModelFast        string
@@ -148,6 +159,7 @@ type Driver struct {
 	Provider Provider
 	Prompts  *prompts.Set
 	Auth     Auth
+	Pairing  PairingGate // nil: unknown senders are denied
 	Commands CommandHook
 	Replies  ReplyHook
 	Skills   *skills.Library // nil: no skills
@@ -294,9 +306,8 @@ type stepFunc func(d *Driver, ctx context.Context, st *turnState, profile domain
 
 // steps maps each step Turn.Next can decide to what performs it.
 var steps = map[domain.Step]stepFunc{
-	domain.StepAuthorize: func(d *Driver, _ context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
-		d.authorize(st, log)
-		return nil
+	domain.StepAuthorize: func(d *Driver, ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+		return d.authorize(ctx, st, log)
 	},
 	domain.StepWelcome:      (*Driver).welcome,
 	domain.StepCommand:      (*Driver).command,
@@ -336,13 +347,39 @@ func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, p
 	return nil
 }
 
-func (d *Driver) authorize(st *turnState, log *slog.Logger) {
-	if ok, reason := d.Auth.Decide(st.Received); ok {
+func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger) error {
+	ok, reason, err := d.decide(ctx, st.Received)
+	switch {
+	case err != nil:
+		return err
+	case ok:
 		st.add(domain.AccessGranted{Reason: reason})
-	} else {
-		log.Warn("access denied", "reason", reason)
-		st.add(domain.AccessDenied{Reason: reason})
+		return nil
+	case d.Pairing != nil && d.Pairing.Applies(st.Received):
+		denied, err := d.Pairing.Offer(ctx, st.ID, st.Received)
+		if err != nil {
+			return err
+		}
+		log.Warn("access denied; pairing code offered", "reason", denied.Reason)
+		st.add(denied)
+		return nil
 	}
+	log.Warn("access denied", "reason", reason)
+	st.add(domain.AccessDenied{Reason: reason})
+	return nil
+}
+
+// decide is Auth.Decide with the senders the owner approved by pairing.
+func (d *Driver) decide(ctx context.Context, m *domain.MessageReceived) (bool, string, error) {
+	ok, reason := d.Auth.Decide(m)
+	if ok || d.Pairing == nil || !d.Pairing.Applies(m) {
+		return ok, reason, nil
+	}
+	paired, err := d.Pairing.Approved(ctx, m)
+	if err != nil || !paired {
+		return false, reason, err
+	}
+	return true, "paired on " + m.Channel + " (approved by the owner)", nil
 }
 
 func (d *Driver) command(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
@@ -896,6 +933,9 @@ func (d *Driver) replyText(st *turnState, profile domain.SenderProfile) string {
 	lang := d.language(st, profile)
 	switch st.ReplyKind() {
 	case "deny":
+		if p := st.DenyPairing; p != nil {
+			return pairingText(lang, p, d.Config.Location)
+		}
 		return i18n.Text(lang, i18n.AccessDenied)
 	case "command":
 		return st.Command.Reply
@@ -1080,8 +1120,8 @@ func (d *Driver) Ack(ctx context.Context, turnID string) error {
 	if st.Received == nil || st.Acked || st.Completed != nil || st.Granted || st.Denied {
 		return nil
 	}
-	if ok, _ := d.Auth.Decide(st.Received); !ok {
-		return nil // strangers are answered by their own turn, not acknowledged
+	if ok, _, err := d.decide(ctx, st.Received); err != nil || !ok {
+		return err // strangers are answered by their own turn, not acknowledged
 	}
 	profile, err := d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID)
 	if err != nil {

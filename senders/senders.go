@@ -59,10 +59,30 @@ func New(store eventstore.Store, reg *domain.Registry) (Service, error) {
 	return Service{store: store, registry: reg}, nil
 }
 
+// Resolve returns the identity whose profile the sender uses: the
+// canonical identity the owner linked it to (/link), else itself.
+func (s Service) Resolve(ctx context.Context, channel, senderID string) (domain.SenderRef, error) {
+	var ids domain.Identities
+	if _, err := eventstore.Fold(ctx, s.store, s.registry, domain.IdentityStream, &ids); err != nil {
+		return domain.SenderRef{}, err
+	}
+	return ids.Resolve(domain.SenderRef{Channel: channel, ID: senderID}), nil
+}
+
+// ProfileStream is the stream holding the sender's profile (see Resolve).
+func (s Service) ProfileStream(ctx context.Context, channel, senderID string) (string, error) {
+	r, err := s.Resolve(ctx, channel, senderID)
+	return r.Stream(), err
+}
+
 // Load returns a sender's current profile.
 func (s Service) Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error) {
 	var p domain.SenderProfile
-	if _, err := eventstore.Fold(ctx, s.store, s.registry, domain.SenderStream(channel, senderID), &p); err != nil {
+	stream, err := s.ProfileStream(ctx, channel, senderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	if _, err := eventstore.Fold(ctx, s.store, s.registry, stream, &p); err != nil {
 		return domain.SenderProfile{}, err
 	}
 	return p, nil
@@ -76,7 +96,11 @@ func (s Service) Decide(ctx context.Context, channel, senderID string, md domain
 	if md.Sender == "" {
 		md.Sender = senderID
 	}
-	p, _, err := eventstore.Update(ctx, s.store, s.registry, domain.SenderStream(channel, senderID), md,
+	stream, err := s.ProfileStream(ctx, channel, senderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	p, _, err := eventstore.Update(ctx, s.store, s.registry, stream, md,
 		func() *domain.SenderProfile { return &domain.SenderProfile{} },
 		func(p *domain.SenderProfile) ([]domain.Payload, error) {
 			evs, err := decide(*p)

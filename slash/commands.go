@@ -21,6 +21,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/senders"
 	"github.com/omega-gateway/omega/skills"
 )
 
@@ -40,6 +41,7 @@ type WhatsAppPairing interface {
 type Commands struct {
 	effects.Recorder
 	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
+	Access   AccessCommands  // nil: no /pair and /link
 	// BotName returns the bot\'s @name (known once Telegram has started),
 	// so that "/cmd@name" is ours and "/cmd@other" is not.
 	BotName  func() string
@@ -164,6 +166,12 @@ var answers = map[string]answerFunc{
 	commands.WhatsApp: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.whatsApp(ctx, call)
 	},
+	commands.Pair: func(c *Commands, ctx context.Context, call *cmdCall, arg string) (string, error) {
+		return c.accessAnswer(ctx, call, arg, false)
+	},
+	commands.Link: func(c *Commands, ctx context.Context, call *cmdCall, arg string) (string, error) {
+		return c.accessAnswer(ctx, call, arg, true)
+	},
 }
 
 func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Command) (string, error) {
@@ -246,8 +254,16 @@ func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
 // onSender records a decision on the sender's profile, once per turn.
 func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
 	m := call.turn.Received
+	profiles, err := senders.New(c.Store(), c.Registry())
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	stream, err := profiles.ProfileStream(ctx, m.Channel, m.SenderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
 	p := &domain.SenderProfile{}
-	if _, err := c.Once(ctx, domain.SenderStream(m.Channel, m.SenderID), call.md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
+	if _, err := c.Once(ctx, stream, call.md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
 		func() ([]domain.Payload, error) { return decide(*p), nil }); err != nil {
 		return domain.SenderProfile{}, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/senders"
 )
 
 func timelineCmd() *cobra.Command {
@@ -129,16 +130,24 @@ func timelineStream(turnID string) string {
 	return domain.TurnStream(turnID)
 }
 
-// withSenderEvents adds what the turn recorded on its sender's stream to
-// the turn's events, in the order they were recorded.
+// withSenderEvents adds what the turn recorded on its sender's profile
+// stream (the linked identity's, if any) and on the pairing and identity
+// streams (a pairing code offered, a /pair or /link decision) to the
+// turn's events, in the order they were recorded.
 func withSenderEvents(ctx context.Context, a *app.App, m domain.MessageReceived, turnID string, evs []domain.Event) ([]domain.Event, error) {
-	related, err := a.Store.Load(ctx, domain.SenderStream(m.Channel, m.SenderID), 1)
+	profile, err := senders.MustNew(a.Store, a.Registry).ProfileStream(ctx, m.Channel, m.SenderID)
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range related {
-		if e.Metadata.CorrelationID == turnID {
-			evs = append(evs, e)
+	for _, stream := range []string{profile, domain.SenderPairingStream, domain.IdentityStream} {
+		related, err := a.Store.Load(ctx, stream, 1)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range related {
+			if e.Metadata.CorrelationID == turnID {
+				evs = append(evs, e)
+			}
 		}
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].RecordedAt.Before(evs[j].RecordedAt) })
@@ -188,6 +197,21 @@ var summaries = summaryTable(
 	}),
 	on(func(e domain.AccessGranted) string { return e.Reason }),
 	on(func(e domain.AccessDenied) string { return e.Reason }),
+	on(func(e domain.PairingRequested) string {
+		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " expires=" + e.ExpiresAt.Format(time.RFC3339)
+	}),
+	on(func(e domain.PairingOwnerNotified) string {
+		return "code=" + e.Code + " target=" + e.Target + " " + e.Error
+	}),
+	on(func(e domain.PairingApproved) string {
+		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By
+	}),
+	on(func(e domain.PairingRejected) string {
+		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By
+	}),
+	on(func(e domain.PairingRevoked) string { return "sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By }),
+	on(func(e domain.IdentityLinked) string { return e.Alias + " → " + e.Canonical + " by=" + e.By }),
+	on(func(e domain.IdentityUnlinked) string { return e.Alias + " ↛ " + e.Canonical + " by=" + e.By }),
 	on(func(e domain.WelcomeSent) string { return "language=" + e.Language + errSuffix(e.Error) }),
 	on(func(e domain.AckSent) string { return quoted(e.Text, 80) }),
 	on(func(e domain.CommandAnswered) string { return e.Command + " -> " + quoted(e.Reply, 100) }),

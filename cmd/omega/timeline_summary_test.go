@@ -51,6 +51,13 @@ var summarySamples = []domain.Payload{
 	domain.FactRecorded{Key: "name", Value: "Ana"},
 	domain.LanguageSwitched{From: "en", To: "es"},
 	domain.BugReported{Description: "bug"},
+	domain.PairingRequested{Code: "K7M2QX", Channel: "telegram", SenderID: "9", ExpiresAt: t0.Add(time.Hour)},
+	domain.PairingOwnerNotified{Code: "K7M2QX", Target: "telegram:42"},
+	domain.PairingApproved{Code: "K7M2QX", Channel: "telegram", SenderID: "9", By: "telegram:42"},
+	domain.PairingRejected{Code: "K7M2QX", Channel: "telegram", SenderID: "9", By: "cli"},
+	domain.PairingRevoked{Channel: "telegram", SenderID: "9", By: "cli"},
+	domain.IdentityLinked{Canonical: "telegram:9", Alias: "whatsapp:1", By: "cli"},
+	domain.IdentityUnlinked{Canonical: "telegram:9", Alias: "whatsapp:1", By: "cli"},
 }
 
 // wantSummaries are the lines `omega timeline` prints for summarySamples.
@@ -93,6 +100,13 @@ var wantSummaries = []string{
 	"name=\"Ana\"",
 	"en -> es",
 	"{\"description\":\"bug\"}",
+	"code=K7M2QX sender=telegram:9 expires=2026-02-24T18:00:00Z",
+	"code=K7M2QX target=telegram:42 ",
+	"code=K7M2QX sender=telegram:9 by=telegram:42",
+	"code=K7M2QX sender=telegram:9 by=cli",
+	"sender=telegram:9 by=cli",
+	"whatsapp:1 → telegram:9 by=cli",
+	"whatsapp:1 ↛ telegram:9 by=cli",
 }
 
 func TestTimelineSummaries(t *testing.T) {

@@ -28,6 +28,8 @@ const (
 	Learning    = "learning"
 	Skills      = "skills"
 	WhatsApp    = "whatsapp"
+	Pair        = "pair" // owner: approve or reject an unknown sender's pairing code
+	Link        = "link" // owner: link one person's identities across channels
 	Unknown     = "unknown"
 )
 
@@ -103,7 +105,7 @@ func isCommandWord(w string) bool {
 func known(word string) bool {
 	switch word {
 	case Help, Status, Uptime, Forget, Facts, Memory, Tasks, Cancel, Language,
-		Personality, Purge, Projects, Project, Heartbeat, Learning, Skills, WhatsApp:
+		Personality, Purge, Projects, Project, Heartbeat, Learning, Skills, WhatsApp, Pair, Link:
 		return true
 	}
 	return false

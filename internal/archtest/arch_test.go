@@ -52,7 +52,7 @@ var rules = []rule{
 		// Channels plug in behind the port in channels/; the application
 		// must not know which ones exist.
 		name: "application packages do not know concrete channels",
-		from: []string{"domain", "pipeline", "apply", "slash", "effects", "senders", "intake", "pairing", "scheduling", "projections", "eventstore", "messaging", "summarizer", "taskwork", "duework"},
+		from: []string{"domain", "pipeline", "apply", "slash", "effects", "senders", "intake", "pairing", "access", "projects", "skills", "workspace", "scheduling", "projections", "eventstore", "messaging", "summarizer", "taskwork", "duework"},
 		forbidden: func(dep pkg) bool {
 			return slices.ContainsFunc(concreteChannels, func(c string) bool { return under(dep.ImportPath, c) })
 		},
@@ -69,7 +69,7 @@ var rules = []rule{
 		// projections.Queries, the log, checkpoints and leases through the
 		// event store, so nothing else opens a query.
 		name:      "only storage packages use database/sql",
-		from:      []string{"domain", "pipeline", "apply", "slash", "effects", "senders", "intake", "pairing", "scheduling", "summarizer", "taskwork", "duework", "api", "cmd"},
+		from:      []string{"domain", "pipeline", "apply", "slash", "effects", "senders", "intake", "pairing", "access", "projects", "skills", "workspace", "scheduling", "summarizer", "taskwork", "duework", "api", "cmd"},
 		forbidden: func(dep pkg) bool { return dep.ImportPath == "database/sql" },
 		direct:    true,
 	},
