@@ -287,7 +287,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, status handlers
 	}
 	replies := opts.Replies
 	if replies == nil {
-		replies = &handlers.Markers{Effects: effects, Location: loc, WhatsApp: whatsApp, Logger: r.Logger}
+		replies = &handlers.Markers{Effects: effects, Location: loc, WhatsApp: whatsApp, Owner: owner{r}, Logger: r.Logger}
 	}
 	replies = selfHealKicks{ReplyHook: replies, rt: r}
 	commands := opts.Commands
