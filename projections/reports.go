@@ -19,6 +19,7 @@ func (Reports) Schema(_ Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			event_id    TEXT PRIMARY KEY,
+			position    BIGINT NOT NULL,
 			kind        TEXT NOT NULL,
 			sender      TEXT NOT NULL,
 			title       TEXT NOT NULL,
@@ -55,9 +56,9 @@ func (Reports) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 	if e.Metadata.Channel != "" || e.Metadata.Sender != "" {
 		sender = e.Metadata.Channel + ":" + e.Metadata.Sender
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (event_id, kind, sender, title, text, reported_at)
-		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (event_id) DO NOTHING`, tx.T("reports")),
-		e.ID.String(), kind, sender, title, text, e.RecordedAt.UnixMicro()); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (event_id, position, kind, sender, title, text, reported_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`, tx.T("reports")),
+		e.ID.String(), e.Position, kind, sender, title, text, e.RecordedAt.UnixMicro()); err != nil {
 		return fmt.Errorf("reports: apply %s: %w", e.Type, err)
 	}
 	return nil
@@ -75,7 +76,7 @@ type Report struct {
 // Reports returns the agent's bug reports and limitations, newest first.
 func (q *Queries) Reports(ctx context.Context, limit int) ([]Report, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT kind, sender, title, text, reported_at FROM reports
-		ORDER BY reported_at DESC, event_id LIMIT $1`, limit)
+		ORDER BY reported_at DESC, position DESC LIMIT $1`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read reports: %w", err)
 	}
