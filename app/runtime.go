@@ -263,6 +263,7 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling
 	}
 	if r.Scheduler, err = scheduling.NewScheduler(scheduling.SchedulerConfig{
 		Driver: r.Driver, Turns: turns, Read: r.Driver.Read, Channels: names, Logger: r.Logger, Leases: leases, Applied: r.Engine.Applied,
+		CoalesceWindow: r.Config.CoalesceWindow,
 	}); err != nil {
 		return nil, err
 	}

@@ -285,7 +285,7 @@ func RegisterTurnEvents(r *Registry) {
 		CommandAnswered{}, ContextBuilt{}, ProviderCalled{}, ProviderReplied{}, ProviderFailed{}, ReplyReady{},
 		TurnSuppressed{}, ReplySent{}, ReplyFailed{}, AttachmentsRemoved{}, TurnCompleted{},
 		MarkersApplied{}, ConversationClosed{}, RouteDecided{}, PlanStepCompleted{}, PlanStepFailed{},
-		PlanProgressSent{}} {
+		PlanProgressSent{}, MessagesMerged{}, TurnMergedInto{}} {
 		r.Register(p, 1)
 	}
 }
@@ -303,6 +303,10 @@ const (
 // Turn is the state folded from a turn stream.
 type Turn struct {
 	ID        string
+	// Merged are the later turns this one answers (MessagesMerged);
+	// MergedInto is the turn that answered this one's message.
+	Merged     []string
+	MergedInto string
 	Version   int64
 	Received  *MessageReceived
 	StartedAt time.Time
@@ -368,7 +372,7 @@ func (t *Turn) NextAttempt() int {
 // Apply folds one event into the turn.
 func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 	t.Version = version
-	if !t.applyIntake(p, at) && !t.applyReply(p) {
+	if !t.applyIntake(p, at) && !t.applyMerge(p) && !t.applyReply(p) {
 		t.applyPlan(p)
 	}
 }
