@@ -56,6 +56,10 @@ func TestRapidMessagesCoalesceIntoOneTurn(t *testing.T) {
 				if strings.Join(merged.Turns, ",") != ids[1]+","+ids[2] {
 					t.Fatalf("merged %v, want %v", merged.Turns, ids[1:])
 				}
+				// The conversation's history holds the burst as the model saw it.
+				waitFor(t, "the burst in the turns read model", func() bool {
+					return queryInt(t, n, `SELECT COUNT(*) FROM turns WHERE turn_id = $1 AND input = $2`, ids[0], strings.Join(texts, "\n")) == 1
+				})
 				for _, id := range ids[1:] {
 					if into := decodeLast[domain.TurnMergedInto](t, turnEvents(t, n, id), "TurnMergedInto"); into.Turn != ids[0] {
 						t.Fatalf("turn %s merged into %q", id, into.Turn)
