@@ -41,7 +41,7 @@ type Config struct {
 	// CoalesceWindow merges a sender's messages that follow each other
 	// within it into one turn; 0 turns coalescing off.
 	CoalesceWindow time.Duration `env:"COALESCE_WINDOW" envDefault:"0s"`
-	Timezone         string        `env:"TIMEZONE" envDefault:"Local"`
+	Timezone       string        `env:"TIMEZONE" envDefault:"Local"`
 	// Workspace is where the provider works and inbox attachments are
 	// saved; empty means DATA_DIR/workspace.
 	Workspace    string        `env:"WORKSPACE"`

@@ -302,14 +302,14 @@ const (
 
 // Turn is the state folded from a turn stream.
 type Turn struct {
-	ID        string
+	ID string
 	// Merged are the later turns this one answers (MessagesMerged);
 	// MergedInto is the turn that answered this one's message.
 	Merged     []string
 	MergedInto string
-	Version   int64
-	Received  *MessageReceived
-	StartedAt time.Time
+	Version    int64
+	Received   *MessageReceived
+	StartedAt  time.Time
 
 	Granted, Denied bool
 	DenyReason      string

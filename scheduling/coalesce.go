@@ -2,8 +2,20 @@ package scheduling
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
+
+// coalesceOnce coalesces the head's burst; false when the worker must stop.
+func (s *Scheduler) coalesceOnce(ctx context.Context, sender string, w *worker, head string, done map[string]bool, applied <-chan struct{}, log *slog.Logger) bool {
+	if err := s.coalesce(ctx, sender, w, head, done, applied); err != nil {
+		if ctx.Err() == nil {
+			log.Error("scheduler: coalesce messages", "turn", head, "err", err)
+		}
+		return false
+	}
+	return true
+}
 
 // coalesce waits, before the sender's head turn starts, until the
 // coalescing window has passed since the latest message of the burst

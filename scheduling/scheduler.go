@@ -385,10 +385,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 		head := turns[0]
 		if s.window > 0 && !coalesced[head.ID] {
 			// The burst behind the head becomes part of it; look again.
-			if err := s.coalesce(ctx, sender, w, head.ID, done, applied); err != nil {
-				if ctx.Err() == nil {
-					log.Error("scheduler: coalesce messages", "turn", head.ID, "err", err)
-				}
+			if !s.coalesceOnce(ctx, sender, w, head.ID, done, applied, log) {
 				return
 			}
 			coalesced[head.ID] = true
