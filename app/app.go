@@ -158,5 +158,5 @@ func NewRegistry() *domain.Registry {
 // Projections lists every read model.
 func Projections() []projections.Projection {
 	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.Summaries{}}
+		projections.Tasks{}, projections.Summaries{}, projections.Reports{}}
 }

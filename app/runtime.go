@@ -308,6 +308,7 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling
 	}
 	if r.Scheduler, err = scheduling.NewScheduler(scheduling.SchedulerConfig{
 		Driver: r.Driver, Turns: turns, Read: r.Driver.Read, Channels: names, Logger: r.Logger, Leases: leases, Applied: r.Engine.Applied,
+		CoalesceWindow: r.Config.CoalesceWindow,
 	}); err != nil {
 		return nil, err
 	}
@@ -332,7 +333,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 	replies := opts.Replies
 	if replies == nil {
 		var err error
-		if replies, err = apply.New(apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Logger: r.Logger}); err != nil {
+		if replies, err = apply.New(apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Owner: owner{r}, Logger: r.Logger}); err != nil {
 			return nil, nil, err
 		}
 	}

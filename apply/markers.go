@@ -34,6 +34,7 @@ type Markers struct {
 	effects.Recorder
 	Location *time.Location
 	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
+	Owner    Owner           // nil: reports are recorded, nobody is alerted
 	Logger   *slog.Logger
 }
 
@@ -293,12 +294,6 @@ func applyForget(ctx context.Context, h *Markers, run *markerRun, md domain.Meta
 	return am, err
 }
 
-func applyLimitation(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, v markers.Limitation) (domain.AppliedMarker, error) {
-	return onStream(ctx, h, md, domain.LimitationsStream, newLimitations, "limitation "+v.Title, func(l *domain.Limitations) []domain.Payload {
-		return l.Report(v.Title, v.Description, v.Plan)
-	})
-}
-
 func applySelfHeal(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, v markers.SelfHeal) (domain.AppliedMarker, error) {
 	return onStream(ctx, h, md, domain.SelfHealStream, newSelfHeal, "self-heal", func(s *domain.SelfHeal) []domain.Payload {
 		return s.Heal(v.Description, v.Verification)
@@ -307,12 +302,6 @@ func applySelfHeal(ctx context.Context, h *Markers, _ *markerRun, md domain.Meta
 
 func applySelfHealResolved(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, _ markers.SelfHealResolved) (domain.AppliedMarker, error) {
 	return onStream(ctx, h, md, domain.SelfHealStream, newSelfHeal, "self-heal resolved", (*domain.SelfHeal).Resolve)
-}
-
-func applyBugReport(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.BugReport) (domain.AppliedMarker, error) {
-	return onStream(ctx, h, md, domain.BugReportsStream, newSkill, "bug reported", func(*domain.Skill) []domain.Payload {
-		return []domain.Payload{domain.BugReported{Description: v.Description, Sender: run.sender}}
-	})
 }
 
 func applySkillImprove(ctx context.Context, h *Markers, _ *markerRun, md domain.Metadata, v markers.SkillImprove) (domain.AppliedMarker, error) {

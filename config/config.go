@@ -38,7 +38,10 @@ type Config struct {
 	// ConversationIdle is how long a conversation may rest before the next
 	// message starts a new one.
 	ConversationIdle time.Duration `env:"CONVERSATION_IDLE" envDefault:"2h"`
-	Timezone         string        `env:"TIMEZONE" envDefault:"Local"`
+	// CoalesceWindow merges a sender's messages that follow each other
+	// within it into one turn; 0 turns coalescing off.
+	CoalesceWindow time.Duration `env:"COALESCE_WINDOW" envDefault:"0s"`
+	Timezone       string        `env:"TIMEZONE" envDefault:"Local"`
 	// Workspace is where the provider works and inbox attachments are
 	// saved; empty means DATA_DIR/workspace.
 	Workspace    string        `env:"WORKSPACE"`
@@ -172,6 +175,9 @@ func (c Config) validateTimes(p *problems) {
 	}
 	if c.ShutdownTimeout < 0 {
 		bad("OMEGA_SHUTDOWN_TIMEOUT must not be negative (got %s)", c.ShutdownTimeout)
+	}
+	if c.CoalesceWindow < 0 || c.CoalesceWindow > time.Minute {
+		p.bad("OMEGA_COALESCE_WINDOW must be between 0 (off) and 1m (got %s)", c.CoalesceWindow)
 	}
 	if c.ConversationIdle <= 0 {
 		bad("OMEGA_CONVERSATION_IDLE must be positive (got %s)", c.ConversationIdle)

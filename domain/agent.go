@@ -154,7 +154,7 @@ func RegisterAgentEvents(r *Registry) {
 		HeartbeatSectionSuppressed{}, HeartbeatSectionUnsuppressed{}, HeartbeatFileImported{}, SelfHealStarted{}, SelfHealIterated{},
 		SelfHealEscalated{}, SelfHealResolved{}, SelfHealFollowUpStarted{}, SelfHealFollowUpReplied{},
 		SelfHealFollowUpDone{}, SelfHealOwnerNotified{}, LimitationReported{}, BugReported{}, ActionOutcomeRecorded{},
-		RewardRecorded{}, LessonLearned{}, SkillLessonRecorded{}} {
+		RewardRecorded{}, LessonLearned{}, SkillLessonRecorded{}, OwnerAlerted{}} {
 		r.Register(p, 1)
 	}
 }

@@ -299,7 +299,7 @@ func RegisterTurnEvents(r *Registry) {
 		CommandAnswered{}, ContextBuilt{}, ProviderCalled{}, ProviderReplied{}, ProviderFailed{}, ReplyReady{},
 		TurnSuppressed{}, ReplySent{}, ReplyFailed{}, AttachmentsRemoved{}, TurnCompleted{},
 		MarkersApplied{}, ConversationClosed{}, RouteDecided{}, PlanStepCompleted{}, PlanStepFailed{},
-		PlanProgressSent{}} {
+		PlanProgressSent{}, MessagesMerged{}, TurnMergedInto{}} {
 		r.Register(p, 1)
 	}
 	registerImageEvents(r)
@@ -317,10 +317,14 @@ const (
 
 // Turn is the state folded from a turn stream.
 type Turn struct {
-	ID        string
-	Version   int64
-	Received  *MessageReceived
-	StartedAt time.Time
+	ID string
+	// Merged are the later turns this one answers (MessagesMerged);
+	// MergedInto is the turn that answered this one's message.
+	Merged     []string
+	MergedInto string
+	Version    int64
+	Received   *MessageReceived
+	StartedAt  time.Time
 
 	Granted, Denied bool
 	DenyReason      string
@@ -386,7 +390,7 @@ func (t *Turn) NextAttempt() int {
 // Apply folds one event into the turn.
 func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 	t.Version = version
-	if !t.applyIntake(p, at) && !t.applyReply(p) && !t.applyImages(p) {
+	if !t.applyIntake(p, at) && !t.applyMerge(p) && !t.applyReply(p) && !t.applyImages(p) {
 		t.applyPlan(p)
 	}
 }

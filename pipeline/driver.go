@@ -294,7 +294,7 @@ func (d *Driver) flushBefore(step domain.Step) bool {
 // that the profile must be read again after it.
 func (d *Driver) writesSender(step domain.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider, domain.StepProcessReply,
+	case domain.StepWelcome, domain.StepCommand, domain.StepBuildContext, domain.StepCallProvider, domain.StepProcessReply,
 		domain.StepClassify, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
 	}
@@ -397,6 +397,9 @@ func (d *Driver) command(ctx context.Context, st *turnState, profile domain.Send
 func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
 	built, err := d.buildContext(ctx, st, profile)
 	if err != nil {
+		return err
+	}
+	if err := d.closeStaleSession(ctx, st, profile, built); err != nil {
 		return err
 	}
 	st.add(built)
@@ -671,11 +674,12 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		return domain.ContextBuilt{}, err
 	}
 	newConversation := conv == st.ID
-	var summaries []string
-	if newConversation || promptctx.Gate(message).Recall {
-		if summaries, err = d.Read.RecentSummaries(ctx, sender, project, recentSummaries); err != nil {
-			return domain.ContextBuilt{}, err
-		}
+	if newConversation {
+		session = "" // a closed conversation's session is not resumed (see addContext)
+	}
+	summaries, err := d.summaries(ctx, sender, project, message, newConversation)
+	if err != nil {
+		return domain.ContextBuilt{}, err
 	}
 	turns := neutralizeHistory(history)
 	out := promptctx.Build(promptctx.Input{

@@ -232,16 +232,23 @@ func TestDriverProviderErrorIsExplainedInTheSendersLanguage(t *testing.T) {
 
 func TestDriverFailedResumeRetriesOnceWithFullContext(t *testing.T) {
 	f := newFixture(t)
-	f.appendSender(t, domain.SessionStarted{SessionID: "sess-old", Provider: "fake"})
 	f.provider.reply = func(_ context.Context, call int, req providers.Request) (providers.Response, error) {
-		if req.SessionID != "" {
+		switch {
+		case req.SessionID != "":
 			return providers.Response{}, &providers.Error{Class: providers.Server, Provider: "fake", Msg: "no such session"}
+		case call == 1: // the conversation's first turn starts sess-old
+			return providers.Response{Text: "hola", SessionID: "sess-old"}, nil
 		}
 		return providers.Response{Text: "respuesta", SessionID: "sess-new"}, nil
 	}
+	// Only a conversation still active resumes its session.
+	f.turn(t, message("hola"))
+	if err := f.engine.CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	id := f.turn(t, message("sigue con lo de ayer"))
 
-	reqs := f.provider.requests()
+	reqs := f.provider.requests()[1:]
 	if len(reqs) != 2 {
 		t.Fatalf("provider called %d times, want 2", len(reqs))
 	}
@@ -262,8 +269,8 @@ func TestDriverFailedResumeRetriesOnceWithFullContext(t *testing.T) {
 	if cleared := ofType[domain.SessionCleared](f.events(t, domain.SenderStream(chanName, senderID))); len(cleared) != 1 {
 		t.Errorf("SessionCleared recorded %d times, want 1", len(cleared))
 	}
-	if got := f.channel.texts(); len(got) != 1 || got[0] != "respuesta" {
-		t.Errorf("sent %q, want the reply only", got)
+	if got := f.channel.texts(); len(got) != 2 || got[1] != "respuesta" {
+		t.Errorf("sent %q, want the first turn's reply and the reply only", got)
 	}
 	if got := completion(t, ps).Status; got != domain.StatusOK {
 		t.Errorf("status %q, want ok", got)

@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/omega-gateway/omega/domain"
 )
@@ -103,6 +104,17 @@ var turnAppliers = map[string]func(turnStep, domain.Payload) error{
 	domain.CommandAnswered{}.EventType():    applyTurn(turnCommandAnswered),
 	domain.ConversationClosed{}.EventType(): applyTurn(turnConversationClosed),
 	domain.TurnCompleted{}.EventType():      applyTurn(turnCompleted),
+	domain.MessagesMerged{}.EventType():     applyTurn(turnMessagesMerged),
+}
+
+// turnMessagesMerged adds the merged messages to the turn's input, so the
+// conversation's history holds the burst as the model saw it.
+func turnMessagesMerged(s turnStep, ev domain.MessagesMerged) error {
+	if len(ev.Texts) == 0 {
+		return nil
+	}
+	return s.exec(fmt.Sprintf(`UPDATE %s SET input = input || $2 WHERE turn_id = $1`, s.tx.T("turns")),
+		s.id, "\n"+strings.Join(ev.Texts, "\n"))
 }
 
 // applyTurn adapts a typed effect to the table; a payload of another

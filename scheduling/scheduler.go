@@ -39,6 +39,7 @@ type Scheduler struct {
 	applied  func(ctx context.Context) <-chan struct{}
 	logger   *slog.Logger
 	sweepGap time.Duration
+	window   time.Duration // message coalescing (0: off)
 
 	kick   chan kick
 	mu     sync.Mutex
@@ -92,6 +93,9 @@ type SchedulerConfig struct {
 	// Sweep is how often open turns are looked for without a signal
 	// (default 1 s).
 	Sweep time.Duration
+	// CoalesceWindow merges a sender's messages that follow each other
+	// within it into one turn (OMEGA_COALESCE_WINDOW; 0: off).
+	CoalesceWindow time.Duration
 }
 
 // NewScheduler checks the collaborators and returns a scheduler ready
@@ -105,7 +109,7 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 	}
 	return &Scheduler{
 		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied,
-		logger: c.Logger, sweepGap: c.Sweep, kick: make(chan kick, 1024), active: map[string]*worker{},
+		logger: c.Logger, sweepGap: c.Sweep, window: c.CoalesceWindow, kick: make(chan kick, 1024), active: map[string]*worker{},
 	}, nil
 }
 
@@ -361,6 +365,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 	applied := s.subscribe(ctx)
 	done := map[string]bool{}  // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
+	coalesced := map[string]bool{}
 	backoff := time.Second
 	for ctx.Err() == nil {
 		turns, wait, err := s.pending(ctx, sender, w, done)
@@ -378,6 +383,14 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 			return
 		}
 		head := turns[0]
+		if s.window > 0 && !coalesced[head.ID] {
+			// The burst behind the head becomes part of it; look again.
+			if !s.coalesceOnce(ctx, sender, w, head.ID, done, applied, log) {
+				return
+			}
+			coalesced[head.ID] = true
+			continue
+		}
 		s.ackQueued(ctx, turns[1:], acked, log)
 		if err := s.runTurn(ctx, sender, w, head.ID, done, acked, log); err != nil {
 			if ctx.Err() != nil {

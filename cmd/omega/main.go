@@ -77,7 +77,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), whatsappCmd(), tasksCmd(), pairingCmd(), identityCmd(), heartbeatCmd(), auditCmd(), rerunCmd(), exportCmd())
+	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), whatsappCmd(), tasksCmd(), pairingCmd(), identityCmd(), heartbeatCmd(), auditCmd(), rerunCmd(), exportCmd(), bugsCmd())
 	return root
 }
 

@@ -128,16 +128,45 @@ func parseInterval(value string, _ *time.Location) (Marker, error) {
 	return HeartbeatInterval{Minutes: int(n)}, nil
 }
 
+// RewardDomainGeneral is the domain of a reward written in the short
+// "outcome | score" form, which names none.
+const RewardDomainGeneral = "general"
+
+// parseReward accepts both of the seeds' forms: "score | domain | lesson"
+// (the architecture's, e.g. "+1|email|short summaries work") and
+// "outcome | score" (the marker table's, e.g. "reminder was useful | 1").
 func parseReward(value string, _ *time.Location) (Marker, error) {
+	parts := strings.Split(value, "|")
+	if len(parts) == 2 {
+		outcome := strings.TrimSpace(parts[0])
+		score, err := parseScore(parts[1])
+		if err != nil {
+			return nil, err
+		}
+		if outcome == "" {
+			return nil, errors.New("empty outcome")
+		}
+		return Reward{Score: score, Domain: RewardDomainGeneral, Lesson: outcome}, nil
+	}
 	f, err := fields(value, 3, 3, "score", "domain", "lesson")
+	if err != nil {
+		return nil, errors.New("want score | domain | lesson or outcome | score separated by '|'")
+	}
+	score, err := parseScore(f[0])
 	if err != nil {
 		return nil, err
 	}
-	score, err := strconv.Atoi(f[0])
-	if err != nil || score < -1 || score > 1 {
-		return nil, fmt.Errorf("score %q is not -1, 0 or +1", f[0])
-	}
 	return Reward{Score: score, Domain: f[1], Lesson: f[2]}, nil
+}
+
+// parseScore reads a reward's score: -1, 0 or +1.
+func parseScore(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	score, err := strconv.Atoi(s)
+	if err != nil || score < -1 || score > 1 {
+		return 0, fmt.Errorf("score %q is not -1, 0 or +1", s)
+	}
+	return score, nil
 }
 
 // ParseRepeat reads a repeat value case-insensitively.

@@ -1,0 +1,98 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// Reports is the read model of what the agent reported about itself: bug
+// reports (BUG_REPORT) and limitations (LIMITATION), listed by `omega bugs`.
+type Reports struct{}
+
+func (Reports) Name() string     { return "reports" }
+func (Reports) Tables() []string { return []string{"reports"} }
+func (Reports) Schema(_ Dialect, t func(string) string) []string {
+	return []string{
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+			event_id    TEXT PRIMARY KEY,
+			position    BIGINT NOT NULL,
+			kind        TEXT NOT NULL,
+			sender      TEXT NOT NULL,
+			title       TEXT NOT NULL,
+			text        TEXT NOT NULL,
+			reported_at BIGINT NOT NULL
+		)`, t("reports")),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (reported_at)`, t("reports_by_time"), t("reports")),
+	}
+}
+
+// Kinds of report.
+const (
+	ReportBug        = "bug"
+	ReportLimitation = "limitation"
+)
+
+func (Reports) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+	bug, limitation := (domain.BugReported{}).EventType(), (domain.LimitationReported{}).EventType()
+	if e.Type != bug && e.Type != limitation {
+		return nil
+	}
+	p, err := tx.Decode(e)
+	if err != nil {
+		return err
+	}
+	kind, title, text := ReportBug, "", ""
+	switch v := p.(type) {
+	case domain.BugReported:
+		text = v.Description
+	case domain.LimitationReported:
+		kind, title, text = ReportLimitation, v.Title, strings.TrimSpace(v.Description+"\n"+v.Plan)
+	}
+	sender := ""
+	if e.Metadata.Channel != "" || e.Metadata.Sender != "" {
+		sender = e.Metadata.Channel + ":" + e.Metadata.Sender
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (event_id, position, kind, sender, title, text, reported_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_id) DO NOTHING`, tx.T("reports")),
+		e.ID.String(), e.Position, kind, sender, title, text, e.RecordedAt.UnixMicro()); err != nil {
+		return fmt.Errorf("reports: apply %s: %w", e.Type, err)
+	}
+	return nil
+}
+
+// Report is one bug report or limitation.
+type Report struct {
+	Kind   string    `json:"kind"`
+	Sender string    `json:"sender"` // channel:id of the conversation it came from
+	Title  string    `json:"title,omitempty"`
+	Text   string    `json:"text"`
+	At     time.Time `json:"at"`
+}
+
+// Reports returns the agent's bug reports and limitations, newest first.
+func (q *Queries) Reports(ctx context.Context, limit int) ([]Report, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT kind, sender, title, text, reported_at FROM reports
+		ORDER BY reported_at DESC, position DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read reports: %w", err)
+	}
+	defer rows.Close()
+	var out []Report
+	for rows.Next() {
+		var r Report
+		var at int64
+		if err := rows.Scan(&r.Kind, &r.Sender, &r.Title, &r.Text, &at); err != nil {
+			return nil, fmt.Errorf("read reports: %w", err)
+		}
+		r.At = time.UnixMicro(at).UTC()
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read reports: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,61 @@
+package scheduling
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// coalesceOnce coalesces the head's burst; false when the worker must stop.
+func (s *Scheduler) coalesceOnce(ctx context.Context, sender string, w *worker, head string, done map[string]bool, applied <-chan struct{}, log *slog.Logger) bool {
+	if err := s.coalesce(ctx, sender, w, head, done, applied); err != nil {
+		if ctx.Err() == nil {
+			log.Error("scheduler: coalesce messages", "turn", head, "err", err)
+		}
+		return false
+	}
+	return true
+}
+
+// coalesce waits, before the sender's head turn starts, until the
+// coalescing window has passed since the latest message of the burst
+// behind it, then makes the head answer the whole burst (Driver.Coalesce).
+// Every message stays a turn of its own in the log; the merged ones are
+// completed as merged, so the sender's order and a resume after a crash
+// (the merge is recorded on the head before the others are marked) hold.
+func (s *Scheduler) coalesce(ctx context.Context, sender string, w *worker, head string, done map[string]bool, applied <-chan struct{}) error {
+	for {
+		turns, wait, err := s.pending(ctx, sender, w, done)
+		if err != nil {
+			return err
+		}
+		if wait {
+			s.waitApplied(ctx, applied)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		if len(turns) == 0 || turns[0].ID != head {
+			return nil
+		}
+		ids := make([]string, len(turns))
+		for i, t := range turns {
+			ids[i] = t.ID
+		}
+		burst, last, err := s.driver.Burst(ctx, ids)
+		if err != nil {
+			return err
+		}
+		left := time.Until(last.Add(s.window))
+		if last.IsZero() || left <= 0 {
+			return s.driver.Coalesce(ctx, head, burst[1:])
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(left):
+		case <-w.wake: // another message: the window starts again from it
+		}
+	}
+}
