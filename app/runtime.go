@@ -674,6 +674,11 @@ func (r *Runtime) summarizeOpen() {
 // shutdown summarizes the open conversations (when asked to) and stops
 // the channels.
 func (r *Runtime) shutdown() {
+	if r.Summarizer != nil {
+		// A summary still running in the background would race the ones
+		// below for the same conversation, and outlive the store.
+		r.Summarizer.Stop()
+	}
 	if r.summarizeOnShutdown {
 		r.summarizeOpen()
 	}

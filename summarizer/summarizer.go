@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
@@ -82,6 +83,16 @@ type Config struct {
 type Summarizer struct {
 	Deps
 	cfg Config
+	bg  jobs
+}
+
+// jobs are the summaries running in the background (see CommandHandler).
+type jobs struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	running map[string]bool
+	wg      sync.WaitGroup
 }
 
 // maxTranscript bounds how many messages a summary reads.
@@ -101,7 +112,10 @@ func New(d Deps, cfg Config) (*Summarizer, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Summarizer{Deps: d, cfg: cfg}, nil
+	s := &Summarizer{Deps: d, cfg: cfg}
+	s.bg.ctx, s.bg.cancel = context.WithCancel(context.Background())
+	s.bg.running = map[string]bool{}
+	return s, nil
 }
 
 // Summarize drives one conversation's summarization to its closure. It

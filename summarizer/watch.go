@@ -27,11 +27,50 @@ func (c SummarizeConversation) conversation() projections.OpenConversation {
 	return projections.OpenConversation{ID: c.ConversationID, Channel: c.Channel, SenderID: c.SenderID, Project: c.Project}
 }
 
-// CommandHandler exposes Summarize to the command bus.
+// CommandHandler exposes Summarize to the command bus. The summary runs
+// after the command is acknowledged, not inside its handler: on
+// PostgreSQL the command's delivery transaction holds a row lock, and so
+// a transaction id, until the handler returns, and an open transaction id
+// holds back every reader of the event log, which would stall all turns
+// for the length of the summary's provider calls. Nothing is lost by
+// acknowledging first: until the summary is recorded the conversation
+// stays open, and Watch sends the command again.
 func (s *Summarizer) CommandHandler() cqrs.CommandHandler {
-	return cqrs.NewCommandHandler("SummarizeConversation", func(ctx context.Context, c *SummarizeConversation) error {
-		return s.Summarize(ctx, c.conversation(), c.Reason)
+	return cqrs.NewCommandHandler("SummarizeConversation", func(_ context.Context, c *SummarizeConversation) error {
+		s.background(c.conversation(), c.Reason)
+		return nil
 	})
+}
+
+// background runs one conversation's summary in its own goroutine unless
+// it is running already in this process.
+func (s *Summarizer) background(c projections.OpenConversation, reason string) {
+	s.bg.mu.Lock()
+	defer s.bg.mu.Unlock()
+	if s.bg.ctx.Err() != nil || s.bg.running[c.ID] {
+		return
+	}
+	s.bg.running[c.ID] = true
+	s.bg.wg.Add(1)
+	go func() {
+		defer s.bg.wg.Done()
+		defer func() {
+			s.bg.mu.Lock()
+			delete(s.bg.running, c.ID)
+			s.bg.mu.Unlock()
+		}()
+		if err := s.Summarize(s.bg.ctx, c, reason); err != nil && s.bg.ctx.Err() == nil {
+			s.Logger.Warn("summarizer: conversation not summarized; it stays open and is tried again", "conversation", c.ID, "err", err)
+		}
+	}()
+}
+
+// Stop cancels the summaries running in the background and waits for
+// them; their conversations stay open and are summarized later (or by
+// SummarizeOpen at shutdown).
+func (s *Summarizer) Stop() {
+	s.bg.cancel()
+	s.bg.wg.Wait()
 }
 
 // CommandSender is the command bus, as the watcher needs it.
