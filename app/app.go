@@ -19,6 +19,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/migrations"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/promptstore"
 )
 
 // Store is the event log with consumer checkpoints and leases. It hands
@@ -55,6 +56,8 @@ type App struct {
 	Queries *projections.Queries
 	// Audit queries the audit of completed turns.
 	Audit *projections.AuditLog
+	// PromptTexts records turns' prompts by reference and resolves them.
+	PromptTexts *promptstore.Store
 
 	backend backend
 }
@@ -94,6 +97,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 	}
 	a.Queries = q
 	if a.Audit, err = projections.NewAuditLog(a.backend.ReadDB()); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
+	if a.PromptTexts, err = promptstore.New(a.Store, a.Registry); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}

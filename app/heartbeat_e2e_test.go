@@ -262,7 +262,11 @@ func TestSystemPromptFollowsHeartbeatSetting(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					system = p.(domain.ContextBuilt).System
+					full, err := n.rt.PromptTexts.Resolve(context.Background(), p.(domain.ContextBuilt))
+					if err != nil {
+						t.Fatal(err)
+					}
+					system = full.System
 				}
 			}
 			has := strings.Contains(system, "a heartbeat that checks on things")

@@ -177,7 +177,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Senders:  handlers.Senders{Store: a.Store, Registry: a.Registry},
 		Read:     read,
 		Channels: r, Provider: provider, Prompts: ps, Auth: auth,
-		Commands: commands, Replies: replies,
+		Commands: commands, Replies: replies, PromptTexts: a.PromptTexts,
 		Config: handlers.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
 			SkillsDir: filepath.Join(cfg.DataDir, "skills"), Workspace: workspace, ConversationIdle: cfg.ConversationIdle,

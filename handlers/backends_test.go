@@ -16,6 +16,7 @@ import (
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
+	"github.com/omega-gateway/omega/promptstore"
 	"github.com/omega-gateway/omega/scheduling"
 )
 
@@ -119,8 +120,13 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 		t.Fatal(err)
 	}
 	p := &pipeline{store: store, reg: reg, engine: engine, channel: &fakeChannel{}, provider: &fakeProvider{}}
+	texts, err := promptstore.New(store, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.driver = &handlers.Driver{
-		Store: store, Registry: reg,
+		PromptTexts: texts,
+		Store:       store, Registry: reg,
 		Senders:  handlers.Senders{Store: store, Registry: reg},
 		Read:     queries(t, db, dialect),
 		Channels: p.channel, Provider: p.provider, Prompts: ps,

@@ -22,6 +22,7 @@ import (
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
+	"github.com/omega-gateway/omega/promptstore"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -139,9 +140,11 @@ type Driver struct {
 	Auth     Auth
 	Commands CommandHook
 	Replies  ReplyHook
-	Config   DriverConfig
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// PromptTexts records contexts by reference (nil: in full).
+	PromptTexts *promptstore.Store
+	Config      DriverConfig
+	Logger      *slog.Logger
+	Now         func() time.Time
 }
 
 // NewDriver checks a driver's collaborators: the store, registry, read
@@ -203,6 +206,9 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 	st.Version = version
 	if st.Received == nil {
 		return fmt.Errorf("turn %s has no message", turnID)
+	}
+	if err := d.resolveContext(ctx, st); err != nil {
+		return err
 	}
 	log := d.Logger.With("turn", turnID, "channel", st.Received.Channel, "sender", st.Received.SenderID)
 	var profile domain.SenderProfile
@@ -345,8 +351,7 @@ func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.S
 	if err != nil {
 		return err
 	}
-	st.add(built)
-	return nil
+	return d.recordContext(ctx, st, built)
 }
 
 func (d *Driver) complete(ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
@@ -646,6 +651,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		Continuation:     session != "",
 		SectionsUsed:     out.SectionsUsed,
 		System:           out.System,
+		SystemPieces:     out.SystemPieces,
 		Prompt:           message,
 		Message:          message,
 		History:          history,
@@ -653,7 +659,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		SanitizeWarnings: clean.Warnings,
 	}
 	if session != "" {
-		built.Prompt, built.SectionsUsed = out.Continuation, out.ContinuationSections
+		built.Prompt, built.PromptPieces, built.SectionsUsed = out.Continuation, out.ContinuationPieces, out.ContinuationSections
 	}
 	return built, nil
 }

@@ -103,6 +103,11 @@ type Output struct {
 	Continuation string
 	// ContinuationSections names what Continuation contains, in order.
 	ContinuationSections []string
+	// SystemPieces and ContinuationPieces are what System and
+	// Continuation are made of: their concatenation is the text, each
+	// section or block one piece, so that a context can record each
+	// sizeable piece once (domain.ContextBuilt.ByReference).
+	SystemPieces, ContinuationPieces []string
 }
 
 // Group rules from the seed; SILENT is how the model declines to answer.
@@ -147,6 +152,7 @@ func Build(in Input) Output {
 
 	out := Output{
 		System:       full.String(),
+		SystemPieces: full.pieces(),
 		SectionsUsed: full.names,
 		Messages:     messages(in),
 	}
@@ -154,14 +160,14 @@ func Build(in Input) Output {
 		out.SectionsUsed = append(out.SectionsUsed, BlockHistory)
 	}
 	if !in.FirstInSession {
-		out.Continuation, out.ContinuationSections = continuation(in, gate, lang)
+		out.Continuation, out.ContinuationPieces, out.ContinuationSections = continuation(in, gate, lang)
 	}
 	return out
 }
 
 // continuation is the seed's minimal context update: the session already
 // carries identity, soul, system rules, the profile and the history.
-func continuation(in Input, gate Sections, lang string) (string, []string) {
+func continuation(in Input, gate Sections, lang string) (text string, pieces, names []string) {
 	var c builder
 	c.add(BlockTime, timeLine(in))
 	c.add(BlockLanguage, "Respond in "+lang+".")
@@ -171,8 +177,8 @@ func continuation(in Input, gate Sections, lang string) (string, []string) {
 	addProjectBlocks(&c, in)
 	addGated(&c, in, gate)
 	addData(&c, in, gate)
-	text := "[Context update]\n" + c.String() + "\n[End of context update]\n\n" + in.Message
-	return text, c.names
+	pieces = append(append([]string{"[Context update]\n"}, c.pieces()...), "\n[End of context update]\n\n", in.Message)
+	return strings.Join(pieces, ""), pieces, c.names
 }
 
 func addProjectBlocks(b *builder, in Input) {
@@ -334,3 +340,16 @@ func (b *builder) add(name, text string) {
 }
 
 func (b *builder) String() string { return strings.Join(b.parts, "\n\n") }
+
+// pieces are the parts with the separators between them: their
+// concatenation is String().
+func (b *builder) pieces() []string {
+	out := make([]string, 0, 2*len(b.parts))
+	for i, p := range b.parts {
+		if i > 0 {
+			out = append(out, "\n\n")
+		}
+		out = append(out, p)
+	}
+	return out
+}
