@@ -262,7 +262,7 @@ func TestSystemPromptFollowsHeartbeatSetting(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					full, err := n.rt.PromptTexts.Resolve(context.Background(), p.(domain.ContextBuilt))
+					full, err := n.rt.PromptTexts.Resolve(context.Background(), out.TurnID, p.(domain.ContextBuilt))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -44,34 +44,59 @@ type TextPart struct {
 	Message bool   `json:"m,omitempty"`
 }
 
-// MinStoredText is the length from which a piece is stored once and
-// referenced; shorter pieces (the time, the language line) change often
-// and cost less inline than a reference.
+// TextPiece is one piece of a prompt as it is built: a section, a block
+// or the separator between two. Stable pieces (prompt files, fixed rules)
+// are the same from turn to turn.
+type TextPiece struct {
+	Text   string
+	Stable bool
+}
+
+// MinStoredText is the length from which a piece that is not stable is
+// stored once and referenced (a list of tasks, a profile); shorter ones
+// (the time, the language line) change often and cost less inline.
 const MinStoredText = 160
 
-// SplitText records pieces as parts: each piece of at least MinStoredText
-// bytes by its hash (returned in stored, hash -> text), a last piece equal
-// to message as the message, the rest inline with neighbouring inline
-// pieces merged. Joining the parts gives the pieces' concatenation.
-func SplitText(pieces []string, message string, stored map[string]string) []TextPart {
+// maxGlue is the longest piece that joins two stable pieces into one
+// stored text (the blank line between sections).
+const maxGlue = 4
+
+// SplitText records pieces as parts: each run of stable pieces (with the
+// separators between them) as one stored text, each other piece of at
+// least MinStoredText bytes as a stored text of its own, a last piece
+// equal to message as the message, the rest inline with neighbouring
+// inline pieces merged. Stored texts are added to stored (hash -> text).
+// Joining the parts gives the pieces' concatenation.
+func SplitText(pieces []TextPiece, message string, stored map[string]string) []TextPart {
 	var parts []TextPart
-	for i, p := range pieces {
+	for i := 0; i < len(pieces); i++ {
+		p := pieces[i]
 		switch {
-		case p == "":
-			continue
-		case i == len(pieces)-1 && p == message:
+		case p.Text == "":
+		case i == len(pieces)-1 && p.Text == message && !p.Stable:
 			parts = append(parts, TextPart{Message: true})
-		case len(p) >= MinStoredText:
-			h := TextHash(p)
-			stored[h] = p
-			parts = append(parts, TextPart{Hash: h})
+		case p.Stable:
+			run := p.Text
+			for i+2 < len(pieces) && pieces[i+2].Stable && len(pieces[i+1].Text) <= maxGlue {
+				run += pieces[i+1].Text + pieces[i+2].Text
+				i += 2
+			}
+			parts = append(parts, storedPart(run, stored))
+		case len(p.Text) >= MinStoredText:
+			parts = append(parts, storedPart(p.Text, stored))
 		case len(parts) > 0 && parts[len(parts)-1].Hash == "" && !parts[len(parts)-1].Message:
-			parts[len(parts)-1].Text += p
+			parts[len(parts)-1].Text += p.Text
 		default:
-			parts = append(parts, TextPart{Text: p})
+			parts = append(parts, TextPart{Text: p.Text})
 		}
 	}
 	return parts
+}
+
+func storedPart(text string, stored map[string]string) TextPart {
+	h := TextHash(text)
+	stored[h] = text
+	return TextPart{Hash: h}
 }
 
 // JoinText reassembles parts; lookup returns a stored text by its hash.
@@ -97,11 +122,60 @@ func JoinText(parts []TextPart, message string, lookup func(hash string) (string
 	return b.String(), nil
 }
 
+// History references name a turn: "<turn>" for its user message then its
+// reply, "<turn>/u" or "<turn>/a" for one of them.
+const (
+	refUser      = "/u"
+	refAssistant = "/a"
+)
+
+// historyRefs encodes a history whose messages all name their turn; false
+// when one does not.
+func historyRefs(history []HistoryMessage) ([]string, bool) {
+	var refs []string
+	for i := 0; i < len(history); i++ {
+		h := history[i]
+		if h.Turn == "" {
+			return nil, false
+		}
+		if h.Role == "user" && i+1 < len(history) && history[i+1].Role == "assistant" && history[i+1].Turn == h.Turn {
+			refs = append(refs, h.Turn)
+			i++
+			continue
+		}
+		switch h.Role {
+		case "user":
+			refs = append(refs, h.Turn+refUser)
+		case "assistant":
+			refs = append(refs, h.Turn+refAssistant)
+		default:
+			return nil, false
+		}
+	}
+	return refs, true
+}
+
+// historyOf expands history references into messages without text.
+func historyOf(refs []string) []HistoryMessage {
+	out := make([]HistoryMessage, 0, 2*len(refs))
+	for _, r := range refs {
+		if turn, ok := strings.CutSuffix(r, refUser); ok {
+			out = append(out, HistoryMessage{Role: "user", Turn: turn})
+		} else if turn, ok := strings.CutSuffix(r, refAssistant); ok {
+			out = append(out, HistoryMessage{Role: "assistant", Turn: turn})
+		} else {
+			out = append(out, HistoryMessage{Role: "user", Turn: r}, HistoryMessage{Role: "assistant", Turn: r})
+		}
+	}
+	return out
+}
+
 // ByReference returns the context as recorded (schema 2) and the texts it
-// references (hash -> text), which must be stored before it. The history
-// messages that name their turn keep only that reference; the others, and
-// the context's short pieces, stay inline.
-func (c ContextBuilt) ByReference() (ContextBuilt, map[string]string) {
+// references (hash -> text), which must be stored before it. received is
+// the turn's message as received: a context message equal to it is not
+// copied. A history whose messages all name their turn is recorded as
+// those turns.
+func (c ContextBuilt) ByReference(received string) (ContextBuilt, map[string]string) {
 	stored := map[string]string{}
 	ref := c
 	ref.SystemParts = SplitText(orPieces(c.SystemPieces, c.System), c.Message, stored)
@@ -113,25 +187,25 @@ func (c ContextBuilt) ByReference() (ContextBuilt, map[string]string) {
 		}
 	}
 	ref.System, ref.Prompt, ref.SystemPieces, ref.PromptPieces = "", "", nil, nil
-	ref.History = make([]HistoryMessage, len(c.History))
-	for i, h := range c.History {
-		if h.Turn != "" {
-			h.Text = ""
-		}
-		ref.History[i] = h
+	if c.Message == received && c.Message != "" {
+		ref.Message, ref.MessageAsReceived = "", true
 	}
-	if len(c.History) == 0 {
-		ref.History = nil
+	if refs, ok := historyRefs(c.History); ok && len(refs) > 0 {
+		ref.History, ref.HistoryTurns = nil, refs
 	}
 	return ref, stored
 }
 
-// orPieces is pieces when it makes up text, else text as one piece.
-func orPieces(pieces []string, text string) []string {
-	if strings.Join(pieces, "") == text && len(pieces) > 0 {
+// orPieces is pieces when they make up text, else text as one piece.
+func orPieces(pieces []TextPiece, text string) []TextPiece {
+	var b strings.Builder
+	for _, p := range pieces {
+		b.WriteString(p.Text)
+	}
+	if len(pieces) > 0 && b.String() == text {
 		return pieces
 	}
-	return []string{text}
+	return []TextPiece{{Text: text}}
 }
 
 // Resolver finds what a context recorded by reference names.
@@ -141,30 +215,42 @@ type Resolver struct {
 	// History returns a history message's text from its turn, as the
 	// context gave it to the provider.
 	History func(h HistoryMessage) (string, error)
+	// Received returns the text of the context's own turn's message.
+	Received func() (string, error)
 }
 
-// Resolve returns the context with its texts in full: System, Prompt and
-// every history message's text. A context recorded in full is returned
-// as it is.
+// Resolve returns the context with its texts in full: Message, System,
+// Prompt and every history message's text. A context recorded in full is
+// returned as it is.
 func (c ContextBuilt) Resolve(r Resolver) (ContextBuilt, error) {
 	out := c
 	var err error
+	if c.MessageAsReceived {
+		if out.Message, err = r.Received(); err != nil {
+			return c, fmt.Errorf("message: %w", err)
+		}
+		out.MessageAsReceived = false
+	}
 	if len(c.SystemParts) > 0 {
-		if out.System, err = JoinText(c.SystemParts, c.Message, r.Text); err != nil {
+		if out.System, err = JoinText(c.SystemParts, out.Message, r.Text); err != nil {
 			return c, fmt.Errorf("system prompt: %w", err)
 		}
 	}
 	switch {
 	case len(c.PromptParts) > 0:
-		if out.Prompt, err = JoinText(c.PromptParts, c.Message, r.Text); err != nil {
+		if out.Prompt, err = JoinText(c.PromptParts, out.Message, r.Text); err != nil {
 			return c, fmt.Errorf("prompt: %w", err)
 		}
 	case c.Prompt == "":
-		out.Prompt = c.Message
+		out.Prompt = out.Message
 	}
-	if len(c.History) > 0 {
-		out.History = make([]HistoryMessage, len(c.History))
-		for i, h := range c.History {
+	history := c.History
+	if len(c.HistoryTurns) > 0 {
+		history = historyOf(c.HistoryTurns)
+	}
+	if len(history) > 0 {
+		out.History = make([]HistoryMessage, len(history))
+		for i, h := range history {
 			if h.Turn != "" && h.Text == "" {
 				if h.Text, err = r.History(h); err != nil {
 					return c, fmt.Errorf("history message %d (%s of turn %s): %w", i+1, h.Role, h.Turn, err)
@@ -173,13 +259,14 @@ func (c ContextBuilt) Resolve(r Resolver) (ContextBuilt, error) {
 			out.History[i] = h
 		}
 	}
+	out.SystemParts, out.PromptParts, out.HistoryTurns = nil, nil, nil
 	return out, nil
 }
 
 // ByReferenceRecorded reports whether the context names texts it does not
 // hold (it must be resolved before its prompt is used).
 func (c ContextBuilt) ByReferenceRecorded() bool {
-	if len(c.SystemParts) > 0 || len(c.PromptParts) > 0 {
+	if len(c.SystemParts) > 0 || len(c.PromptParts) > 0 || len(c.HistoryTurns) > 0 || c.MessageAsReceived {
 		return true
 	}
 	for _, h := range c.History {
@@ -195,7 +282,8 @@ func (c ContextBuilt) ByReferenceRecorded() bool {
 // same Texts.
 func (c ContextBuilt) Texts() ContextBuilt {
 	out := c
-	out.SystemParts, out.PromptParts, out.SystemPieces, out.PromptPieces = nil, nil, nil, nil
+	out.SystemParts, out.PromptParts, out.SystemPieces, out.PromptPieces, out.HistoryTurns = nil, nil, nil, nil, nil
+	out.MessageAsReceived = false
 	if len(c.History) > 0 {
 		out.History = make([]HistoryMessage, len(c.History))
 		for i, h := range c.History {

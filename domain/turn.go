@@ -100,11 +100,16 @@ type (
 		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
 		SystemParts      []TextPart       `json:"system_parts,omitempty"`
 		PromptParts      []TextPart       `json:"prompt_parts,omitempty"` // none: the prompt is the message
+		// HistoryTurns names the turns the history comes from (see
+		// historyRefs); MessageAsReceived: Message is the turn's message
+		// as received.
+		HistoryTurns      []string `json:"history_turns,omitempty"`
+		MessageAsReceived bool     `json:"message_as_received,omitempty"`
 		// SystemPieces and PromptPieces are what System and Prompt are
 		// made of (their concatenation), so that each sizeable piece is
 		// stored once; in memory only.
-		SystemPieces []string `json:"-"`
-		PromptPieces []string `json:"-"`
+		SystemPieces []TextPiece `json:"-"`
+		PromptPieces []TextPiece `json:"-"`
 	}
 	ProviderCalled struct {
 		Provider  string `json:"provider"`

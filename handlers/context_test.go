@@ -29,7 +29,7 @@ func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 	id := f.turn(t, message("remind me what is scheduled tomorrow"))
 	var built domain.ContextBuilt
 	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
-		full, err := promptstore.Resolve(ctx, f.store, f.reg, p)
+		full, err := promptstore.Resolve(ctx, f.store, f.reg, id, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ func (d *Driver) recordContext(ctx context.Context, st *turnState, built domain.
 	if d.PromptTexts != nil {
 		md := domain.Metadata{CorrelationID: st.ID, CausationID: st.ID}
 		var err error
-		if rec, err = d.PromptTexts.Record(ctx, built, md); err != nil {
+		if rec, err = d.PromptTexts.Record(ctx, built, st.Received.Text, md); err != nil {
 			return err
 		}
 	}
@@ -34,9 +34,9 @@ func (d *Driver) resolveContext(ctx context.Context, st *turnState) error {
 	var full domain.ContextBuilt
 	var err error
 	if d.PromptTexts != nil {
-		full, err = d.PromptTexts.Resolve(ctx, *st.Context)
+		full, err = d.PromptTexts.Resolve(ctx, st.ID, *st.Context)
 	} else {
-		full, err = promptstore.Resolve(ctx, d.Store, d.Registry, *st.Context)
+		full, err = promptstore.Resolve(ctx, d.Store, d.Registry, st.ID, *st.Context)
 	}
 	if err != nil {
 		return fmt.Errorf("resolve the context of turn %s: %w", st.ID, err)

@@ -53,8 +53,8 @@ func New(events eventstore.Store, reg Decoder) (*Store, error) {
 // and returns the context to record. The texts are on record before the
 // context is, so a crash between the two leaves at worst a text nobody
 // names yet.
-func (s *Store) Record(ctx context.Context, c domain.ContextBuilt, md domain.Metadata) (domain.ContextBuilt, error) {
-	ref, texts := c.ByReference()
+func (s *Store) Record(ctx context.Context, c domain.ContextBuilt, received string, md domain.Metadata) (domain.ContextBuilt, error) {
+	ref, texts := c.ByReference(received)
 	for hash, text := range texts {
 		if err := s.ensure(ctx, hash, text, md); err != nil {
 			return domain.ContextBuilt{}, err
@@ -95,9 +95,9 @@ func (s *Store) isKnown(hash string) bool {
 	return s.known[hash]
 }
 
-// Resolve returns the context with its texts in full, read from the
-// store this prompt store writes to.
-func (s *Store) Resolve(ctx context.Context, c domain.ContextBuilt) (domain.ContextBuilt, error) {
+// Resolve returns the context of turn turnID with its texts in full,
+// read from the store this prompt store writes to.
+func (s *Store) Resolve(ctx context.Context, turnID string, c domain.ContextBuilt) (domain.ContextBuilt, error) {
 	if !c.ByReferenceRecorded() {
 		return c, nil
 	}
@@ -121,19 +121,31 @@ func (s *Store) Resolve(ctx context.Context, c domain.ContextBuilt) (domain.Cont
 			s.mu.Unlock()
 			return t, nil
 		},
-		History: func(h domain.HistoryMessage) (string, error) { return HistoryText(ctx, s.events, s.registry, h) },
+		History:  func(h domain.HistoryMessage) (string, error) { return HistoryText(ctx, s.events, s.registry, h) },
+		Received: func() (string, error) { return receivedText(ctx, s.events, s.registry, turnID) },
 	})
 }
 
-// Resolve returns the context with its texts in full, read from src.
-func Resolve(ctx context.Context, src Loader, reg Decoder, c domain.ContextBuilt) (domain.ContextBuilt, error) {
+// Resolve returns the context of turn turnID with its texts in full,
+// read from src.
+func Resolve(ctx context.Context, src Loader, reg Decoder, turnID string, c domain.ContextBuilt) (domain.ContextBuilt, error) {
 	if !c.ByReferenceRecorded() {
 		return c, nil
 	}
 	return c.Resolve(domain.Resolver{
-		Text:    func(hash string) (string, error) { return Text(ctx, src, reg, hash) },
-		History: func(h domain.HistoryMessage) (string, error) { return HistoryText(ctx, src, reg, h) },
+		Text:     func(hash string) (string, error) { return Text(ctx, src, reg, hash) },
+		History:  func(h domain.HistoryMessage) (string, error) { return HistoryText(ctx, src, reg, h) },
+		Received: func() (string, error) { return receivedText(ctx, src, reg, turnID) },
 	})
+}
+
+// receivedText is the text of a turn's message as received.
+func receivedText(ctx context.Context, src Loader, reg Decoder, turnID string) (string, error) {
+	text, found, err := turnText(ctx, src, reg, turnID, "user")
+	if err == nil && !found {
+		err = fmt.Errorf("turn %s has no message", turnID)
+	}
+	return text, err
 }
 
 // Text reads a stored prompt text.
@@ -158,29 +170,9 @@ func Text(ctx context.Context, src Loader, reg Decoder, hash string) (string, er
 // provider: the user's message of its turn (neutralized, as the driver
 // does) or the turn's reply.
 func HistoryText(ctx context.Context, src Loader, reg Decoder, h domain.HistoryMessage) (string, error) {
-	evs, err := src.Load(ctx, domain.TurnStream(h.Turn), 1)
+	text, found, err := turnText(ctx, src, reg, h.Turn, h.Role)
 	if err != nil {
-		return "", fmt.Errorf("read turn %s: %w", h.Turn, err)
-	}
-	text, found := "", false
-	for _, e := range evs {
-		if e.Type != (domain.MessageReceived{}).EventType() && e.Type != (domain.ReplyReady{}).EventType() {
-			continue
-		}
-		p, err := reg.Decode(e)
-		if err != nil {
-			return "", err
-		}
-		switch ev := p.(type) {
-		case domain.MessageReceived:
-			if h.Role != "assistant" {
-				text, found = ev.Text, true
-			}
-		case domain.ReplyReady:
-			if h.Role == "assistant" {
-				text, found = ev.Text, true // the last one, as the messages read model keeps
-			}
-		}
+		return "", err
 	}
 	if !found {
 		return "", fmt.Errorf("turn %s has no %s message", h.Turn, h.Role)
@@ -189,6 +181,36 @@ func HistoryText(ctx context.Context, src Loader, reg Decoder, h domain.HistoryM
 		text = markers.Neutralize(text)
 	}
 	return text, nil
+}
+
+// turnText is a turn's message as received (role user) or its reply
+// (role assistant: the last ReplyReady, as the messages read model keeps).
+func turnText(ctx context.Context, src Loader, reg Decoder, turnID, role string) (string, bool, error) {
+	evs, err := src.Load(ctx, domain.TurnStream(turnID), 1)
+	if err != nil {
+		return "", false, fmt.Errorf("read turn %s: %w", turnID, err)
+	}
+	want := domain.MessageReceived{}.EventType()
+	if role == "assistant" {
+		want = domain.ReplyReady{}.EventType()
+	}
+	text, found := "", false
+	for _, e := range evs {
+		if e.Type != want {
+			continue
+		}
+		p, err := reg.Decode(e)
+		if err != nil {
+			return "", false, err
+		}
+		switch ev := p.(type) {
+		case domain.MessageReceived:
+			return ev.Text, true, nil
+		case domain.ReplyReady:
+			text, found = ev.Text, true
+		}
+	}
+	return text, found, nil
 }
 
 // Referenced lists the prompt text hashes a context names.

@@ -29,7 +29,7 @@ func withTexts(ctx context.Context, src promptstore.Loader, reg promptstore.Deco
 		if err != nil {
 			return nil, err
 		}
-		full, err := promptstore.Resolve(ctx, src, reg, p.(domain.ContextBuilt))
+		full, err := promptstore.Resolve(ctx, src, reg, domain.TurnIDFromStream(e.StreamID), p.(domain.ContextBuilt))
 		if err != nil {
 			return nil, fmt.Errorf("resolve the context of %s: %w", e.StreamID, err)
 		}

@@ -41,7 +41,7 @@ func (s *Server) timeline(ctx context.Context, evs []domain.Event) []timelineEnt
 		p, err := s.decoder.Decode(e)
 		if c, ok := p.(domain.ContextBuilt); ok && err == nil {
 			// Recorded by reference: shown in full, as the provider got it.
-			p, err = promptstore.Resolve(ctx, s.log, s.decoder, c)
+			p, err = promptstore.Resolve(ctx, s.log, s.decoder, domain.TurnIDFromStream(e.StreamID), c)
 		}
 		if err != nil {
 			en.Class, en.Summary = "failed", "cannot decode: "+err.Error()

@@ -131,7 +131,7 @@ func withPrompt(ctx context.Context, a *app.App, p domain.Payload, e domain.Even
 	if !ok {
 		return p, e, nil
 	}
-	full, err := a.PromptTexts.Resolve(ctx, c)
+	full, err := a.PromptTexts.Resolve(ctx, domain.TurnIDFromStream(e.StreamID), c)
 	if err != nil {
 		return p, e, err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/domain"
 )
 
 // Prompt section names, as they appear as "## Name" in SYSTEM_PROMPT.md.
@@ -105,9 +107,17 @@ type Output struct {
 	ContinuationSections []string
 	// SystemPieces and ContinuationPieces are what System and
 	// Continuation are made of: their concatenation is the text, each
-	// section or block one piece, so that a context can record each
-	// sizeable piece once (domain.ContextBuilt.ByReference).
-	SystemPieces, ContinuationPieces []string
+	// section or block one piece, marked stable when it is the same from
+	// turn to turn (prompt files, fixed rules), so that a context records
+	// each sizeable piece once (domain.ContextBuilt.ByReference).
+	SystemPieces, ContinuationPieces []domain.TextPiece
+}
+
+// stable are the sections and blocks that come from prompt files or fixed
+// rules rather than from the turn.
+var stable = map[string]bool{
+	Identity: true, Soul: true, System: true, Scheduling: true, Projects: true, Meta: true,
+	BlockSandbox: true, BlockPlatform: true, BlockGroupRules: true, BlockProjectRole: true,
 }
 
 // Group rules from the seed; SILENT is how the model declines to answer.
@@ -167,7 +177,7 @@ func Build(in Input) Output {
 
 // continuation is the seed's minimal context update: the session already
 // carries identity, soul, system rules, the profile and the history.
-func continuation(in Input, gate Sections, lang string) (text string, pieces, names []string) {
+func continuation(in Input, gate Sections, lang string) (text string, pieces []domain.TextPiece, names []string) {
 	var c builder
 	c.add(BlockTime, timeLine(in))
 	c.add(BlockLanguage, "Respond in "+lang+".")
@@ -177,8 +187,9 @@ func continuation(in Input, gate Sections, lang string) (text string, pieces, na
 	addProjectBlocks(&c, in)
 	addGated(&c, in, gate)
 	addData(&c, in, gate)
-	pieces = append(append([]string{"[Context update]\n"}, c.pieces()...), "\n[End of context update]\n\n", in.Message)
-	return strings.Join(pieces, ""), pieces, c.names
+	pieces = append(append([]domain.TextPiece{{Text: "[Context update]\n"}}, c.pieces()...),
+		domain.TextPiece{Text: "\n[End of context update]\n\n"}, domain.TextPiece{Text: in.Message})
+	return "[Context update]\n" + c.String() + "\n[End of context update]\n\n" + in.Message, pieces, c.names
 }
 
 func addProjectBlocks(b *builder, in Input) {
@@ -343,13 +354,13 @@ func (b *builder) String() string { return strings.Join(b.parts, "\n\n") }
 
 // pieces are the parts with the separators between them: their
 // concatenation is String().
-func (b *builder) pieces() []string {
-	out := make([]string, 0, 2*len(b.parts))
+func (b *builder) pieces() []domain.TextPiece {
+	out := make([]domain.TextPiece, 0, 2*len(b.parts))
 	for i, p := range b.parts {
 		if i > 0 {
-			out = append(out, "\n\n")
+			out = append(out, domain.TextPiece{Text: "\n\n"})
 		}
-		out = append(out, p)
+		out = append(out, domain.TextPiece{Text: p, Stable: stable[b.names[i]]})
 	}
 	return out
 }
