@@ -55,6 +55,22 @@ func storedBytes(t testing.TB, s eventstore.Store, after int64) (total, head int
 	}
 }
 
+// diskBytes is the size of the node's database: on SQLite its pages, on
+// PostgreSQL its schema's tables with their indexes and TOAST.
+func diskBytes(t testing.TB, n *node) int64 {
+	t.Helper()
+	q := `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`
+	if n.rt.Store.Backend() == "postgres" {
+		q = `SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+			WHERE s.nspname = current_schema() AND c.relkind = 'r'`
+	}
+	var size int64
+	if err := n.rt.DBForTests().QueryRow(q).Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	return size
+}
+
 // sendWorkload greets senders and then sends each of them perSender
 // messages (senders at once, each waiting for its reply), returning the
 // turn ids per sender in order and the log position before the messages.
@@ -66,6 +82,8 @@ func sendWorkload(t *testing.T, n *node, senders, perSender int) (map[string][]s
 	}
 	wg.Wait()
 	_, head := storedBytes(t, n.rt.Store, 0)
+	disk := diskBytes(t, n)
+	defer func() { t.Logf("%s: database grew %d bytes per turn", n.rt.Store.Backend(), (diskBytes(t, n)-disk)/int64(senders*perSender)) }()
 	var mu sync.Mutex
 	turns := map[string][]string{}
 	for s := range senders {

@@ -2,10 +2,13 @@ package domain
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/google/uuid"
 )
 
 // A turn's prompt is recorded by reference (ContextBuilt schema 2): the
@@ -123,11 +126,34 @@ func JoinText(parts []TextPart, message string, lookup func(hash string) (string
 }
 
 // History references name a turn: "<turn>" for its user message then its
-// reply, "<turn>/u" or "<turn>/a" for one of them.
+// reply, "<turn>/u" or "<turn>/a" for one of them. A turn id that is a
+// UUID is written as its 16 bytes in base64url (22 characters instead of
+// 36); any other id is written after a "~".
 const (
 	refUser      = "/u"
 	refAssistant = "/a"
+	refRaw       = "~"
 )
+
+// compactTurn is how a history reference writes a turn id.
+func compactTurn(id string) string {
+	if u, err := uuid.Parse(id); err == nil && u.String() == id {
+		return base64.RawURLEncoding.EncodeToString(u[:])
+	}
+	return refRaw + id
+}
+
+// turnOfRef reads a turn id written by compactTurn.
+func turnOfRef(ref string) string {
+	if id, ok := strings.CutPrefix(ref, refRaw); ok {
+		return id
+	}
+	b, err := base64.RawURLEncoding.DecodeString(ref)
+	if err != nil || len(b) != 16 {
+		return ref // not written by compactTurn: resolving it fails with its name
+	}
+	return uuid.UUID(b).String()
+}
 
 // historyRefs encodes a history whose messages all name their turn; false
 // when one does not.
@@ -138,16 +164,17 @@ func historyRefs(history []HistoryMessage) ([]string, bool) {
 		if h.Turn == "" {
 			return nil, false
 		}
+		turn := compactTurn(h.Turn)
 		if h.Role == "user" && i+1 < len(history) && history[i+1].Role == "assistant" && history[i+1].Turn == h.Turn {
-			refs = append(refs, h.Turn)
+			refs = append(refs, turn)
 			i++
 			continue
 		}
 		switch h.Role {
 		case "user":
-			refs = append(refs, h.Turn+refUser)
+			refs = append(refs, turn+refUser)
 		case "assistant":
-			refs = append(refs, h.Turn+refAssistant)
+			refs = append(refs, turn+refAssistant)
 		default:
 			return nil, false
 		}
@@ -160,11 +187,12 @@ func historyOf(refs []string) []HistoryMessage {
 	out := make([]HistoryMessage, 0, 2*len(refs))
 	for _, r := range refs {
 		if turn, ok := strings.CutSuffix(r, refUser); ok {
-			out = append(out, HistoryMessage{Role: "user", Turn: turn})
+			out = append(out, HistoryMessage{Role: "user", Turn: turnOfRef(turn)})
 		} else if turn, ok := strings.CutSuffix(r, refAssistant); ok {
-			out = append(out, HistoryMessage{Role: "assistant", Turn: turn})
+			out = append(out, HistoryMessage{Role: "assistant", Turn: turnOfRef(turn)})
 		} else {
-			out = append(out, HistoryMessage{Role: "user", Turn: r}, HistoryMessage{Role: "assistant", Turn: r})
+			turn := turnOfRef(r)
+			out = append(out, HistoryMessage{Role: "user", Turn: turn}, HistoryMessage{Role: "assistant", Turn: turn})
 		}
 	}
 	return out

@@ -56,6 +56,8 @@ func TestContextByReferenceRoundTrip(t *testing.T) {
 		"t1": {"user": "hola ¿qué tal?", "assistant": "¡Bien! 🙂"},
 		"t2": {"user": "", "assistant": "an empty question gets an answer"},
 		"t3": {"user": "only asked"},
+		"0b9c2f4e-1a2b-4c3d-8e9f-a0b1c2d3e4f5": {"user": "a uuid turn", "assistant": "its reply"},
+		"7F1C2F4E-1A2B-4C3D-8E9F-A0B1C2D3E4F5": {"user": "an upper-case id is kept as written"},
 	}
 	cases := []struct {
 		name     string
@@ -79,6 +81,9 @@ func TestContextByReferenceRoundTrip(t *testing.T) {
 		{name: "history as turns", system: pieces(true, long), message: "next", received: "next",
 			history: []HistoryMessage{{Role: "user", Turn: "t1"}, {Role: "assistant", Turn: "t1"}, {Role: "assistant", Turn: "t2"},
 				{Role: "user", Turn: "t2"}, {Role: "user", Turn: "t3"}}},
+		{name: "history of uuid turns", message: "next", received: "next",
+			history: []HistoryMessage{{Role: "user", Turn: "0b9c2f4e-1a2b-4c3d-8e9f-a0b1c2d3e4f5"}, {Role: "assistant", Turn: "0b9c2f4e-1a2b-4c3d-8e9f-a0b1c2d3e4f5"},
+				{Role: "user", Turn: "7F1C2F4E-1A2B-4C3D-8E9F-A0B1C2D3E4F5"}, {Role: "assistant", Turn: "t1"}}},
 		{name: "history without turns stays inline", message: "q", received: "q",
 			history: []HistoryMessage{{Role: "user", Text: "inline ✓"}, {Role: "assistant", Turn: "t1"}}},
 	}

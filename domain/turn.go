@@ -96,7 +96,7 @@ type (
 		Prompt           string           `json:"prompt,omitempty"` // what the first call sends
 		Message          string           `json:"message"`          // the sanitized message, for a full-context call
 		History          []HistoryMessage `json:"history,omitempty"`
-		FactsCount       int              `json:"facts_count"`
+		FactsCount       int              `json:"facts_count,omitempty"`
 		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
 		SystemParts      []TextPart       `json:"system_parts,omitempty"`
 		PromptParts      []TextPart       `json:"prompt_parts,omitempty"` // none: the prompt is the message
