@@ -35,6 +35,13 @@ const maxStoredPerTurn = 3 * 1024
 // stream id and type of each, prompt texts included.
 func storedBytes(t testing.TB, s eventstore.Store, after int64) (total, head int64) {
 	t.Helper()
+	total, _, head = storedBytesOf(t, s, after, "ContextBuilt")
+	return total, head
+}
+
+// storedBytesOf is storedBytes, with the data bytes of events of type typ.
+func storedBytesOf(t testing.TB, s eventstore.Store, after int64, typ string) (total, ofType, head int64) {
+	t.Helper()
 	head = after
 	for {
 		evs, err := s.ReadAll(context.Background(), head, 1000)
@@ -42,7 +49,7 @@ func storedBytes(t testing.TB, s eventstore.Store, after int64) (total, head int
 			t.Fatal(err)
 		}
 		if len(evs) == 0 {
-			return total, head
+			return total, ofType, head
 		}
 		for _, e := range evs {
 			md, err := json.Marshal(e.Metadata)
@@ -50,6 +57,9 @@ func storedBytes(t testing.TB, s eventstore.Store, after int64) (total, head int
 				t.Fatal(err)
 			}
 			total += int64(len(e.Data) + len(md) + len(e.StreamID) + len(e.Type))
+			if e.Type == typ {
+				ofType += int64(len(e.Data))
+			}
 		}
 		head = evs[len(evs)-1].Position
 	}
@@ -83,7 +93,11 @@ func sendWorkload(t *testing.T, n *node, senders, perSender int) (map[string][]s
 	wg.Wait()
 	_, head := storedBytes(t, n.rt.Store, 0)
 	disk := diskBytes(t, n)
-	defer func() { t.Logf("%s: database grew %d bytes per turn", n.rt.Store.Backend(), (diskBytes(t, n)-disk)/int64(senders*perSender)) }()
+	defer func() {
+		turns := int64(senders * perSender)
+		_, ctxBytes, _ := storedBytesOf(t, n.rt.Store, head, "ContextBuilt")
+		t.Logf("%s: database grew %d bytes per turn; ContextBuilt data %d bytes per turn", n.rt.Store.Backend(), (diskBytes(t, n)-disk)/turns, ctxBytes/turns)
+	}()
 	var mu sync.Mutex
 	turns := map[string][]string{}
 	for s := range senders {
