@@ -53,9 +53,9 @@ func TestContextByReferenceRoundTrip(t *testing.T) {
 	long := strings.Repeat("Identity: you are omega, helpful and brief. ", 10)
 	unicode := strings.Repeat("Sé breve — 簡潔に — 🙂 ", 12)
 	recorded := turnTexts{
-		"t1": {"user": "hola ¿qué tal?", "assistant": "¡Bien! 🙂"},
-		"t2": {"user": "", "assistant": "an empty question gets an answer"},
-		"t3": {"user": "only asked"},
+		"t1":                                   {"user": "hola ¿qué tal?", "assistant": "¡Bien! 🙂"},
+		"t2":                                   {"user": "", "assistant": "an empty question gets an answer"},
+		"t3":                                   {"user": "only asked"},
 		"0b9c2f4e-1a2b-4c3d-8e9f-a0b1c2d3e4f5": {"user": "a uuid turn", "assistant": "its reply"},
 		"7F1C2F4E-1A2B-4C3D-8E9F-A0B1C2D3E4F5": {"user": "an upper-case id is kept as written"},
 	}
