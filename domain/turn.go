@@ -93,8 +93,8 @@ type (
 		Continuation     bool             `json:"continuation,omitempty"`
 		SectionsUsed     []string         `json:"sections_used"`
 		System           string           `json:"system,omitempty"`
-		Prompt           string           `json:"prompt,omitempty"` // what the first call sends
-		Message          string           `json:"message"`          // the sanitized message, for a full-context call
+		Prompt           string           `json:"prompt,omitempty"`  // what the first call sends
+		Message          string           `json:"message,omitempty"` // the sanitized message, for a full-context call
 		History          []HistoryMessage `json:"history,omitempty"`
 		FactsCount       int              `json:"facts_count,omitempty"`
 		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
