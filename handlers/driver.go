@@ -140,11 +140,12 @@ type Driver struct {
 	Auth     Auth
 	Commands CommandHook
 	Replies  ReplyHook
+	Config   DriverConfig
+	Logger   *slog.Logger
+	Now      func() time.Time
+
 	// PromptTexts records contexts by reference (nil: in full).
 	PromptTexts *promptstore.Store
-	Config      DriverConfig
-	Logger      *slog.Logger
-	Now         func() time.Time
 }
 
 // NewDriver checks a driver's collaborators: the store, registry, read

@@ -27,8 +27,12 @@ type Decoder interface {
 	Decode(e domain.Event) (domain.Payload, error)
 }
 
-// maxCached bounds the texts kept in memory for resolving.
-const maxCached = 256
+// maxCached bounds the texts kept in memory for resolving; maxKnown the
+// hashes remembered as stored (forgetting one costs a lookup, no more).
+const (
+	maxCached = 256
+	maxKnown  = 1 << 16
+)
 
 // Store stores prompt texts once and remembers which are stored, so a
 // text already present costs no database round trip on a turn.
@@ -84,6 +88,9 @@ func (s *Store) ensure(ctx context.Context, hash, text string, md domain.Metadat
 		}
 	}
 	s.mu.Lock()
+	if len(s.known) >= maxKnown {
+		clear(s.known)
+	}
 	s.known[hash] = true
 	s.mu.Unlock()
 	return nil
