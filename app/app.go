@@ -20,6 +20,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/migrations"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/promptstore"
 	"github.com/omega-gateway/omega/senders"
 )
 
@@ -61,6 +62,8 @@ type App struct {
 	// effects and handles the task commands.
 	Senders senders.Service
 	Effects effects.Recorder
+	// PromptTexts records turns' prompts by reference and resolves them.
+	PromptTexts *promptstore.Store
 
 	backend backend
 }
@@ -108,6 +111,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	if a.Effects, err = effects.New(a.Store, a.Registry, a.Queries); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
+	if a.PromptTexts, err = promptstore.New(a.Store, a.Registry); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}

@@ -39,7 +39,7 @@ const benchDatabase = "omega_bench_turns"
 // BenchmarkTurn sends b.N messages through the HTTP channel from 50
 // senders at once, each POST waiting (?wait=) until the turn completes,
 // and reports the latency percentiles of that round trip, turns/s, and
-// what a turn writes.
+// what a turn writes (events, appends, stored bytes, transactions).
 func BenchmarkTurn(b *testing.B) {
 	pgCommits := func(db *sql.DB) int64 {
 		var n int64
@@ -174,6 +174,7 @@ func benchTurns(b *testing.B, vars map[string]string, commits func(*sql.DB) int6
 	}
 	countWrites()
 	events0, appends0 := events, appends
+	_, head := storedBytes(b, rt.Store, 0)
 	var commits0 int64
 	if commits != nil {
 		commits0 = commits(db)
@@ -203,6 +204,10 @@ func benchTurns(b *testing.B, vars map[string]string, commits func(*sql.DB) int6
 	countWrites()
 	b.ReportMetric(float64(events-events0)/float64(b.N), "events/turn")
 	b.ReportMetric(float64(appends-appends0)/float64(b.N), "appends/turn")
+	// What the turns recorded: each event's data, metadata, stream id and
+	// type (prompt texts included).
+	stored, _ := storedBytes(b, rt.Store, head)
+	b.ReportMetric(float64(stored)/float64(b.N), "stored-B/turn")
 	if commits != nil {
 		// Every committed transaction of the database, reads included,
 		// while the turns ran (a few from this function's own queries).

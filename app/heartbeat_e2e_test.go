@@ -262,7 +262,11 @@ func TestSystemPromptFollowsHeartbeatSetting(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					system = p.(domain.ContextBuilt).System
+					full, err := n.rt.PromptTexts.Resolve(context.Background(), out.TurnID, p.(domain.ContextBuilt))
+					if err != nil {
+						t.Fatal(err)
+					}
+					system = full.System
 				}
 			}
 			has := strings.Contains(system, "A heartbeat checks on things periodically")

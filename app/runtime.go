@@ -200,7 +200,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Senders:  a.Senders,
 		Read:     read,
 		Channels: r, Provider: provider, Prompts: raw, Auth: auth, Pairing: r.pairingGate(),
-		Commands: commands, Replies: replies, Skills: r.Skills, Projects: catalog,
+		Commands: commands, Replies: replies, Skills: r.Skills, Projects: catalog, PromptTexts: a.PromptTexts,
 		Config: pipeline.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
 			Capabilities: &caps, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,

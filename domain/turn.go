@@ -27,9 +27,13 @@ type AttachmentRef struct {
 }
 
 // HistoryMessage is one message of the conversation given to a provider.
+// Turn names the turn the message comes from (its MessageReceived for
+// the user, its ReplyReady for the assistant); a context recorded by
+// reference keeps only that, and Text is resolved from the turn.
 type HistoryMessage struct {
 	Role string `json:"role"`
-	Text string `json:"text"`
+	Text string `json:"text,omitempty"`
+	Turn string `json:"turn,omitempty"`
 }
 
 // Turn events, in the order a turn usually records them.
@@ -79,7 +83,10 @@ type (
 		Command string `json:"command"`
 		Reply   string `json:"reply"`
 	}
-	// ContextBuilt records exactly what the provider will be given.
+	// ContextBuilt records exactly what the provider will be given. Schema
+	// 2 records it by reference (see ByReference and Resolve): the texts
+	// are in SystemParts and PromptParts and the history names its turns;
+	// System, Prompt and the history's texts are filled in by Resolve.
 	ContextBuilt struct {
 		ConversationID   string           `json:"conversation_id"`
 		Project          string           `json:"project,omitempty"`
@@ -88,11 +95,11 @@ type (
 		SessionID        string           `json:"session_id,omitempty"` // resumed provider session
 		Continuation     bool             `json:"continuation,omitempty"`
 		SectionsUsed     []string         `json:"sections_used"`
-		System           string           `json:"system"`
-		Prompt           string           `json:"prompt"`  // what the first call sends
-		Message          string           `json:"message"` // the sanitized message, for a full-context call
+		System           string           `json:"system,omitempty"`
+		Prompt           string           `json:"prompt,omitempty"`  // what the first call sends
+		Message          string           `json:"message,omitempty"` // the sanitized message, for a full-context call
 		History          []HistoryMessage `json:"history,omitempty"`
-		FactsCount       int              `json:"facts_count"`
+		FactsCount       int              `json:"facts_count,omitempty"`
 		SanitizeWarnings []string         `json:"sanitize_warnings,omitempty"`
 		// Skills names the skills whose triggers the message matched: their
 		// instructions are in the prompt and their MCP servers (named in
@@ -104,7 +111,19 @@ type (
 		Capabilities []string `json:"capabilities,omitempty"`
 		// ProjectsVersion is the version of the projects stream the
 		// context read its project roles from, so a re-run reads the same.
-		ProjectsVersion int64 `json:"projects_version,omitempty"`
+		ProjectsVersion int64      `json:"projects_version,omitempty"`
+		SystemParts     []TextPart `json:"system_parts,omitempty"`
+		PromptParts     []TextPart `json:"prompt_parts,omitempty"` // none: the prompt is the message
+		// HistoryTurns names the turns the history comes from (see
+		// historyRefs); MessageAsReceived: Message is the turn's message
+		// as received.
+		HistoryTurns      []string `json:"history_turns,omitempty"`
+		MessageAsReceived bool     `json:"message_as_received,omitempty"`
+		// SystemPieces and PromptPieces are what System and Prompt are
+		// made of (their concatenation), so that each sizeable piece is
+		// stored once; in memory only.
+		SystemPieces []TextPiece `json:"-"`
+		PromptPieces []TextPiece `json:"-"`
 	}
 	ProviderCalled struct {
 		Provider  string `json:"provider"`
@@ -299,10 +318,15 @@ func RegisterTurnEvents(r *Registry) {
 		CommandAnswered{}, ContextBuilt{}, ProviderCalled{}, ProviderReplied{}, ProviderFailed{}, ReplyReady{},
 		TurnSuppressed{}, ReplySent{}, ReplyFailed{}, AttachmentsRemoved{}, TurnCompleted{},
 		MarkersApplied{}, ConversationClosed{}, RouteDecided{}, PlanStepCompleted{}, PlanStepFailed{},
-		PlanProgressSent{}, MessagesMerged{}, TurnMergedInto{}} {
+		PlanProgressSent{}, MessagesMerged{}, TurnMergedInto{}, PromptTextStored{}} {
 		r.Register(p, 1)
 	}
 	registerImageEvents(r)
+	// Schema 2 records the prompt by reference.
+	r.Register(ContextBuilt{}, 2)
+	if err := r.RegisterUpcaster(ContextBuilt{}.EventType(), 1, contextBuiltV1ToV2); err != nil {
+		panic(err) // registered just above
+	}
 }
 
 // Turn statuses.

@@ -16,6 +16,7 @@ import (
 	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
+	"github.com/omega-gateway/omega/promptstore"
 	"github.com/omega-gateway/omega/scheduling"
 	"github.com/omega-gateway/omega/senders"
 )
@@ -121,8 +122,13 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 		t.Fatal(err)
 	}
 	p := &rig{store: store, reg: reg, engine: engine, channel: &fakeChannel{}, provider: &fakeProvider{}}
+	texts, err := promptstore.New(store, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.driver = &pipeline.Driver{
-		Store: store, Registry: reg,
+		PromptTexts: texts,
+		Store:       store, Registry: reg,
 		Senders:  senders.MustNew(store, reg),
 		Read:     queries(t, db, dialect),
 		Channels: p.channel, Provider: p.provider, Prompts: ps,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/promptstore"
 )
 
 // Pending tasks reach the prompt, and so do lessons and outcomes: a
@@ -29,7 +30,11 @@ func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 	id := f.turn(t, message("remind me what is scheduled tomorrow"))
 	var built domain.ContextBuilt
 	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
-		built = p
+		full, err := promptstore.Resolve(ctx, f.store, f.reg, id, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built = full
 	}
 	for _, want := range []string{"Call Juan", "answer in bullet points"} {
 		if !strings.Contains(built.System, want) {

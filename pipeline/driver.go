@@ -26,6 +26,7 @@ import (
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
+	"github.com/omega-gateway/omega/promptstore"
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/skills"
 )
@@ -173,6 +174,8 @@ type Driver struct {
 	// Images finds the workspace images a turn made (nil: the workspace
 	// on disk, see images.go).
 	Images WorkspaceImages
+	// PromptTexts records contexts by reference (nil: in full).
+	PromptTexts *promptstore.Store
 }
 
 // NewDriver checks a driver's collaborators: the store, registry, read
@@ -230,6 +233,9 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 	st.Version = version
 	if st.Received == nil {
 		return fmt.Errorf("turn %s has no message", turnID)
+	}
+	if err := d.resolveContext(ctx, st); err != nil {
+		return err
 	}
 	log := d.Logger.With("turn", turnID, "channel", st.Received.Channel, "sender", st.Received.SenderID)
 	var profile domain.SenderProfile
@@ -402,7 +408,9 @@ func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.S
 	if err := d.closeStaleSession(ctx, st, profile, built); err != nil {
 		return err
 	}
-	st.add(built)
+	if err := d.recordContext(ctx, st, built); err != nil {
+		return err
+	}
 	d.snapshotImages(ctx, st, log)
 	return nil
 }
@@ -716,6 +724,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		Continuation:     session != "",
 		SectionsUsed:     out.SectionsUsed,
 		System:           out.System,
+		SystemPieces:     out.SystemPieces,
 		Prompt:           message,
 		Message:          message,
 		History:          history,
@@ -727,7 +736,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		ProjectsVersion:  known.Version,
 	}
 	if session != "" {
-		built.Prompt, built.SectionsUsed = out.Continuation, out.ContinuationSections
+		built.Prompt, built.PromptPieces, built.SectionsUsed = out.Continuation, out.ContinuationPieces, out.ContinuationSections
 	}
 	return built, nil
 }

@@ -166,9 +166,10 @@ func (q *Queries) CountMessages(ctx context.Context, sender string) (int, error)
 	return n, nil
 }
 
-// History returns the last limit messages of a conversation, oldest first.
+// History returns the last limit messages of a conversation, oldest
+// first, each naming the turn it comes from.
 func (q *Queries) History(ctx context.Context, conversationID string, limit int) ([]domain.HistoryMessage, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT role, text FROM messages WHERE conversation_id = $1 ORDER BY at DESC, role ASC LIMIT $2`, conversationID, limit)
+	rows, err := q.db.QueryContext(ctx, `SELECT role, text, turn_id FROM messages WHERE conversation_id = $1 ORDER BY at DESC, role ASC LIMIT $2`, conversationID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
 	}
@@ -176,7 +177,7 @@ func (q *Queries) History(ctx context.Context, conversationID string, limit int)
 	var out []domain.HistoryMessage
 	for rows.Next() {
 		var m domain.HistoryMessage
-		if err := rows.Scan(&m.Role, &m.Text); err != nil {
+		if err := rows.Scan(&m.Role, &m.Text, &m.Turn); err != nil {
 			return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
 		}
 		out = append(out, m)

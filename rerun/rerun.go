@@ -116,8 +116,11 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 	if o.Model != "" {
 		scfg.Provider.ModelFast, scfg.Provider.ModelComplex = o.Model, o.Model
 	}
-	produced, err := runScratch(ctx, scfg, o, state, recorded, decoded, msg)
+	produced, err := runScratch(ctx, src, scfg, o, state, recorded, decoded, msg)
 	if err != nil {
+		return res, err
+	}
+	if recorded, err = withTexts(ctx, src, reg, recorded); err != nil {
 		return res, err
 	}
 	res.Diff = diff(normalize(recorded), normalize(produced))
@@ -312,7 +315,7 @@ var hints = map[string]string{
 }
 
 // runScratch runs the turn in a scratch store and returns its events.
-func runScratch(ctx context.Context, cfg config.Config, o Options, state, recorded []domain.Event, decoded []domain.Payload, msg domain.MessageReceived) ([]domain.Event, error) {
+func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, state, recorded []domain.Event, decoded []domain.Payload, msg domain.MessageReceived) ([]domain.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, cmpDur(o.Timeout, 2*time.Minute))
 	defer cancel()
 	a, err := app.Open(ctx, cfg, o.Logger, app.OpenOptions{})
@@ -325,6 +328,9 @@ func runScratch(ctx context.Context, cfg config.Config, o Options, state, record
 		if _, err := a.Store.Append(ctx, e.StreamID, eventstore.Any, ne); err != nil {
 			return nil, fmt.Errorf("copy %s of %s: %w", e.Type, e.StreamID, err)
 		}
+	}
+	if err := copyTexts(ctx, src, a.Registry, a.Store, state); err != nil {
+		return nil, err
 	}
 	ch := &recorder{name: msg.Channel, hint: hints[msg.Channel], photos: photoOutcomes(decoded)}
 	for _, p := range decoded {
@@ -361,7 +367,10 @@ func runScratch(ctx context.Context, cfg config.Config, o Options, state, record
 	if runErr := <-done; err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
 		err = runErr
 	}
-	return evs, err
+	if err != nil {
+		return evs, err
+	}
+	return withTexts(ctx, a.Store, a.Registry, evs)
 }
 
 func cmpDur(a, b time.Duration) time.Duration {

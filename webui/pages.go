@@ -219,7 +219,7 @@ func (s *Server) turnPage(w http.ResponseWriter, r *http.Request) {
 		// Not completed yet: show who sent it from the first event.
 		row = projections.AuditRow{TurnID: id, Channel: evs[0].Metadata.Channel, SenderID: evs[0].Metadata.Sender, Status: "open"}
 	}
-	s.render(w, "turn", turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Events: s.timeline(evs)})
+	s.render(w, "turn", turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Events: s.timeline(r.Context(), evs)})
 }
 
 type senderData struct {

@@ -1,12 +1,14 @@
 package webui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/promptstore"
 )
 
 // timelineEntry is one event of a turn as the page shows it.
@@ -31,12 +33,16 @@ func text(label, s string) foldedText {
 	return foldedText{Label: label, Text: s, Folded: len(s) > 400 || strings.Count(s, "\n") > 8}
 }
 
-func (s *Server) timeline(evs []domain.Event) []timelineEntry {
+func (s *Server) timeline(ctx context.Context, evs []domain.Event) []timelineEntry {
 	out := make([]timelineEntry, 0, len(evs))
 	start := evs[0].RecordedAt
 	for _, e := range evs {
 		en := timelineEntry{At: e.RecordedAt, Type: e.Type, Rel: "+" + e.RecordedAt.Sub(start).Round(time.Millisecond).String()}
 		p, err := s.decoder.Decode(e)
+		if c, ok := p.(domain.ContextBuilt); ok && err == nil {
+			// Recorded by reference: shown in full, as the provider got it.
+			p, err = promptstore.Resolve(ctx, s.log, s.decoder, domain.TurnIDFromStream(e.StreamID), c)
+		}
 		if err != nil {
 			en.Class, en.Summary = "failed", "cannot decode: "+err.Error()
 			en.Texts = append(en.Texts, text("data", string(e.Data)))

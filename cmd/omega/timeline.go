@@ -102,15 +102,18 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 	}
 	start := evs[0].RecordedAt
 	for _, e := range evs {
+		p, err := a.Registry.Decode(e)
+		if err != nil {
+			return err
+		}
+		if p, e, err = withPrompt(ctx, a, p, e); err != nil {
+			return err
+		}
 		if asJSON {
 			if err := writeEvent(w, e, true); err != nil {
 				return err
 			}
 			continue
-		}
-		p, err := a.Registry.Decode(e)
-		if err != nil {
-			return err
 		}
 		where := ""
 		if e.StreamID != stream {
@@ -119,6 +122,25 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 		fmt.Fprintf(w, "  %9s  %-18s %s%s\n", "+"+e.RecordedAt.Sub(start).Round(time.Millisecond).String(), e.Type, summary(p), where)
 	}
 	return nil
+}
+
+// withPrompt resolves a context recorded by reference: the timeline
+// shows the prompt in full, as it was given to the provider, in the
+// shape schema 1 recorded it.
+func withPrompt(ctx context.Context, a *app.App, p domain.Payload, e domain.Event) (domain.Payload, domain.Event, error) {
+	c, ok := p.(domain.ContextBuilt)
+	if !ok {
+		return p, e, nil
+	}
+	full, err := a.PromptTexts.Resolve(ctx, domain.TurnIDFromStream(e.StreamID), c)
+	if err != nil {
+		return p, e, err
+	}
+	if e.Data, err = json.Marshal(full.Texts()); err != nil {
+		return p, e, err
+	}
+	e.Metadata.SchemaVersion = 1
+	return full, e, nil
 }
 
 // timelineStream is the stream a timeline shows: check-ins and

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/domain"
 )
 
 // Prompt section names, as they appear as "## Name" in SYSTEM_PROMPT.md.
@@ -114,6 +116,19 @@ type Output struct {
 	Continuation string
 	// ContinuationSections names what Continuation contains, in order.
 	ContinuationSections []string
+	// SystemPieces and ContinuationPieces are what System and
+	// Continuation are made of: their concatenation is the text, each
+	// section or block one piece, marked stable when it is the same from
+	// turn to turn (prompt files, fixed rules), so that a context records
+	// each sizeable piece once (domain.ContextBuilt.ByReference).
+	SystemPieces, ContinuationPieces []domain.TextPiece
+}
+
+// stable are the sections and blocks that come from prompt files or fixed
+// rules rather than from the turn.
+var stable = map[string]bool{
+	Identity: true, Soul: true, System: true, Scheduling: true, Projects: true, Meta: true,
+	BlockSandbox: true, BlockPlatform: true, BlockGroupRules: true, BlockProjectRole: true,
 }
 
 // Group rules from the seed; SILENT is how the model declines to answer.
@@ -159,6 +174,7 @@ func Build(in Input) Output {
 
 	out := Output{
 		System:       full.String(),
+		SystemPieces: full.pieces(),
 		SectionsUsed: full.names,
 		Messages:     messages(in),
 	}
@@ -166,14 +182,14 @@ func Build(in Input) Output {
 		out.SectionsUsed = append(out.SectionsUsed, BlockHistory)
 	}
 	if !in.FirstInSession {
-		out.Continuation, out.ContinuationSections = continuation(in, gate, lang)
+		out.Continuation, out.ContinuationPieces, out.ContinuationSections = continuation(in, gate, lang)
 	}
 	return out
 }
 
 // continuation is the seed's minimal context update: the session already
 // carries identity, soul, system rules, the profile and the history.
-func continuation(in Input, gate Sections, lang string) (string, []string) {
+func continuation(in Input, gate Sections, lang string) (text string, pieces []domain.TextPiece, names []string) {
 	var c builder
 	c.add(BlockTime, timeLine(in))
 	c.add(BlockLanguage, "Respond in "+lang+".")
@@ -184,8 +200,9 @@ func continuation(in Input, gate Sections, lang string) (string, []string) {
 	addGated(&c, in, gate)
 	addData(&c, in, gate)
 	c.add(BlockSkillInstructions, skillInstructions(in.MatchedSkills))
-	text := "[Context update]\n" + c.String() + "\n[End of context update]\n\n" + in.Message
-	return text, c.names
+	pieces = append(append([]domain.TextPiece{{Text: "[Context update]\n"}}, c.pieces()...),
+		domain.TextPiece{Text: "\n[End of context update]\n\n"}, domain.TextPiece{Text: in.Message})
+	return "[Context update]\n" + c.String() + "\n[End of context update]\n\n" + in.Message, pieces, c.names
 }
 
 // addProjectBlocks adds the seed's "[Project: name]" badge, the projects
@@ -360,3 +377,16 @@ func (b *builder) add(name, text string) {
 }
 
 func (b *builder) String() string { return strings.Join(b.parts, "\n\n") }
+
+// pieces are the parts with the separators between them: their
+// concatenation is String().
+func (b *builder) pieces() []domain.TextPiece {
+	out := make([]domain.TextPiece, 0, 2*len(b.parts))
+	for i, p := range b.parts {
+		if i > 0 {
+			out = append(out, domain.TextPiece{Text: "\n\n"})
+		}
+		out = append(out, domain.TextPiece{Text: p, Stable: stable[b.names[i]]})
+	}
+	return out
+}
