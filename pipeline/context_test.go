@@ -48,7 +48,11 @@ func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 	f.appendSender(t, domain.ProjectActivated{Project: "shop"})
 	id = f.turn(t, message("what did you learn"))
 	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
-		built = p
+		full, err := promptstore.Resolve(ctx, f.store, f.reg, id, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built = full
 	}
 	shop, general := strings.Index(built.System, "[shop] [deploy] never deploy on fridays"), strings.Index(built.System, "[style] answer in bullet points")
 	if shop < 0 || general < 0 || shop > general {
