@@ -105,9 +105,16 @@ func decodeLast[T any](t *testing.T, evs []domain.Event, typ string) T {
 	return v
 }
 
+// contextOf is the turn's recorded context with its texts resolved (it
+// records the prompt by reference).
 func contextOf(t *testing.T, n *node, turn string) domain.ContextBuilt {
 	t.Helper()
-	return decodeLast[domain.ContextBuilt](t, turnEvents(t, n, turn), "ContextBuilt")
+	c := decodeLast[domain.ContextBuilt](t, turnEvents(t, n, turn), "ContextBuilt")
+	full, err := n.rt.PromptTexts.Resolve(context.Background(), turn, c)
+	if err != nil {
+		t.Fatalf("resolve the context of turn %s: %v", turn, err)
+	}
+	return full
 }
 
 // An idle conversation is summarized once with the fast model, its facts

@@ -36,6 +36,9 @@ const (
 )
 
 // fakeChannel records what is sent and can refuse every send.
+// ReceivesImages: the fake shows images, as Telegram does.
+func (*fakeChannel) ReceivesImages() bool { return true }
+
 type fakeChannel struct {
 	mu       sync.Mutex
 	sent     []string

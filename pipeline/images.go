@@ -37,7 +37,7 @@ func (d *Driver) images() WorkspaceImages {
 // snapshot the turn sends no images.
 func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Logger) {
 	dir := d.Config.Workspace
-	if dir == "" {
+	if dir == "" || !d.showsImages(st.Received.Channel) {
 		return
 	}
 	imgs, err := d.images().Snapshot(ctx, dir)
@@ -93,4 +93,16 @@ func (d *Driver) sendPhoto(ctx context.Context, st *turnState, photo channels.At
 		return channels.SendResult{}, errNoChannel
 	}
 	return channels.SendPhoto(ctx, ch, st.Received.ChatID, photo, "")
+}
+
+// showsImages reports whether the turn's channel shows images (Telegram,
+// WhatsApp). A channel that does not (HTTP, the terminal) would refuse
+// every photo, so its turns watch no workspace and record nothing of it.
+func (d *Driver) showsImages(channel string) bool {
+	ch, ok := d.Channels.Channel(channel)
+	if !ok {
+		return false
+	}
+	ir, ok := ch.(channels.ImageReceiver)
+	return ok && ir.ReceivesImages()
 }

@@ -105,3 +105,14 @@ func failureClass(name string) error {
 	}
 	return nil
 }
+
+// watchedImages reports whether the recorded turn watched its workspace
+// for images (its channel showed them).
+func watchedImages(decoded []domain.Payload) bool {
+	for _, p := range decoded {
+		if _, ok := p.(domain.WorkspaceImagesSnapshotted); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -124,7 +124,12 @@ type recorder struct {
 	chunks []int
 	sent   []string
 	photos []error // recorded photo outcomes, in order
+	// images: the recorded turn's channel showed images (the turn
+	// watched its workspace).
+	images bool
 }
+
+func (c *recorder) ReceivesImages() bool { return c.images }
 
 func (c *recorder) Name() string                                        { return c.name }
 func (c *recorder) FormatHint() string                                  { return c.hint }

@@ -332,7 +332,7 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 	if err := copyTexts(ctx, src, a.Registry, a.Store, state); err != nil {
 		return nil, err
 	}
-	ch := &recorder{name: msg.Channel, hint: hints[msg.Channel], photos: photoOutcomes(decoded)}
+	ch := &recorder{name: msg.Channel, hint: hints[msg.Channel], photos: photoOutcomes(decoded), images: watchedImages(decoded)}
 	for _, p := range decoded {
 		if s, ok := p.(domain.ReplySent); ok {
 			ch.chunks = append(ch.chunks, s.Chunks)
