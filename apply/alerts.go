@@ -90,10 +90,7 @@ func LimitationItem(title string) string { return "Limitation: " + title }
 // this marker's (recorded now or by an earlier run of the same turn), not
 // "nothing new" (a report already made by another turn).
 func onStreamFresh[S eventstore.Aggregate](ctx context.Context, h *Markers, md domain.Metadata, stream string, fresh func() S, effect string, decide func(S) []domain.Payload) (domain.AppliedMarker, bool, error) {
-	var state S
-	var decided int
-	done, err := h.Once(ctx, stream, md, func() eventstore.Aggregate { state = fresh(); return state },
-		func() ([]domain.Payload, error) { ps := decide(state); decided = len(ps); return ps, nil })
+	done, decided, err := decideOnStream(ctx, h, md, stream, fresh, decide)
 	switch {
 	case err != nil:
 		return domain.AppliedMarker{}, false, err

@@ -345,17 +345,23 @@ func newHeartbeat() *domain.Heartbeat     { return &domain.Heartbeat{} }
 // onStream applies a decision on one of the agent's own streams, folded
 // into a fresh S for each attempt.
 func onStream[S eventstore.Aggregate](ctx context.Context, h *Markers, md domain.Metadata, stream string, fresh func() S, effect string, decide func(S) []domain.Payload) (domain.AppliedMarker, error) {
-	var state S
-	var decided int
-	done, err := h.Once(ctx, stream, md, func() eventstore.Aggregate { state = fresh(); return state },
-		func() ([]domain.Payload, error) { ps := decide(state); decided = len(ps); return ps, nil })
-	switch {
-	case err != nil:
+	done, decided, err := decideOnStream(ctx, h, md, stream, fresh, decide)
+	if err != nil {
 		return domain.AppliedMarker{}, err
-	case !done && decided == 0:
+	}
+	if !done && decided == 0 {
 		effect += ": nothing new"
 	}
 	return domain.AppliedMarker{Effect: effect, Stream: stream}, nil
+}
+
+// decideOnStream runs decide once per marker on stream; done: an earlier
+// run of the marker recorded it, decided: how many events this run added.
+func decideOnStream[S eventstore.Aggregate](ctx context.Context, h *Markers, md domain.Metadata, stream string, fresh func() S, decide func(S) []domain.Payload) (done bool, decided int, err error) {
+	var state S
+	done, err = h.Once(ctx, stream, md, func() eventstore.Aggregate { state = fresh(); return state },
+		func() ([]domain.Payload, error) { ps := decide(state); decided = len(ps); return ps, nil })
+	return done, decided, err
 }
 
 func applyHeartbeatAdd(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.HeartbeatAdd) (domain.AppliedMarker, error) {

@@ -24,15 +24,11 @@ func pairingCmd() *cobra.Command {
 		Short: "List pending pairing requests (--all: every request) and the approved senders",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			svc, done, err := openAccess(cmd)
 			if err != nil {
 				return err
 			}
-			defer a.Close()
-			svc, err := a.Access()
-			if err != nil {
-				return err
-			}
+			defer done()
 			reqs, approved, err := svc.Requests(cmd.Context(), !all)
 			if err != nil {
 				return err
@@ -91,15 +87,11 @@ func identityCmd() *cobra.Command {
 		&cobra.Command{
 			Use: "list", Short: "List linked identities (alias → canonical)", Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
-				a, err := openApp(cmd.Context(), app.OpenOptions{})
+				svc, done, err := openAccess(cmd)
 				if err != nil {
 					return err
 				}
-				defer a.Close()
-				svc, err := a.Access()
-				if err != nil {
-					return err
-				}
+				defer done()
 				links, err := svc.Links(cmd.Context())
 				for _, l := range links {
 					fmt.Fprintln(cmd.OutOrStdout(), l)
@@ -122,4 +114,19 @@ func identityCmd() *cobra.Command {
 			},
 		})
 	return cmd
+}
+
+// openAccess opens the store for reading pairings and identity links;
+// done closes it.
+func openAccess(cmd *cobra.Command) (*access.Service, func(), error) {
+	a, err := openApp(cmd.Context(), app.OpenOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	svc, err := a.Access()
+	if err != nil {
+		_ = a.Close()
+		return nil, nil, err
+	}
+	return svc, func() { _ = a.Close() }, nil
 }
