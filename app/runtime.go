@@ -58,7 +58,7 @@ type Runtime struct {
 	// SelfHeal follows up self-healing efforts.
 	SelfHeal *selfheal.Runner
 	// Skills imports $OMEGA_DATA_DIR/skills into the log and reads them back.
-	Skills   *skills.Library
+	Skills *skills.Library
 	// Access is sender pairing and identity links.
 	Access   *access.Service
 	channels map[string]channels.Channel
@@ -163,11 +163,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		return nil, err
 	}
 	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown}
-	var names []string
-	for _, ch := range opts.Channels {
-		r.channels[ch.Name()] = ch
-		names = append(names, ch.Name())
-	}
+	names := r.addChannels(opts.Channels)
 
 	if err := r.startSkills(ctx); err != nil {
 		return nil, err
@@ -176,10 +172,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err != nil {
 		return nil, err
 	}
-	auth := pipeline.Auth{Allowed: map[string][]string{}}
-	if opts.Auth != nil {
-		auth = *opts.Auth
-	}
+	auth := authOf(opts)
 	sandbox := sandboxMode(cfg.Provider.Sandbox)
 	read := a.Queries
 	if r.Access, err = a.newAccess(auth.Allowed, r, loc); err != nil {
@@ -212,20 +205,12 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	}); err != nil {
 		return nil, err
 	}
-	if r.node, err = claimNodeIdentity(cfg.DataDir); err != nil {
-		return nil, err
-	}
 	defer func() {
-		if err != nil {
+		if err != nil && r.node != nil {
 			_ = r.node.Release()
 		}
 	}()
-	a.Logger.Info("node identity", "owner", r.node.ID)
-	// PostgreSQL announces commands with LISTEN/NOTIFY; SQLite's command
-	// transport is in-process and needs no announcement.
-	announcer, _ := a.backend.(messaging.Announcer)
-	if r.Buses, err = messaging.New(messaging.Options{Backend: a.Store.Backend(), DB: a.backend.DB(), Log: a.Store, Registry: a.Registry,
-		Logger: a.Logger, Announcer: announcer, Metrics: opts.Metrics}); err != nil {
+	if err := r.startBuses(opts); err != nil {
 		return nil, err
 	}
 	leases, err := r.startScheduling(names, workspace)
@@ -239,6 +224,40 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		return nil, err
 	}
 	return r, nil
+}
+
+// addChannels registers the channels and returns their names.
+func (r *Runtime) addChannels(chs []channels.Channel) []string {
+	names := make([]string, 0, len(chs))
+	for _, ch := range chs {
+		r.channels[ch.Name()] = ch
+		names = append(names, ch.Name())
+	}
+	return names
+}
+
+// authOf is the allowlists the options give, else none.
+func authOf(opts RuntimeOptions) pipeline.Auth {
+	if opts.Auth != nil {
+		return *opts.Auth
+	}
+	return pipeline.Auth{Allowed: map[string][]string{}}
+}
+
+// startBuses claims this process's node identity and builds the router
+// and the command bus.
+func (r *Runtime) startBuses(opts RuntimeOptions) error {
+	var err error
+	if r.node, err = claimNodeIdentity(r.Config.DataDir); err != nil {
+		return err
+	}
+	r.Logger.Info("node identity", "owner", r.node.ID)
+	// PostgreSQL announces commands with LISTEN/NOTIFY; SQLite's command
+	// transport is in-process and needs no announcement.
+	announcer, _ := r.backend.(messaging.Announcer)
+	r.Buses, err = messaging.New(messaging.Options{Backend: r.Store.Backend(), DB: r.backend.DB(), Log: r.Store, Registry: r.Registry,
+		Logger: r.Logger, Announcer: announcer, Metrics: opts.Metrics})
+	return err
 }
 
 // prepareProjects imports the project definitions into the log (unless

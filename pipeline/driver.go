@@ -212,7 +212,7 @@ type turnState struct {
 
 func (s *turnState) add(ps ...domain.Payload) {
 	for _, p := range ps {
-		s.Turn.Apply(p, s.Version, time.Time{})
+		s.Apply(p, s.Version, time.Time{})
 		s.pending = append(s.pending, p)
 	}
 }

@@ -377,21 +377,6 @@ func (c *Commands) dirNames(sub string) []string {
 	return out
 }
 
-func (c *Commands) listDir(lang, sub string, key i18n.Key, active string) (string, error) {
-	names := c.dirNames(sub)
-	if len(names) == 0 {
-		return i18n.More(lang, i18n.NothingYet), nil
-	}
-	for i, n := range names {
-		mark := "- "
-		if n == active {
-			mark = "* "
-		}
-		names[i] = mark + n
-	}
-	return i18n.More(lang, key, strings.Join(names, "\n")), nil
-}
-
 func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (string, error) {
 	if arg == "" {
 		return c.listProjects(ctx, call)
