@@ -142,6 +142,9 @@ type Driver struct {
 	Config   DriverConfig
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Replied holds the turns whose final reply went out before their
+	// completion was recorded (NewDriver and the scheduler set it).
+	Replied *RepliedTurns
 }
 
 // NewDriver checks a driver's collaborators: the store, registry, read
@@ -153,6 +156,9 @@ func NewDriver(d Driver) (*Driver, error) {
 		return nil, errors.New("handlers: driver needs a store, registry, read model, channels, provider, prompts and logger")
 	case d.Senders.Store == nil || d.Senders.Registry == nil:
 		return nil, errors.New("handlers: driver needs the senders' store and registry")
+	}
+	if d.Replied == nil {
+		d.Replied = NewRepliedTurns()
 	}
 	return &d, nil
 }
@@ -354,6 +360,7 @@ func (d *Driver) complete(ctx context.Context, st *turnState, _ domain.SenderPro
 	if err := d.flush(ctx, st); err != nil {
 		return err
 	}
+	d.Replied.Forget(st.ID) // the log says it from now on
 	log.Info("turn completed", "status", st.Outcome())
 	return nil
 }
@@ -917,6 +924,10 @@ func errorClassKey(class string) i18n.Key {
 
 func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
 	kind, text := st.ReplyKind(), d.replyText(st, profile)
+	// From here on the sender may read the answer and write again before
+	// the completion is recorded: that message is not queued behind this
+	// turn, so it must not be acknowledged as if it were.
+	d.Replied.Mark(st.ID)
 	if strings.TrimSpace(text) == "" {
 		// Nothing left to say (e.g. the reply was only markers).
 		st.add(domain.ReplySent{Kind: kind})
@@ -1112,5 +1123,9 @@ func (d *Driver) Abandon(ctx context.Context, turnID, reason string) error {
 		st.addOutcome(domain.ReplySent{Kind: "error", Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
 	}
 	st.add(domain.TurnCompleted{Status: domain.StatusError, DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
-	return d.flush(ctx, st)
+	if err := d.flush(ctx, st); err != nil {
+		return err
+	}
+	d.Replied.Forget(turnID) // its reply may have gone out before a panic
+	return nil
 }

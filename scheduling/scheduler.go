@@ -103,6 +103,9 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 	if c.Sweep <= 0 {
 		c.Sweep = time.Second
 	}
+	if c.Driver.Replied == nil {
+		c.Driver.Replied = handlers.NewRepliedTurns() // before any turn runs
+	}
 	return &Scheduler{
 		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied,
 		logger: c.Logger, sweepGap: c.Sweep, kick: make(chan kick, 1024), active: map[string]*worker{},
@@ -378,7 +381,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 			return
 		}
 		head := turns[0]
-		s.ackQueued(ctx, turns[1:], acked, log)
+		s.ackQueued(ctx, turns[1:], acked, nil, log)
 		if err := s.runTurn(ctx, sender, w, head.ID, done, acked, log); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -420,17 +423,22 @@ func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head
 		case err := <-errc:
 			return err
 		case <-w.wake:
-			// A message sent right after a reply can arrive while the
-			// finished turn's goroutine is still returning: it is not
-			// queued behind anything, so it gets no acknowledgement.
-			if s.completed(ctx, head) {
+			// A message sent right after a reply can arrive before the
+			// turn's completion is recorded: it is not queued behind
+			// anything, so it gets no acknowledgement. The driver marks
+			// the turn replied before the reply goes out, so whatever
+			// the timing, a message written after reading the reply
+			// finds the mark (or, later, the completion in the log).
+			answered := func() bool { return s.driver.Replied.Has(head) }
+			if answered() || s.completed(ctx, head) {
+				log.Debug("scheduler: message after the reply; not acknowledged", "turn", head)
 				continue
 			}
 			turns, _, err := s.pending(ctx, sender, w, done)
 			if err != nil {
 				continue
 			}
-			s.ackQueued(ctx, slices.DeleteFunc(turns, func(t projections.OpenTurn) bool { return t.ID == head }), acked, log)
+			s.ackQueued(ctx, slices.DeleteFunc(turns, func(t projections.OpenTurn) bool { return t.ID == head }), acked, answered, log)
 		}
 	}
 }
@@ -441,10 +449,16 @@ func (s *Scheduler) completed(ctx context.Context, turn string) bool {
 	return err == nil && len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType()
 }
 
-func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn, acked map[string]bool, log *slog.Logger) {
+// ackQueued acknowledges the queued turns not acknowledged yet; it stops
+// once answered (optional) reports that the turn ahead of them replied
+// meanwhile.
+func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn, acked map[string]bool, answered func() bool, log *slog.Logger) {
 	for _, t := range queued {
 		if t.Acked || acked[t.ID] {
 			continue
+		}
+		if answered != nil && answered() {
+			return
 		}
 		acked[t.ID] = true
 		if err := s.driver.Ack(ctx, t.ID); err != nil && ctx.Err() == nil {
