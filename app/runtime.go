@@ -395,6 +395,14 @@ type selfHealKicks struct {
 	rt *Runtime
 }
 
+// Acts forwards the wrapped hook's answer (see handlers.ReplyActs).
+func (k selfHealKicks) Acts(raw string) bool {
+	if a, ok := k.ReplyHook.(handlers.ReplyActs); ok {
+		return a.Acts(raw)
+	}
+	return true
+}
+
 func (k selfHealKicks) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (handlers.Processed, error) {
 	p, err := k.ReplyHook.Process(ctx, turn, raw, step)
 	if err != nil || k.rt.SelfHeal == nil {

@@ -58,6 +58,13 @@ type ReplyHook interface {
 	Process(ctx context.Context, turn *domain.Turn, raw string, step int) (Processed, error)
 }
 
+// ReplyActs is optionally implemented by a ReplyHook: Acts reports
+// whether processing raw may write to streams other than the turn's (it
+// holds markers). A hook without it is assumed to act on every reply.
+type ReplyActs interface {
+	Acts(raw string) bool
+}
+
 // Processed is a reply made ready for the user: its text and the turn
 // events that record what its markers did.
 type Processed struct {
@@ -180,6 +187,10 @@ type turnState struct {
 	// omega (a provider's reply or failure, a message sent). Recomputing it
 	// would repeat the effect, so recording it is retried, not given up.
 	effected bool
+	// senderWritten is set by a step that wrote to the sender's stream
+	// (a session started or cleared, markers applied), so that the
+	// profile is read again before the next step.
+	senderWritten bool
 }
 
 func (s *turnState) Apply(p domain.Payload, version int64, e domain.Event) {
@@ -247,7 +258,8 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 		if err := d.perform(ctx, st, step, profile, log); err != nil {
 			return fmt.Errorf("turn %s: %s: %w", turnID, step, err)
 		}
-		stale = d.writesSender(step)
+		stale = d.writesSender(step) || st.senderWritten
+		st.senderWritten = false
 	}
 }
 
@@ -258,26 +270,44 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 // records its intent (ProviderCalled) together with everything pending
 // right before it calls. A reply need not be: if the process dies after
 // sending it, the turn resumes before the send and sends again either way.
-// A classification whose outcome is lost is simply asked again.
-func (d *Driver) flushBefore(step domain.Step) bool {
+// A classification whose outcome is lost is simply asked again. A raw
+// reply without markers writes nothing elsewhere, so it is recorded with
+// the turn's completion (one append fewer per turn); a process that dies
+// in between calls the provider again on resume, as for a crash during
+// the call.
+func (d *Driver) flushBefore(st *turnState, step domain.Step) bool {
 	switch step {
 	case domain.StepWelcome, domain.StepCommand, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
 	case domain.StepProcessReply:
-		return d.Replies != nil
+		return st.Reply == nil || d.replyActs(st.Reply.Text)
 	}
 	return false
 }
 
 // writesSender reports whether a step may change the sender's stream, so
-// that the profile must be read again after it.
+// that the profile must be read again after it. The provider call and the
+// reply's markers say so themselves (turnState.senderWritten): most turns
+// start no session and carry no marker, and then the profile read at the
+// start of the turn stays current.
 func (d *Driver) writesSender(step domain.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepCallProvider, domain.StepProcessReply,
-		domain.StepClassify, domain.StepPlanStep, domain.StepPlanProgress:
+	case domain.StepWelcome, domain.StepCommand, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
 	}
 	return false
+}
+
+// replyActs reports whether processing raw may write to other streams
+// (see ReplyActs); a hook that cannot tell is assumed to.
+func (d *Driver) replyActs(raw string) bool {
+	if d.Replies == nil {
+		return false
+	}
+	if a, ok := d.Replies.(ReplyActs); ok {
+		return a.Acts(raw)
+	}
+	return true
 }
 
 // stepFunc performs one step of a turn.
@@ -314,7 +344,7 @@ var steps = map[domain.Step]stepFunc{
 }
 
 func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, profile domain.SenderProfile, log *slog.Logger) error {
-	if d.flushBefore(step) {
+	if d.flushBefore(st, step) {
 		if err := d.flush(ctx, st); err != nil {
 			return err
 		}
@@ -360,7 +390,6 @@ func (d *Driver) complete(ctx context.Context, st *turnState, _ domain.SenderPro
 	if err := d.flush(ctx, st); err != nil {
 		return err
 	}
-	d.Replied.Forget(st.ID) // the log says it from now on
 	log.Info("turn completed", "status", st.Outcome())
 	return nil
 }
@@ -776,6 +805,7 @@ func (d *Driver) startSession(ctx context.Context, st *turnState, sessionID stri
 	if sessionID == "" {
 		return nil
 	}
+	st.senderWritten = true
 	m, project := st.Received, st.Context.Project
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
 	return d.durably(ctx, st.ID, "session started", func(bool) error {
@@ -829,14 +859,16 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 		return err
 	}
 	st.addOutcome(replied)
-	if d.Replies != nil {
-		// Markers act on other streams: the raw reply must be on record first.
+	if d.replyActs(resp.Text) {
+		// Markers act on other streams: the raw reply must be on record
+		// first. Without them it is recorded with the turn's completion.
 		return d.flush(ctx, st)
 	}
 	return nil
 }
 
 func (d *Driver) clearSession(ctx context.Context, st *turnState, project, reason string) error {
+	st.senderWritten = true
 	m := st.Received
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
 	_, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
@@ -867,6 +899,7 @@ func (d *Driver) processReply(ctx context.Context, st *turnState, profile domain
 	}
 	out := Processed{Text: raw}
 	if d.Replies != nil {
+		st.senderWritten = d.replyActs(raw)
 		var err error
 		if out, err = d.Replies.Process(ctx, &st.Turn, raw, 0); err != nil {
 			return err
@@ -1123,9 +1156,5 @@ func (d *Driver) Abandon(ctx context.Context, turnID, reason string) error {
 		st.addOutcome(domain.ReplySent{Kind: "error", Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
 	}
 	st.add(domain.TurnCompleted{Status: domain.StatusError, DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
-	if err := d.flush(ctx, st); err != nil {
-		return err
-	}
-	d.Replied.Forget(turnID) // its reply may have gone out before a panic
-	return nil
+	return d.flush(ctx, st)
 }

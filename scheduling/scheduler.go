@@ -43,7 +43,42 @@ type Scheduler struct {
 	kick   chan kick
 	mu     sync.Mutex
 	active map[string]*worker // sender -> its running worker
+	// recent are the turns completed here lately, oldest first, kept
+	// beyond the worker that ran them (guarded by mu): a worker that
+	// starts while the read model still shows its sender's previous turn
+	// open must not take that turn for one still ahead of the new message
+	// (and acknowledge the message as queued behind it).
+	recent []doneTurn
 	wg     sync.WaitGroup
+}
+
+type doneTurn struct{ sender, turn string }
+
+// recentDone bounds Scheduler.recent: far more turns than complete while
+// the read model lags behind the log.
+const recentDone = 1024
+
+// completedHere notes that turn of sender completed here.
+func (s *Scheduler) completedHere(sender, turn string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.recent) == recentDone {
+		s.recent = s.recent[1:]
+	}
+	s.recent = append(s.recent, doneTurn{sender, turn})
+}
+
+// doneHere returns the sender's turns completed here lately.
+func (s *Scheduler) doneHere(sender string) map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	done := map[string]bool{}
+	for _, d := range s.recent {
+		if d.sender == sender {
+			done[d.turn] = true
+		}
+	}
+	return done
 }
 
 type kick struct{ sender, turn string }
@@ -362,7 +397,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 	}()
 
 	applied := s.subscribe(ctx)
-	done := map[string]bool{}  // completed here; the read model may lag
+	done := s.doneHere(sender) // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -381,7 +416,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 			return
 		}
 		head := turns[0]
-		s.ackQueued(ctx, turns[1:], acked, nil, log)
+		s.ackQueued(ctx, turns[1:], acked, func() bool { return s.driver.Replied.Has(head.ID) }, log)
 		if err := s.runTurn(ctx, sender, w, head.ID, done, acked, log); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -397,6 +432,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 		}
 		backoff = time.Second
 		done[head.ID] = true
+		s.completedHere(sender, head.ID)
 	}
 }
 
@@ -450,14 +486,16 @@ func (s *Scheduler) completed(ctx context.Context, turn string) bool {
 }
 
 // ackQueued acknowledges the queued turns not acknowledged yet; it stops
-// once answered (optional) reports that the turn ahead of them replied
-// meanwhile.
+// once answered reports that the turn ahead of them has replied. Asked
+// right before each acknowledgement, after the queued message is on
+// record, it makes the rule hold whatever the timing: a message is only
+// acknowledged if the turn ahead was still unanswered after it arrived.
 func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn, acked map[string]bool, answered func() bool, log *slog.Logger) {
 	for _, t := range queued {
 		if t.Acked || acked[t.ID] {
 			continue
 		}
-		if answered != nil && answered() {
+		if answered() {
 			return
 		}
 		acked[t.ID] = true
