@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers"
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/projections"
@@ -50,6 +52,78 @@ type Scheduler struct {
 	// (and acknowledge the message as queued behind it).
 	recent []doneTurn
 	wg     sync.WaitGroup
+
+	// The open turns of every sender as the read model last showed them,
+	// shared by all workers: read again only after the read model moved
+	// (gen counts its signals) or the copy is queueMaxAge old, so that
+	// fifty waiting workers do not each read the read model after every
+	// projection batch.
+	qmu   sync.Mutex
+	queue *queueSnapshot
+	gen   atomic.Uint64
+	moved eventstore.Broadcaster // signalled after gen moved
+}
+
+type queueSnapshot struct {
+	gen      uint64
+	at       time.Time
+	bySender map[string][]projections.OpenTurn
+	all      []projections.OpenTurn
+	applied  int64
+}
+
+// queueMaxAge bounds how stale the shared copy may be: the read model can
+// also move without a signal here (another process's projections).
+const queueMaxAge = 50 * time.Millisecond
+
+// openQueue returns the open turns of every sender and the read model's
+// checkpoint, from the shared copy when it is current.
+func (s *Scheduler) openQueue(ctx context.Context) (*queueSnapshot, error) {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	gen := s.gen.Load()
+	if q := s.queue; q != nil && s.applied != nil && q.gen == gen && time.Since(q.at) < queueMaxAge {
+		return q, nil
+	}
+	at := time.Now()
+	all, applied, err := s.read.OpenQueue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := &queueSnapshot{gen: gen, at: at, all: all, applied: applied, bySender: map[string][]projections.OpenTurn{}}
+	for _, t := range all {
+		q.bySender[t.Sender] = append(q.bySender[t.Sender], t)
+	}
+	s.queue = q
+	return q, nil
+}
+
+// senderQueue is Queries.SenderQueue served from the shared copy.
+func (s *Scheduler) senderQueue(ctx context.Context, sender string) ([]projections.OpenTurn, int64, error) {
+	q, err := s.openQueue(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return slices.Clone(q.bySender[sender]), q.applied, nil
+}
+
+// relay counts the read model's signals, then passes them on to the
+// scheduler's loop and workers: a worker woken by one finds the shared
+// copy of the queues already stale.
+func (s *Scheduler) relay(ctx context.Context) {
+	if s.applied == nil {
+		return
+	}
+	applied := s.applied(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-applied:
+			s.gen.Add(1)
+			s.moved.Notify()
+		}
+	}
 }
 
 type doneTurn struct{ sender, turn string }
@@ -109,7 +183,7 @@ func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
 	if s.applied == nil {
 		return nil
 	}
-	return s.applied(ctx)
+	return s.moved.Subscribe(ctx)
 }
 
 // SchedulerConfig are a scheduler's collaborators; Applied and Sweep are
@@ -157,6 +231,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	t := time.NewTicker(s.sweepGap)
 	defer t.Stop()
 	applied := s.subscribe(ctx)
+	go s.relay(ctx)
 	var last time.Time
 	var later <-chan time.Time
 	// A restarted process owns the leases it held before (its identity is
@@ -186,13 +261,14 @@ func (s *Scheduler) Run(ctx context.Context) error {
 }
 
 func (s *Scheduler) sweep(ctx context.Context) {
-	open, err := s.read.OpenTurns(ctx, s.channels)
+	q, err := s.openQueue(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.logger.Error("scheduler: read open turns", "err", err)
 		}
 		return
 	}
+	open := slices.DeleteFunc(slices.Clone(q.all), func(t projections.OpenTurn) bool { return !slices.Contains(s.channels, t.Channel) })
 	seen := map[string]bool{}
 	for i, t := range open {
 		if seen[t.Sender] {
@@ -274,7 +350,7 @@ func (s *Scheduler) start(ctx context.Context, sender, turn string) {
 // or after the checkpoint is not shown completed (the next turn's history
 // must include it), or no kicked turn has been reached in the log.
 func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done map[string]bool) (turns []projections.OpenTurn, wait bool, err error) {
-	open, applied, err := s.read.SenderQueue(ctx, sender)
+	open, applied, err := s.senderQueue(ctx, sender)
 	if err != nil {
 		return nil, false, err
 	}
