@@ -169,7 +169,13 @@ type TurnRunner interface {
 type worker struct {
 	wake   chan struct{}
 	kicked []string // turns received here, oldest first, not yet done
+	idle   bool     // lingering with nothing to run (see linger)
 }
+
+// linger is how long a worker with nothing left to run keeps its sender's
+// lease before releasing it: a sender who writes again soon (most do)
+// costs no lease taken and released per message.
+const linger = 2 * time.Second
 
 // Kick tells the scheduler that turn was just received here for sender.
 func (s *Scheduler) Kick(sender, turn string) {
@@ -306,9 +312,12 @@ func (s *Scheduler) start(ctx context.Context, sender, turn string) {
 	if running && turn != "" {
 		w.kicked = append(w.kicked, turn)
 	}
+	idle := running && w.idle
 	s.mu.Unlock()
 	if running {
-		if turn != "" {
+		// A lingering worker is woken for a sweep's find too (a turn
+		// received by another process).
+		if turn != "" || idle {
 			s.wakeWorker(sender)
 		}
 		return
@@ -489,7 +498,10 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 			continue
 		}
 		if len(turns) == 0 {
-			return
+			if !s.linger(ctx, w) {
+				return
+			}
+			continue
 		}
 		head := turns[0]
 		s.ackQueued(ctx, turns[1:], acked, func() bool { return s.driver.Replied.Has(head.ID) }, log)
@@ -509,6 +521,29 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 		backoff = time.Second
 		done[head.ID] = true
 		s.completedHere(sender, head.ID)
+	}
+}
+
+// linger waits, holding the lease, for the sender's next turn; false when
+// none came within linger.
+func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
+	s.mu.Lock()
+	w.idle = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		w.idle = false
+		s.mu.Unlock()
+	}()
+	t := time.NewTimer(linger)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-w.wake:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
