@@ -577,7 +577,7 @@ func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head
 			// the timing, a message written after reading the reply
 			// finds the mark (or, later, the completion in the log).
 			answered := func() bool { return s.driver.Replied.Has(head) }
-			if answered() || s.completed(ctx, head) {
+			if answered() {
 				log.Debug("scheduler: message after the reply; not acknowledged", "turn", head)
 				continue
 			}
@@ -585,7 +585,15 @@ func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head
 			if err != nil {
 				continue
 			}
-			s.ackQueued(ctx, slices.DeleteFunc(turns, func(t projections.OpenTurn) bool { return t.ID == head }), acked, answered, log)
+			queued := slices.DeleteFunc(turns, func(t projections.OpenTurn) bool { return t.ID == head || t.Acked || acked[t.ID] })
+			if len(queued) == 0 {
+				continue // a wake with nothing new to acknowledge
+			}
+			if s.completed(ctx, head) {
+				log.Debug("scheduler: message after the reply; not acknowledged", "turn", head)
+				continue
+			}
+			s.ackQueued(ctx, queued, acked, answered, log)
 		}
 	}
 }
