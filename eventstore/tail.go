@@ -51,6 +51,12 @@ const (
 	// horizon back and then rolled back without one. Signals (in-process
 	// and LISTEN/NOTIFY) wake it otherwise.
 	TailPoll = time.Second
+	// After a change signal whose events are not readable yet (some
+	// transaction, an append or a read model's, holds the PostgreSQL
+	// horizon back and may end without a signal), the Tail reads again
+	// after 1 ms, doubling up to tailRetryMax, for tailRetryFor.
+	tailRetryMax = 32 * time.Millisecond
+	tailRetryFor = time.Second
 )
 
 // NewTail returns a Tail over a store's read (which need not check its
@@ -78,7 +84,7 @@ func (t *Tail) Run(ctx context.Context) {
 // is dropped and followers read the log themselves until one offers a
 // new start).
 func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
-	retry := time.Millisecond
+	retry, signalled := time.Millisecond, time.Now()
 	for {
 		t.mu.Lock()
 		after := t.head
@@ -96,11 +102,11 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 			}
 		}
 		wait := t.poll
-		if len(evs) == 0 && retry < t.poll {
+		if len(evs) == 0 && time.Since(signalled) < tailRetryFor {
 			// A signal that found nothing readable: some transaction
 			// still holds the horizon back.
 			wait = retry
-			retry *= 2
+			retry = min(retry*2, tailRetryMax)
 		}
 		timer := time.NewTimer(wait)
 		select {
@@ -110,7 +116,7 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 			return
 		case <-changes:
 			timer.Stop()
-			retry = time.Millisecond
+			retry, signalled = time.Millisecond, time.Now()
 		case <-timer.C:
 		}
 	}
