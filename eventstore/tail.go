@@ -39,6 +39,12 @@ type Tail struct {
 	bytes   int
 	start   chan struct{} // signalled when started becomes true
 	grown   Broadcaster   // signalled when the window grows or resets
+	// awaited are positions this process committed that the Tail has not
+	// read yet (with when they were committed): while any is missing the
+	// Tail keeps reading soon, even after a read that returned other
+	// events, because a transaction holding the PostgreSQL horizon back
+	// may end without a signal.
+	awaited map[int64]time.Time
 }
 
 // Bounds of a Tail's window and of one read.
@@ -57,13 +63,47 @@ const (
 	// after 1 ms, doubling up to tailRetryMax, for tailRetryFor.
 	tailRetryMax = 32 * time.Millisecond
 	tailRetryFor = time.Second
+	// tailAwaitFor bounds how long a committed position is awaited (one
+	// the Tail cannot see, from before its start, is given up).
+	tailAwaitFor = 2 * time.Second
 )
 
 // NewTail returns a Tail over a store's read (which need not check its
 // cursor: the Tail only passes positions it read) and change signals.
 // Run must be running for it to serve followers from memory.
 func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Event, error), changes func(ctx context.Context) <-chan struct{}) *Tail {
-	return &Tail{read: read, changes: changes, poll: TailPoll, index: map[int64]int64{}, start: make(chan struct{}, 1)}
+	return &Tail{read: read, changes: changes, poll: TailPoll, index: map[int64]int64{}, start: make(chan struct{}, 1),
+		awaited: map[int64]time.Time{}}
+}
+
+// Committed tells the Tail that this process committed events at
+// positions, before signalling the change: it reads until it has seen
+// them.
+func (t *Tail) Committed(positions []int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.started {
+		return
+	}
+	now := time.Now()
+	for _, p := range positions {
+		if _, read := t.index[p]; !read { // a read may have been quicker
+			t.awaited[p] = now
+		}
+	}
+}
+
+// missing reports whether a committed position is still unread, dropping
+// those awaited too long.
+func (t *Tail) missing() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for p, at := range t.awaited {
+		if time.Since(at) > tailAwaitFor {
+			delete(t.awaited, p)
+		}
+	}
+	return len(t.awaited) > 0
 }
 
 // Run reads the end of the log until ctx ends, once a follower has
@@ -102,9 +142,10 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 			}
 		}
 		wait := t.poll
-		if len(evs) == 0 && time.Since(signalled) < tailRetryFor {
-			// A signal that found nothing readable: some transaction
-			// still holds the horizon back.
+		if t.missing() || (len(evs) == 0 && time.Since(signalled) < tailRetryFor) {
+			// Events committed here are not readable yet, or a signal
+			// found nothing readable: some transaction still holds the
+			// horizon back.
 			wait = retry
 			retry = min(retry*2, tailRetryMax)
 		}
@@ -128,6 +169,7 @@ func (t *Tail) add(evs []domain.Event) {
 		t.index[e.Position] = t.first + int64(len(t.buf))
 		t.buf = append(t.buf, e)
 		t.bytes += len(e.Data)
+		delete(t.awaited, e.Position)
 	}
 	t.head = evs[len(evs)-1].Position
 	drop := 0
@@ -147,6 +189,7 @@ func (t *Tail) add(evs []domain.Event) {
 func (t *Tail) reset() {
 	t.mu.Lock()
 	t.started, t.buf, t.index, t.bytes, t.first = false, nil, map[int64]int64{}, 0, 0
+	t.awaited = map[int64]time.Time{}
 	t.mu.Unlock()
 	t.grown.Notify()
 }
