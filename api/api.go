@@ -328,12 +328,11 @@ func (s *Server) await(ctx context.Context, id string, wait time.Duration) (Turn
 		return out, err
 	}
 	stream := domain.TurnStream(id)
+	// A turn that completed between the read and the registration is
+	// either still ahead of the watcher or among those it saw complete
+	// last: either way completed is closed.
 	completed, forget := s.watch.watch(stream, first)
 	defer forget()
-	// The turn may have completed between the read and the registration.
-	if out, done, _, err = read(); err != nil || done {
-		return out, err
-	}
 	select {
 	case <-completed:
 		out, _, _, err = read()

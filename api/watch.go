@@ -21,7 +21,16 @@ type turnWatcher struct {
 	ctx     context.Context
 	running bool
 	waiters map[string][]chan struct{} // turn stream -> waiters
+	// recent are the last streams seen completing, oldest first, so that
+	// a request registering just after its turn's completion went past
+	// is woken at once without reading its turn again.
+	recent    []string
+	completed map[string]bool
 }
+
+// recentCompletions bounds turnWatcher.recent: far more turns than can
+// complete between a request's read of its turn and its registration.
+const recentCompletions = 4096
 
 // watch returns a channel closed when the stream records TurnCompleted.
 // from is the position of an event of the stream already on record: the
@@ -33,6 +42,10 @@ func (w *turnWatcher) watch(stream string, from int64) (<-chan struct{}, func())
 	defer w.mu.Unlock()
 	if w.waiters == nil {
 		w.waiters = map[string][]chan struct{}{}
+	}
+	if w.completed[stream] {
+		close(ch)
+		return ch, func() {}
 	}
 	w.waiters[stream] = append(w.waiters[stream], ch)
 	if !w.running && w.ctx != nil {
@@ -71,6 +84,7 @@ func (w *turnWatcher) run(ctx context.Context, after int64) {
 						close(ch)
 					}
 					delete(w.waiters, e.StreamID)
+					w.remember(e.StreamID)
 				}
 				w.mu.Unlock()
 				after = evs[len(evs)-1].Position
@@ -90,4 +104,17 @@ func (w *turnWatcher) run(ctx context.Context, after int64) {
 	w.mu.Lock()
 	w.running = false
 	w.mu.Unlock()
+}
+
+// remember notes that stream completed; w.mu is held.
+func (w *turnWatcher) remember(stream string) {
+	if w.completed == nil {
+		w.completed = map[string]bool{}
+	}
+	if len(w.recent) == recentCompletions {
+		delete(w.completed, w.recent[0])
+		w.recent = w.recent[1:]
+	}
+	w.recent = append(w.recent, stream)
+	w.completed[stream] = true
 }

@@ -467,6 +467,14 @@ type selfHealKicks struct {
 	rt *Runtime
 }
 
+// Acts forwards the wrapped hook's answer (see pipeline.ReplyActs).
+func (k selfHealKicks) Acts(raw string) bool {
+	if a, ok := k.ReplyHook.(pipeline.ReplyActs); ok {
+		return a.Acts(raw)
+	}
+	return true
+}
+
 func (k selfHealKicks) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (pipeline.Processed, error) {
 	p, err := k.ReplyHook.Process(ctx, turn, raw, step)
 	if err != nil || k.rt.SelfHeal == nil {

@@ -93,16 +93,18 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	}
 	slices.SortStableFunc(list, func(a, b indexed) int { return cmp.Compare(rank(a.m.Name()), rank(b.m.Name())) })
 
-	profiles, err := senders.New(h.Store(), h.Registry())
-	if err != nil {
-		return pipeline.Processed{}, err
+	if len(list) > 0 { // only markers need the profile: most replies have none
+		profiles, err := senders.New(h.Store(), h.Registry())
+		if err != nil {
+			return pipeline.Processed{}, err
+		}
+		profile, err := profiles.Load(ctx, m.Channel, m.SenderID)
+		if err != nil {
+			return pipeline.Processed{}, err
+		}
+		run.profile = profile
+		run.lang = h.language(turn, profile)
 	}
-	profile, err := profiles.Load(ctx, m.Channel, m.SenderID)
-	if err != nil {
-		return pipeline.Processed{}, err
-	}
-	run.profile = profile
-	run.lang = h.language(turn, profile)
 	echo := markers.EchoFilter(m.Text, h.Location)
 	for _, x := range list {
 		if echo(x.m) {
@@ -131,6 +133,13 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	}
 	out.Events = append(out.Events, run.events...)
 	return out, nil
+}
+
+// Acts reports whether raw holds a marker, i.e. whether processing it may
+// write to streams other than the turn's: only then must the raw reply be
+// on record first (see Driver.flushBefore).
+func (h *Markers) Acts(raw string) bool {
+	return len(markers.ParseIn(raw, h.Location).Markers) > 0
 }
 
 // source tags learning recorded by a heartbeat check-in.

@@ -32,7 +32,13 @@ func (o FollowOptions) withDefaults() FollowOptions {
 // fn in delivery order, until ctx ends or fn fails. fn returns the position
 // to continue after (normally the last event's); returning a smaller one
 // makes Follow read those events again.
+//
+// A store with a shared Tail (both backends) serves every follower of the
+// process from it: the log is read once per change, not once per follower.
 func Follow(ctx context.Context, s Store, after int64, opts FollowOptions, fn func(context.Context, []domain.Event) (int64, error)) error {
+	if shared, ok := s.(interface{ Tail() *Tail }); ok && shared.Tail() != nil {
+		return shared.Tail().Follow(ctx, s, after, opts, fn)
+	}
 	opts = opts.withDefaults()
 	changes := s.Changes(ctx)
 	// A signal that found nothing readable means some transaction still

@@ -64,6 +64,13 @@ type ReplyHook interface {
 	Process(ctx context.Context, turn *domain.Turn, raw string, step int) (Processed, error)
 }
 
+// ReplyActs is optionally implemented by a ReplyHook: Acts reports
+// whether processing raw may write to streams other than the turn's (it
+// holds markers). A hook without it is assumed to act on every reply.
+type ReplyActs interface {
+	Acts(raw string) bool
+}
+
 // Processed is a reply made ready for the user: its text and the turn
 // events that record what its markers did.
 type Processed struct {
@@ -176,6 +183,9 @@ type Driver struct {
 	Images WorkspaceImages
 	// PromptTexts records contexts by reference (nil: in full).
 	PromptTexts *promptstore.Store
+	// Replied holds the turns whose final reply went out before their
+	// completion was recorded (NewDriver and the scheduler set it).
+	Replied *RepliedTurns
 }
 
 // NewDriver checks a driver's collaborators: the store, registry, read
@@ -187,6 +197,9 @@ func NewDriver(d Driver) (*Driver, error) {
 		return nil, errors.New("pipeline: driver needs a store, registry, read model, channels, provider, prompts and logger")
 	case d.Senders == nil:
 		return nil, errors.New("pipeline: driver needs the sender profiles")
+	}
+	if d.Replied == nil {
+		d.Replied = NewRepliedTurns()
 	}
 	return &d, nil
 }
@@ -208,6 +221,10 @@ type turnState struct {
 	// omega (a provider's reply or failure, a message sent). Recomputing it
 	// would repeat the effect, so recording it is retried, not given up.
 	effected bool
+	// senderWritten is set by a step that wrote to the sender's stream
+	// (a session started or cleared, markers applied), so that the
+	// profile is read again before the next step.
+	senderWritten bool
 }
 
 func (s *turnState) add(ps ...domain.Payload) {
@@ -274,7 +291,8 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 		if err := d.perform(ctx, st, step, profile, log); err != nil {
 			return fmt.Errorf("turn %s: %s: %w", turnID, step, err)
 		}
-		stale = d.writesSender(step)
+		stale = d.writesSender(step) || st.senderWritten
+		st.senderWritten = false
 	}
 }
 
@@ -286,7 +304,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 // right before it calls. A reply need not be: if the process dies after
 // sending it, the turn resumes before the send and sends again either way.
 // A classification whose outcome is lost is simply asked again.
-func (d *Driver) flushBefore(step domain.Step) bool {
+func (d *Driver) flushBefore(_ *turnState, step domain.Step) bool {
 	switch step {
 	case domain.StepWelcome, domain.StepCommand, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
@@ -297,14 +315,28 @@ func (d *Driver) flushBefore(step domain.Step) bool {
 }
 
 // writesSender reports whether a step may change the sender's stream, so
-// that the profile must be read again after it.
+// that the profile must be read again after it. The provider call and the
+// reply's markers say so themselves (turnState.senderWritten): most turns
+// start no session and carry no marker, and then the profile read at the
+// start of the turn stays current.
 func (d *Driver) writesSender(step domain.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepBuildContext, domain.StepCallProvider, domain.StepProcessReply,
-		domain.StepClassify, domain.StepPlanStep, domain.StepPlanProgress:
+	case domain.StepWelcome, domain.StepCommand, domain.StepPlanStep, domain.StepPlanProgress:
 		return true
 	}
 	return false
+}
+
+// replyActs reports whether processing raw may write to other streams
+// (see ReplyActs); a hook that cannot tell is assumed to.
+func (d *Driver) replyActs(raw string) bool {
+	if d.Replies == nil {
+		return false
+	}
+	if a, ok := d.Replies.(ReplyActs); ok {
+		return a.Acts(raw)
+	}
+	return true
 }
 
 // stepFunc performs one step of a turn.
@@ -342,7 +374,7 @@ var steps = map[domain.Step]stepFunc{
 }
 
 func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, profile domain.SenderProfile, log *slog.Logger) error {
-	if d.flushBefore(step) {
+	if d.flushBefore(st, step) {
 		if err := d.flush(ctx, st); err != nil {
 			return err
 		}
@@ -836,6 +868,7 @@ func (d *Driver) startSession(ctx context.Context, st *turnState, sessionID stri
 	if sessionID == "" {
 		return nil
 	}
+	st.senderWritten = true
 	m, project := st.Received, st.Context.Project
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
 	return d.durably(ctx, st.ID, "session started", func(bool) error {
@@ -894,13 +927,18 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 	}
 	st.addOutcome(replied)
 	if d.Replies != nil {
-		// Markers act on other streams: the raw reply must be on record first.
+		// The reply is paid for, and its markers act on other streams: it
+		// is on record before anything uses it, so a process that dies
+		// later never calls the provider again for it. (Recording it with
+		// the completion would save one append per turn and re-buy the
+		// reply after a crash between the send and the record.)
 		return d.flush(ctx, st)
 	}
 	return nil
 }
 
 func (d *Driver) clearSession(ctx context.Context, st *turnState, project, reason string) error {
+	st.senderWritten = true
 	m := st.Received
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
 	_, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
@@ -931,6 +969,7 @@ func (d *Driver) processReply(ctx context.Context, st *turnState, profile domain
 	}
 	out := Processed{Text: raw}
 	if d.Replies != nil {
+		st.senderWritten = d.replyActs(raw)
 		var err error
 		if out, err = d.Replies.Process(ctx, &st.Turn, raw, 0); err != nil {
 			return err
@@ -991,6 +1030,10 @@ func errorClassKey(class string) i18n.Key {
 
 func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
 	kind, text := st.ReplyKind(), d.replyText(st, profile)
+	// From here on the sender may read the answer and write again before
+	// the completion is recorded: that message is not queued behind this
+	// turn, so it must not be acknowledged as if it were.
+	d.Replied.Mark(st.ID)
 	if strings.TrimSpace(text) == "" {
 		// Nothing left to say (e.g. the reply was only markers).
 		st.add(domain.ReplySent{Kind: kind})

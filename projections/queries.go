@@ -99,6 +99,36 @@ func (q *Queries) SenderQueue(ctx context.Context, sender string) ([]OpenTurn, i
 	return out, pos, nil
 }
 
+// OpenQueue returns every open turn, grouped by sender in arrival order,
+// and the position of the last event the turns read model has applied,
+// read in one statement (see SenderQueue): one read serves the queues of
+// all senders at once.
+func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT c.position, t.turn_id, t.sender, t.channel, t.acked FROM checkpoints c
+		LEFT JOIN turns t ON t.status = 'open'
+		WHERE c.name = $1 ORDER BY t.sender, t.arrival`, checkpointName(Turns{}))
+	if err != nil {
+		return nil, 0, fmt.Errorf("read open turns: %w", err)
+	}
+	defer rows.Close()
+	var out []OpenTurn
+	var pos int64
+	for rows.Next() {
+		var id, sender, channel sql.NullString
+		var acked sql.NullInt64
+		if err := rows.Scan(&pos, &id, &sender, &channel, &acked); err != nil {
+			return nil, 0, fmt.Errorf("read open turns: %w", err)
+		}
+		if id.Valid {
+			out = append(out, OpenTurn{ID: id.String, Sender: sender.String, Channel: channel.String, Acked: acked.Int64 != 0})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read open turns: %w", err)
+	}
+	return out, pos, nil
+}
+
 // SenderTurns returns the ids of a sender's latest turns, oldest first.
 func (q *Queries) SenderTurns(ctx context.Context, sender domain.SenderRef, limit int) ([]string, error) {
 	ids, err := strings1(ctx, q.db, `SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT $2`, sender.Key(), limit)

@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
@@ -44,7 +46,114 @@ type Scheduler struct {
 	kick   chan kick
 	mu     sync.Mutex
 	active map[string]*worker // sender -> its running worker
+	// recent are the turns completed here lately, oldest first, kept
+	// beyond the worker that ran them (guarded by mu): a worker that
+	// starts while the read model still shows its sender's previous turn
+	// open must not take that turn for one still ahead of the new message
+	// (and acknowledge the message as queued behind it).
+	recent []doneTurn
 	wg     sync.WaitGroup
+
+	// The open turns of every sender as the read model last showed them,
+	// shared by all workers: read again only after the read model moved
+	// (gen counts its signals) or the copy is queueMaxAge old, so that
+	// fifty waiting workers do not each read the read model after every
+	// projection batch.
+	qmu   sync.Mutex
+	queue *queueSnapshot
+	gen   atomic.Uint64
+	moved eventstore.Broadcaster // signalled after gen moved
+}
+
+type queueSnapshot struct {
+	gen      uint64
+	at       time.Time
+	bySender map[string][]projections.OpenTurn
+	all      []projections.OpenTurn
+	applied  int64
+}
+
+// queueMaxAge bounds how stale the shared copy may be: the read model can
+// also move without a signal here (another process's projections).
+const queueMaxAge = 50 * time.Millisecond
+
+// openQueue returns the open turns of every sender and the read model's
+// checkpoint, from the shared copy when it is current.
+func (s *Scheduler) openQueue(ctx context.Context) (*queueSnapshot, error) {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	gen := s.gen.Load()
+	if q := s.queue; q != nil && s.applied != nil && q.gen == gen && time.Since(q.at) < queueMaxAge {
+		return q, nil
+	}
+	at := time.Now()
+	all, applied, err := s.read.OpenQueue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := &queueSnapshot{gen: gen, at: at, all: all, applied: applied, bySender: map[string][]projections.OpenTurn{}}
+	for _, t := range all {
+		q.bySender[t.Sender] = append(q.bySender[t.Sender], t)
+	}
+	s.queue = q
+	return q, nil
+}
+
+// senderQueue is Queries.SenderQueue served from the shared copy.
+func (s *Scheduler) senderQueue(ctx context.Context, sender string) ([]projections.OpenTurn, int64, error) {
+	q, err := s.openQueue(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	return slices.Clone(q.bySender[sender]), q.applied, nil
+}
+
+// relay counts the read model's signals, then passes them on to the
+// scheduler's loop and workers: a worker woken by one finds the shared
+// copy of the queues already stale.
+func (s *Scheduler) relay(ctx context.Context) {
+	if s.applied == nil {
+		return
+	}
+	applied := s.applied(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-applied:
+			s.gen.Add(1)
+			s.moved.Notify()
+		}
+	}
+}
+
+type doneTurn struct{ sender, turn string }
+
+// recentDone bounds Scheduler.recent: far more turns than complete while
+// the read model lags behind the log.
+const recentDone = 1024
+
+// completedHere notes that turn of sender completed here.
+func (s *Scheduler) completedHere(sender, turn string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.recent) == recentDone {
+		s.recent = s.recent[1:]
+	}
+	s.recent = append(s.recent, doneTurn{sender, turn})
+}
+
+// doneHere returns the sender's turns completed here lately.
+func (s *Scheduler) doneHere(sender string) map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	done := map[string]bool{}
+	for _, d := range s.recent {
+		if d.sender == sender {
+			done[d.turn] = true
+		}
+	}
+	return done
 }
 
 type kick struct{ sender, turn string }
@@ -61,7 +170,13 @@ type TurnRunner interface {
 type worker struct {
 	wake   chan struct{}
 	kicked []string // turns received here, oldest first, not yet done
+	idle   bool     // lingering with nothing to run (see linger)
 }
+
+// linger is how long a worker with nothing left to run keeps its sender's
+// lease before releasing it: a sender who writes again soon (most do)
+// costs no lease taken and released per message.
+const linger = 2 * time.Second
 
 // Kick tells the scheduler that turn was just received here for sender.
 func (s *Scheduler) Kick(sender, turn string) {
@@ -75,7 +190,7 @@ func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
 	if s.applied == nil {
 		return nil
 	}
-	return s.applied(ctx)
+	return s.moved.Subscribe(ctx)
 }
 
 // SchedulerConfig are a scheduler's collaborators; Applied and Sweep are
@@ -107,6 +222,9 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 	if c.Sweep <= 0 {
 		c.Sweep = time.Second
 	}
+	if c.Driver.Replied == nil {
+		c.Driver.Replied = pipeline.NewRepliedTurns() // before any turn runs
+	}
 	return &Scheduler{
 		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied,
 		logger: c.Logger, sweepGap: c.Sweep, window: c.CoalesceWindow, kick: make(chan kick, 1024), active: map[string]*worker{},
@@ -123,6 +241,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	t := time.NewTicker(s.sweepGap)
 	defer t.Stop()
 	applied := s.subscribe(ctx)
+	go s.relay(ctx)
 	var last time.Time
 	var later <-chan time.Time
 	// A restarted process owns the leases it held before (its identity is
@@ -152,13 +271,14 @@ func (s *Scheduler) Run(ctx context.Context) error {
 }
 
 func (s *Scheduler) sweep(ctx context.Context) {
-	open, err := s.read.OpenTurns(ctx, s.channels)
+	q, err := s.openQueue(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.logger.Error("scheduler: read open turns", "err", err)
 		}
 		return
 	}
+	open := slices.DeleteFunc(slices.Clone(q.all), func(t projections.OpenTurn) bool { return !slices.Contains(s.channels, t.Channel) })
 	seen := map[string]bool{}
 	for i, t := range open {
 		if seen[t.Sender] {
@@ -196,9 +316,12 @@ func (s *Scheduler) start(ctx context.Context, sender, turn string) {
 	if running && turn != "" {
 		w.kicked = append(w.kicked, turn)
 	}
+	idle := running && w.idle
 	s.mu.Unlock()
 	if running {
-		if turn != "" {
+		// A lingering worker is woken for a sweep's find too (a turn
+		// received by another process).
+		if turn != "" || idle {
 			s.wakeWorker(sender)
 		}
 		return
@@ -240,7 +363,7 @@ func (s *Scheduler) start(ctx context.Context, sender, turn string) {
 // or after the checkpoint is not shown completed (the next turn's history
 // must include it), or no kicked turn has been reached in the log.
 func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done map[string]bool) (turns []projections.OpenTurn, wait bool, err error) {
-	open, applied, err := s.read.SenderQueue(ctx, sender)
+	open, applied, err := s.senderQueue(ctx, sender)
 	if err != nil {
 		return nil, false, err
 	}
@@ -363,7 +486,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 	}()
 
 	applied := s.subscribe(ctx)
-	done := map[string]bool{}  // completed here; the read model may lag
+	done := s.doneHere(sender) // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
 	coalesced := map[string]bool{}
 	backoff := time.Second
@@ -380,7 +503,10 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 			continue
 		}
 		if len(turns) == 0 {
-			return
+			if !s.linger(ctx, w) {
+				return
+			}
+			continue
 		}
 		head := turns[0]
 		if s.window > 0 && !coalesced[head.ID] {
@@ -391,7 +517,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 			coalesced[head.ID] = true
 			continue
 		}
-		s.ackQueued(ctx, turns[1:], acked, log)
+		s.ackQueued(ctx, turns[1:], acked, func() bool { return s.driver.Replied.Has(head.ID) }, log)
 		if err := s.runTurn(ctx, sender, w, head.ID, done, acked, log); err != nil {
 			if ctx.Err() != nil {
 				return
@@ -407,6 +533,30 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 		}
 		backoff = time.Second
 		done[head.ID] = true
+		s.completedHere(sender, head.ID)
+	}
+}
+
+// linger waits, holding the lease, for the sender's next turn; false when
+// none came within linger.
+func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
+	s.mu.Lock()
+	w.idle = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		w.idle = false
+		s.mu.Unlock()
+	}()
+	t := time.NewTimer(linger)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-w.wake:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
@@ -433,17 +583,30 @@ func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head
 		case err := <-errc:
 			return err
 		case <-w.wake:
-			// A message sent right after a reply can arrive while the
-			// finished turn's goroutine is still returning: it is not
-			// queued behind anything, so it gets no acknowledgement.
-			if s.completed(ctx, head) {
+			// A message sent right after a reply can arrive before the
+			// turn's completion is recorded: it is not queued behind
+			// anything, so it gets no acknowledgement. The driver marks
+			// the turn replied before the reply goes out, so whatever
+			// the timing, a message written after reading the reply
+			// finds the mark (or, later, the completion in the log).
+			answered := func() bool { return s.driver.Replied.Has(head) }
+			if answered() {
+				log.Debug("scheduler: message after the reply; not acknowledged", "turn", head)
 				continue
 			}
 			turns, _, err := s.pending(ctx, sender, w, done)
 			if err != nil {
 				continue
 			}
-			s.ackQueued(ctx, slices.DeleteFunc(turns, func(t projections.OpenTurn) bool { return t.ID == head }), acked, log)
+			queued := slices.DeleteFunc(turns, func(t projections.OpenTurn) bool { return t.ID == head || t.Acked || acked[t.ID] })
+			if len(queued) == 0 {
+				continue // a wake with nothing new to acknowledge
+			}
+			if s.completed(ctx, head) {
+				log.Debug("scheduler: message after the reply; not acknowledged", "turn", head)
+				continue
+			}
+			s.ackQueued(ctx, queued, acked, answered, log)
 		}
 	}
 }
@@ -454,10 +617,18 @@ func (s *Scheduler) completed(ctx context.Context, turn string) bool {
 	return err == nil && len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType()
 }
 
-func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn, acked map[string]bool, log *slog.Logger) {
+// ackQueued acknowledges the queued turns not acknowledged yet; it stops
+// once answered reports that the turn ahead of them has replied. Asked
+// right before each acknowledgement, after the queued message is on
+// record, it makes the rule hold whatever the timing: a message is only
+// acknowledged if the turn ahead was still unanswered after it arrived.
+func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn, acked map[string]bool, answered func() bool, log *slog.Logger) {
 	for _, t := range queued {
 		if t.Acked || acked[t.ID] {
 			continue
+		}
+		if answered() {
+			return
 		}
 		acked[t.ID] = true
 		if err := s.driver.Ack(ctx, t.ID); err != nil && ctx.Err() == nil {

@@ -67,6 +67,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		if err != nil {
 			return eventstore.AppendResult{}, err
 		}
+		s.tail.Committed(res.Positions)
 		s.local.Notify()
 		s.notifier.signal()
 		return res, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 
+	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/migrations"
 )
@@ -48,6 +49,7 @@ type Store struct {
 	notifier *notifier
 	listener *pq.Listener
 	versions eventstore.SchemaVersions
+	tail     *eventstore.Tail
 
 	appendStmt, readFirstStmt, readAfterStmt *sql.Stmt
 
@@ -110,7 +112,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	instance := uuid.NewString()
 	s.notifier = newNotifier(db, logger, instance)
 	s.listener = pq.NewListener(dsn, 100*time.Millisecond, 30*time.Second, s.listenerEvent)
-	s.wg.Add(2)
+	s.tail = eventstore.NewTail(func(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
+		return s.readAll(ctx, after, limit, false)
+	}, s.Changes)
+	s.wg.Add(3)
+	go func() {
+		defer s.wg.Done()
+		s.tail.Run(bg)
+	}()
 	go func() {
 		defer s.wg.Done()
 		s.notifier.run(bg)
@@ -189,6 +198,10 @@ func (s *Store) Backend() string { return "postgres" }
 func (s *Store) Changes(ctx context.Context) <-chan struct{} {
 	return s.local.Subscribe(ctx)
 }
+
+// Tail is the store's shared reader of the end of the log (see
+// eventstore.Follow).
+func (s *Store) Tail() *eventstore.Tail { return s.tail }
 
 // Close stops the listener and closes the pool. It is safe to call twice.
 func (s *Store) Close() error {

@@ -96,6 +96,9 @@ type Store struct {
 
 	stopPoll  context.CancelFunc
 	pollDone  chan struct{}
+	tail      *eventstore.Tail
+	stopTail  context.CancelFunc
+	tailDone  chan struct{}
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -141,8 +144,24 @@ func open(ctx context.Context, path string, opts Options, synchronous string) (*
 	if err := s.startPoller(ctx, opts.PollInterval); err != nil {
 		return nil, errors.Join(err, s.closePools())
 	}
+	s.startTail()
 	return s, nil
 }
+
+// startTail runs the shared reader of the end of the log (see
+// eventstore.Follow).
+func (s *Store) startTail() {
+	s.tail = eventstore.NewTail(s.ReadAll, s.Changes)
+	tctx, cancel := context.WithCancel(context.Background())
+	s.stopTail, s.tailDone = cancel, make(chan struct{})
+	go func() {
+		defer close(s.tailDone)
+		s.tail.Run(tctx)
+	}()
+}
+
+// Tail is the store's shared reader of the end of the log.
+func (s *Store) Tail() *eventstore.Tail { return s.tail }
 
 // openPools opens the write pool first so that the file is created and
 // switched to WAL by a single connection before readers attach.
@@ -215,6 +234,8 @@ func (s *Store) Changes(ctx context.Context) <-chan struct{} { return s.bcast.Su
 // Close stops the poller and closes both pools. It is safe to call twice.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.stopTail()
+		<-s.tailDone
 		s.stopPoll()
 		<-s.pollDone
 		s.stmtMu.Lock()

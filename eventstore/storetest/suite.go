@@ -77,6 +77,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store, opts Options) {
 		{"HeldOpenReservation", testHeldOpenReservation, true},
 		{"GapFollow", func(t *testing.T, s Store) { testGapFollow(t, s, opts) }, false},
 		{"ConcurrentFollowNoHook", testConcurrentFollow, false},
+		{"SharedFollowers", testSharedFollowers, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -604,6 +605,72 @@ func testConcurrentFollow(t *testing.T, s Store) {
 	f.waitFor(t, writers*each, 60*time.Second)
 	time.Sleep(50 * time.Millisecond)
 	f.check(t, ctx, s, writers*each)
+}
+
+// testSharedFollowers runs several followers of one store at once, as a
+// process does (projections, reply watcher, task follower): with
+// different batch sizes, one slow enough to fall behind the shared
+// reader's window and one started halfway through, while writers append.
+// Each must see the whole log in delivery order, once.
+func testSharedFollowers(t *testing.T, s Store) {
+	const writers, each = 8, 400
+	ctx := ctxT(t, 2*time.Minute)
+	fctx, stop := context.WithCancel(ctx)
+	defer stop()
+	fast, _ := follow(fctx, s, 200)
+	small, _ := follow(fctx, s, 7)
+	slow, _ := followSlowly(fctx, s, 50, 5*time.Millisecond)
+	var late *follower
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				if w == 0 && i == each/2 {
+					late, _ = follow(fctx, s, 100)
+				}
+				if _, err := s.Append(ctx, fmt.Sprintf("shared-%d", w), eventstore.Exact(int64(i)), ev(t, "Shared", i)); err != nil {
+					t.Errorf("writer %d event %d: %v", w, i, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for name, f := range map[string]*follower{"fast": fast, "small batches": small, "slow": slow, "late": late} {
+		t.Run(name, func(t *testing.T) {
+			f.waitFor(t, writers*each, 60*time.Second)
+			time.Sleep(20 * time.Millisecond)
+			f.check(t, ctx, s, writers*each)
+		})
+	}
+}
+
+// followSlowly is follow with a pause after every batch.
+func followSlowly(ctx context.Context, s Store, batch int, pause time.Duration) (*follower, <-chan error) {
+	f := &follower{seen: map[uuid.UUID]bool{}}
+	done := make(chan error, 1)
+	go func() {
+		done <- eventstore.Follow(ctx, s, 0, eventstore.FollowOptions{BatchSize: batch, PollInterval: 20 * time.Millisecond},
+			func(_ context.Context, evs []domain.Event) (int64, error) {
+				time.Sleep(pause)
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				for _, e := range evs {
+					if f.seen[e.ID] && f.dupErr == nil {
+						f.dupErr = fmt.Errorf("event %s (position %d) delivered twice", e.ID, e.Position)
+					}
+					f.seen[e.ID] = true
+					f.got = append(f.got, e)
+				}
+				return evs[len(evs)-1].Position, nil
+			})
+	}()
+	return f, done
 }
 
 func readAll(t *testing.T, ctx context.Context, s Store, batch int) []domain.Event {

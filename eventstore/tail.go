@@ -1,0 +1,271 @@
+package eventstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// Tail is one shared reader of the end of the log for every follower of a
+// process: the projection engine, the HTTP reply watcher, the task
+// follower and the command bus each used to read the log after every
+// append; through a Tail the log is read once per change and the events
+// are handed to each follower from memory.
+//
+// A follower whose position is in the Tail's window (the last events it
+// read) or at its end is served from memory; any other follower (catching
+// up from an old checkpoint, or lagging more than the window) reads the
+// log itself, as Follow does, until it reaches the window. The Tail starts
+// reading at the first position a follower found nothing after (the
+// visible end of the log then), so it never reads what nobody follows.
+//
+// Delivery order and cursors are the store's: the window is a contiguous
+// run of that order, so a follower served from it sees exactly what
+// ReadAll would have returned.
+type Tail struct {
+	read    func(ctx context.Context, after int64, limit int) ([]domain.Event, error)
+	changes func(ctx context.Context) <-chan struct{}
+	poll    time.Duration
+
+	mu      sync.Mutex
+	started bool
+	head    int64           // position of the last event read (or the start)
+	buf     []domain.Event  // the window, delivery order, ending at head
+	index   map[int64]int64 // position -> sequence number of buffered events
+	first   int64           // sequence number of buf[0]
+	bytes   int
+	start   chan struct{} // signalled when started becomes true
+	grown   Broadcaster   // signalled when the window grows or resets
+	// awaited are positions this process committed that the Tail has not
+	// read yet (with when they were committed): while any is missing the
+	// Tail keeps reading soon, even after a read that returned other
+	// events, because a transaction holding the PostgreSQL horizon back
+	// may end without a signal.
+	awaited map[int64]time.Time
+}
+
+// Bounds of a Tail's window and of one read.
+const (
+	tailEvents = 2048
+	tailBytes  = 8 << 20
+	tailBatch  = 500
+	// TailPoll is how often a Tail reads without a change signal: a lost
+	// signal, or a transaction that held the PostgreSQL visibility
+	// horizon back and then rolled back without one. Signals (in-process
+	// and LISTEN/NOTIFY) wake it otherwise.
+	TailPoll = time.Second
+	// After a change signal whose events are not readable yet (some
+	// transaction, an append or a read model's, holds the PostgreSQL
+	// horizon back and may end without a signal), the Tail reads again
+	// after 1 ms, doubling up to tailRetryMax, for tailRetryFor.
+	tailRetryMax = 32 * time.Millisecond
+	tailRetryFor = time.Second
+	// tailAwaitFor bounds how long a committed position is awaited (one
+	// the Tail cannot see, from before its start, is given up).
+	tailAwaitFor = 2 * time.Second
+)
+
+// NewTail returns a Tail over a store's read (which need not check its
+// cursor: the Tail only passes positions it read) and change signals.
+// Run must be running for it to serve followers from memory.
+func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Event, error), changes func(ctx context.Context) <-chan struct{}) *Tail {
+	return &Tail{read: read, changes: changes, poll: TailPoll, index: map[int64]int64{}, start: make(chan struct{}, 1),
+		awaited: map[int64]time.Time{}}
+}
+
+// Committed tells the Tail that this process committed events at
+// positions, before signalling the change: it reads until it has seen
+// them.
+func (t *Tail) Committed(positions []int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.started {
+		return
+	}
+	now := time.Now()
+	for _, p := range positions {
+		if _, read := t.index[p]; !read { // a read may have been quicker
+			t.awaited[p] = now
+		}
+	}
+}
+
+// missing reports whether a committed position is still unread, dropping
+// those awaited too long.
+func (t *Tail) missing() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for p, at := range t.awaited {
+		if time.Since(at) > tailAwaitFor {
+			delete(t.awaited, p)
+		}
+	}
+	return len(t.awaited) > 0
+}
+
+// Run reads the end of the log until ctx ends, once a follower has
+// reached it.
+func (t *Tail) Run(ctx context.Context) {
+	changes := t.changes(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.start:
+		}
+		t.follow(ctx, changes)
+	}
+}
+
+// follow reads after head until ctx ends or a read fails (then the window
+// is dropped and followers read the log themselves until one offers a
+// new start).
+func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
+	retry, signalled := time.Millisecond, time.Now()
+	for {
+		t.mu.Lock()
+		after := t.head
+		t.mu.Unlock()
+		evs, err := t.read(ctx, after, tailBatch)
+		if err != nil {
+			t.reset()
+			return
+		}
+		if len(evs) > 0 {
+			t.add(evs)
+			retry = time.Millisecond
+			if len(evs) == tailBatch {
+				continue
+			}
+		}
+		wait := t.poll
+		if t.missing() || (len(evs) == 0 && time.Since(signalled) < tailRetryFor) {
+			// Events committed here are not readable yet, or a signal
+			// found nothing readable: some transaction still holds the
+			// horizon back.
+			wait = retry
+			retry = min(retry*2, tailRetryMax)
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			t.reset()
+			return
+		case <-changes:
+			timer.Stop()
+			retry, signalled = time.Millisecond, time.Now()
+		case <-timer.C:
+		}
+	}
+}
+
+func (t *Tail) add(evs []domain.Event) {
+	t.mu.Lock()
+	for _, e := range evs {
+		t.index[e.Position] = t.first + int64(len(t.buf))
+		t.buf = append(t.buf, e)
+		t.bytes += len(e.Data)
+		delete(t.awaited, e.Position)
+	}
+	t.head = evs[len(evs)-1].Position
+	drop := 0
+	for len(t.buf)-drop > tailEvents || (t.bytes > tailBytes && len(t.buf)-drop > 1) {
+		delete(t.index, t.buf[drop].Position)
+		t.bytes -= len(t.buf[drop].Data)
+		drop++
+	}
+	if drop > 0 {
+		t.buf = append([]domain.Event(nil), t.buf[drop:]...)
+		t.first += int64(drop)
+	}
+	t.mu.Unlock()
+	t.grown.Notify()
+}
+
+func (t *Tail) reset() {
+	t.mu.Lock()
+	t.started, t.buf, t.index, t.bytes, t.first = false, nil, map[int64]int64{}, 0, 0
+	t.awaited = map[int64]time.Time{}
+	t.mu.Unlock()
+	t.grown.Notify()
+}
+
+// offer starts the Tail at after, a position nothing was found after.
+func (t *Tail) offer(after int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.started {
+		return
+	}
+	t.started, t.head = true, after
+	select {
+	case t.start <- struct{}{}:
+	default:
+	}
+}
+
+// take returns up to limit events after position after from the window;
+// ok is false when after is neither in the window nor at its end.
+func (t *Tail) take(after int64, limit int) (evs []domain.Event, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.started {
+		return nil, false
+	}
+	if after == t.head {
+		return nil, true
+	}
+	seq, found := t.index[after]
+	if !found {
+		return nil, false
+	}
+	from := int(seq-t.first) + 1
+	to := min(from+limit, len(t.buf))
+	return append([]domain.Event(nil), t.buf[from:to]...), true
+}
+
+// Follow is eventstore.Follow served by the Tail: fn sees the same
+// batches' events in the same order, read once for every follower.
+func (t *Tail) Follow(ctx context.Context, s Store, after int64, opts FollowOptions, fn func(context.Context, []domain.Event) (int64, error)) error {
+	opts = opts.withDefaults()
+	grown := t.grown.Subscribe(ctx)
+	for {
+		events, ok := t.take(after, opts.BatchSize)
+		if !ok {
+			var err error
+			if events, err = s.ReadAll(ctx, after, opts.BatchSize); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("follow after %d: %w", after, err)
+			}
+			if len(events) == 0 {
+				t.offer(after)
+			}
+		}
+		if len(events) > 0 {
+			next, err := fn(ctx, events)
+			if err != nil {
+				return err
+			}
+			after = next
+			continue
+		}
+		// At the end: the Tail wakes us when it read more. The timer
+		// only covers a follower that read the log itself and is not in
+		// the window yet.
+		timer := time.NewTimer(opts.PollInterval)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-grown:
+			timer.Stop()
+		case <-timer.C:
+		}
+	}
+}
