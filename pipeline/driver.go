@@ -260,18 +260,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 	for {
 		// Only some steps write to the sender's stream; reload after those.
 		if stale {
-			load := func(bool) (err error) {
-				profile, err = d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID)
-				return err
-			}
-			if st.effected {
-				// An outcome waits in memory to be recorded with a later
-				// step's events: this read must not lose it either.
-				err = d.durably(ctx, turnID, "sender profile read", load)
-			} else {
-				err = load(false)
-			}
-			if err != nil {
+			if profile, err = d.loadProfile(ctx, st); err != nil {
 				return err
 			}
 		}
@@ -294,6 +283,20 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 		stale = d.writesSender(step) || st.senderWritten
 		st.senderWritten = false
 	}
+}
+
+// loadProfile reads the turn's sender profile.
+func (d *Driver) loadProfile(ctx context.Context, st *turnState) (profile domain.SenderProfile, err error) {
+	load := func(bool) (err error) {
+		profile, err = d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID)
+		return err
+	}
+	if st.effected {
+		// An outcome waits in memory to be recorded with a later step's
+		// events: this read must not lose it either.
+		return profile, d.durably(ctx, st.ID, "sender profile read", load)
+	}
+	return profile, load(false)
 }
 
 // flushBefore reports whether what was decided before a step must be on

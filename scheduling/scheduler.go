@@ -468,21 +468,7 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 	defer func() {
 		cancel()
 		<-renewDone
-		// Release first, then leave the active set: a kick that came in
-		// between was added to our list; hand it back so that a fresh
-		// worker, holding a fresh lease, runs it.
-		rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer rcancel()
-		if err := s.leases.Release(rctx, sender); err != nil {
-			log.Warn("scheduler: release lease", "err", err)
-		}
-		s.mu.Lock()
-		delete(s.active, sender)
-		left := w.kicked
-		s.mu.Unlock()
-		for _, id := range left {
-			s.Kick(sender, id)
-		}
+		s.leave(sender, w, log)
 	}()
 
 	applied := s.subscribe(ctx)
@@ -534,6 +520,24 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 		backoff = time.Second
 		done[head.ID] = true
 		s.completedHere(sender, head.ID)
+	}
+}
+
+// leave releases a worker's lease, then takes it out of the active set:
+// a kick that came in between was added to its list; it is handed back so
+// that a fresh worker, holding a fresh lease, runs it.
+func (s *Scheduler) leave(sender string, w *worker, log *slog.Logger) {
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	if err := s.leases.Release(rctx, sender); err != nil {
+		log.Warn("scheduler: release lease", "err", err)
+	}
+	s.mu.Lock()
+	delete(s.active, sender)
+	left := w.kicked
+	s.mu.Unlock()
+	for _, id := range left {
+		s.Kick(sender, id)
 	}
 }
 
