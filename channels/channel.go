@@ -68,6 +68,15 @@ type ImageReceiver interface {
 	ReceivesImages() bool
 }
 
+// CourtesySender is implemented by channels that pace their sends.
+// SendCourtesy sends a message that may be dropped (a busy
+// acknowledgement) only if it leaves at once and leaves the chat's next
+// slot for the message after it; sent reports whether it went. An
+// acknowledgement must never delay the reply it announces.
+type CourtesySender interface {
+	SendCourtesy(ctx context.Context, chatID, text string) (sent bool, err error)
+}
+
 // FormatHinter is implemented by channels whose platform renders a subset
 // of Markdown; the hint is added to the system prompt.
 type FormatHinter interface {

@@ -76,6 +76,9 @@ type (
 	// AckSent: the sender was busy, so this turn was acknowledged and queued.
 	AckSent struct {
 		Text string `json:"text"`
+		// Skipped: the channel had no slot to spare at once, and an
+		// acknowledgement must not delay the reply it announces.
+		Skipped bool `json:"skipped,omitempty"`
 	}
 	// CommandAnswered: the message was a bot command, answered without a
 	// provider call.

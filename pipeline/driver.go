@@ -1187,14 +1187,32 @@ func (d *Driver) Ack(ctx context.Context, turnID string) error {
 		return err
 	}
 	text := i18n.Text(d.language(st, profile), i18n.BusyAck)
-	if _, err := d.send(ctx, st, text); err != nil {
+	ack := domain.AckSent{Text: text}
+	sent, err := d.sendAck(ctx, st, text)
+	if err != nil {
 		d.Logger.Warn("busy acknowledgement not delivered", "turn", turnID, "err", err)
 	}
-	err = d.record(ctx, st, domain.AckSent{Text: text})
+	ack.Skipped = err == nil && !sent
+	err = d.record(ctx, st, ack)
 	if errors.Is(err, eventstore.ErrConcurrency) {
 		return nil // the turn started meanwhile
 	}
 	return err
+}
+
+// sendAck sends a busy acknowledgement. A channel that paces its sends
+// sends it only if that costs the reply after it nothing; sent is false
+// when it was skipped for that reason.
+func (d *Driver) sendAck(ctx context.Context, st *turnState, text string) (sent bool, err error) {
+	ch, ok := d.Channels.Channel(st.Received.Channel)
+	if !ok {
+		return false, fmt.Errorf("%w: %s", errNoChannel, st.Received.Channel)
+	}
+	if c, ok := ch.(channels.CourtesySender); ok {
+		return c.SendCourtesy(ctx, st.Received.ChatID, text)
+	}
+	_, err = d.send(ctx, st, text)
+	return err == nil, err
 }
 
 // Transient reports whether a turn's failure may pass by waiting: the

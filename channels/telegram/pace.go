@@ -59,6 +59,20 @@ func (p *pacer) tryAction(chatID string, now time.Time) bool {
 	return chat.AllowN(now, 1) && p.global.AllowN(now, 1)
 }
 
+// tryCourtesy takes a token for a message that may be dropped (an
+// acknowledgement) only if one is free now in the chat's and the global
+// bucket and another stays free for the message after it: the courtesy
+// leaves at once or not at all, and never takes the reply's slot.
+func (p *pacer) tryCourtesy(chatID string, now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	chat := p.chatLimiter(chatID, now)
+	if chat.TokensAt(now) < 2 || p.global.TokensAt(now) < 2 {
+		return false
+	}
+	return chat.AllowN(now, 1) && p.global.AllowN(now, 1)
+}
+
 // chatLimiter returns the chat's limiter; callers hold p.mu.
 func (p *pacer) chatLimiter(chatID string, now time.Time) *rate.Limiter {
 	if l, ok := p.chats[chatID]; ok {

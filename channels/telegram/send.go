@@ -67,6 +67,26 @@ func (c *Channel) sendChunk(ctx context.Context, id int64, chatID, chunk string)
 	return msg, true, err
 }
 
+// SendCourtesy implements channels.CourtesySender: a short message sent
+// only when the pacer can spare a slot now (see tryCourtesy), as one
+// plain chunk and without waiting out flood control.
+func (c *Channel) SendCourtesy(ctx context.Context, chatID, text string) (bool, error) {
+	id, err := parseChatID(chatID)
+	if err != nil {
+		return false, err
+	}
+	if !c.pacer.tryCourtesy(chatID, c.now()) {
+		c.log.Debug("courtesy message skipped: chat at its pacing limit", "chat", chatID)
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	if _, err := c.bot.SendMessage(ctx, &telego.SendMessageParams{ChatID: tu.ID(id), Text: text}); err != nil {
+		return false, fmt.Errorf("telegram courtesy message to chat %s: %w", chatID, c.classify(err))
+	}
+	return true, nil
+}
+
 // SendTyping implements channels.Channel. Chat actions count against the
 // pacing budget but never wait for it and are not retried: a late typing
 // indicator is worthless, so one without a free slot is skipped.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,6 +164,35 @@ func TestPacingDoesNotDelaySingleReply(t *testing.T) {
 	}
 }
 
+// An acknowledgement over the Bot API goes out at once in a quiet chat and
+// is skipped, with no request, in a chat whose budget the reply needs.
+func TestSendCourtesyNeverDelaysTheReply(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	if sent, err := f.ch.SendCourtesy(ctx, "77", "Got it"); err != nil || !sent {
+		t.Fatalf("quiet chat: sent %v, %v", sent, err)
+	}
+	if _, err := f.ch.SendText(ctx, "77", "first"); err != nil {
+		t.Fatal(err)
+	}
+	if sent, err := f.ch.SendCourtesy(ctx, "77", "Got it again"); err != nil || sent {
+		t.Fatalf("busy chat: sent %v, %v", sent, err)
+	}
+	if _, err := f.ch.SendText(ctx, "77", "second"); err != nil {
+		t.Fatal(err)
+	}
+	if w := f.sleeps.positive(); len(w) != 0 {
+		t.Errorf("a reply waited %v behind an acknowledgement", w)
+	}
+	var texts []string
+	for _, c := range f.srv.Messages(77) {
+		texts = append(texts, c.Text)
+	}
+	if want := []string{"Got it", "first", "second"}; !slices.Equal(texts, want) {
+		t.Fatalf("messages %q, want %q", texts, want)
+	}
+}
+
 // pacerOp is one pacer request at an offset from the start: a message
 // (wantWait is how long it must wait) or a typing indicator (wantSent
 // says whether it may go).
@@ -170,6 +200,7 @@ type pacerOp struct {
 	at       time.Duration
 	chat     string
 	typing   bool
+	courtesy bool // an acknowledgement: sent at once or skipped
 	wantWait time.Duration
 	wantSent bool
 }
@@ -205,6 +236,14 @@ func TestPacer(t *testing.T) {
 			{at: 20 * time.Millisecond, chat: "a"},
 			{at: 30 * time.Millisecond, chat: "a"},
 		}},
+		{"an acknowledgement in a quiet chat leaves at once, and so does the reply", []pacerOp{
+			{chat: "a", courtesy: true, wantSent: true}, {chat: "a"},
+		}},
+		{"an acknowledgement that would take the reply's slot is skipped", []pacerOp{
+			{chat: "a"}, {chat: "a"},
+			{at: 10 * time.Millisecond, chat: "a", courtesy: true},
+			{at: 20 * time.Millisecond, chat: "a"},
+		}},
 		{"chats do not wait for each other", []pacerOp{
 			{chat: "a"}, {chat: "a"}, {chat: "a"}, {chat: "b"}, {chat: "a", wantWait: time.Second},
 		}},
@@ -215,9 +254,13 @@ func TestPacer(t *testing.T) {
 			start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 			for i, op := range tt.ops {
 				now := start.Add(op.at)
-				if op.typing {
-					if got := p.tryAction(op.chat, now); got != op.wantSent {
-						t.Errorf("op %d: typing sent = %v, want %v", i, got, op.wantSent)
+				if op.typing || op.courtesy {
+					try := p.tryAction
+					if op.courtesy {
+						try = p.tryCourtesy
+					}
+					if got := try(op.chat, now); got != op.wantSent {
+						t.Errorf("op %d: typing or acknowledgement sent = %v, want %v", i, got, op.wantSent)
 					}
 					continue
 				}

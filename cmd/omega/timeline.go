@@ -235,7 +235,12 @@ var summaries = summaryTable(
 	on(func(e domain.IdentityLinked) string { return e.Alias + " → " + e.Canonical + " by=" + e.By }),
 	on(func(e domain.IdentityUnlinked) string { return e.Alias + " ↛ " + e.Canonical + " by=" + e.By }),
 	on(func(e domain.WelcomeSent) string { return "language=" + e.Language + errSuffix(e.Error) }),
-	on(func(e domain.AckSent) string { return quoted(e.Text, 80) }),
+	on(func(e domain.AckSent) string {
+		if e.Skipped {
+			return "skipped (no pacing slot to spare): " + quoted(e.Text, 60)
+		}
+		return quoted(e.Text, 80)
+	}),
 	on(func(e domain.CommandAnswered) string { return e.Command + " -> " + quoted(e.Reply, 100) }),
 	on(func(e domain.ContextBuilt) string {
 		size := len(e.System) + len(e.Prompt)
