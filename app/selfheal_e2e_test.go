@@ -82,13 +82,19 @@ func TestSelfHealEndToEnd(t *testing.T) {
 						if calls < domain.MaxSelfHealIterations || calls > domain.MaxSelfHealIterations+1 {
 							t.Fatalf("%d follow-up calls", calls)
 						}
-						var gaveUp int
-						for _, m := range heartbeatMessages(api) {
-							if strings.Contains(m, "Self-healing gave up after 10 attempts") && strings.Contains(m, "attempt 9") {
-								gaveUp++
+						gaveUp := func() int {
+							var n int
+							for _, m := range heartbeatMessages(api) {
+								if strings.Contains(m, "Self-healing gave up after 10 attempts") && strings.Contains(m, "attempt 9") {
+									n++
+								}
 							}
+							return n
 						}
-						if gaveUp != 1 {
+						// The escalation is recorded as sent before it is sent
+						// (so that it goes once): wait for the message itself.
+						waitFor(t, "the escalation message", func() bool { return gaveUp() >= 1 })
+						if gaveUp := gaveUp(); gaveUp != 1 {
 							t.Fatalf("escalations sent: %d of %q", gaveUp, heartbeatMessages(api))
 						}
 					} else if got["SelfHealFollowUpStarted"] != 3 || got["SelfHealIterated"] != 2 || got["SelfHealEscalated"] != 0 || calls > 4 {
