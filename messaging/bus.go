@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -219,7 +220,32 @@ func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Pu
 		_ = stop()
 		return nil, nil, nil, fmt.Errorf("command subscriber: %w", err)
 	}
-	return pub, sub, stop, nil
+	return pub, &closeOnce{Subscriber: sub}, stop, nil
+}
+
+// closeOnce lets every router handler close the subscriber they share:
+// the router closes a handler's subscriber when the handler stops, so a
+// shared one is closed once per command handler, concurrently, and
+// watermill-sql's Close is not safe for that (it closes a channel after
+// an unsynchronized check: "close of closed channel").
+type closeOnce struct {
+	message.Subscriber
+	once sync.Once
+	err  error
+}
+
+func (c *closeOnce) Close() error {
+	c.once.Do(func() { c.err = c.Subscriber.Close() })
+	return c.err
+}
+
+// SubscribeInitialize forwards to the subscriber, which creates a topic's
+// tables on first use.
+func (c *closeOnce) SubscribeInitialize(topic string) error {
+	if i, ok := c.Subscriber.(message.SubscribeInitializer); ok {
+		return i.SubscribeInitialize(topic)
+	}
+	return nil
 }
 
 // AddCommandHandlers registers command handlers, each recording the
