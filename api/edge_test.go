@@ -9,44 +9,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/internal/pgtest"
+	"github.com/omega-gateway/omega/internal/teststores"
 )
-
-type storeBackend struct {
-	name string
-	open func(t *testing.T) eventstore.Store
-}
-
-func storeBackends() []storeBackend {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	return []storeBackend{
-		{"sqlite", func(t *testing.T) eventstore.Store {
-			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}},
-		{"postgres", func(t *testing.T) eventstore.Store {
-			s, err := postgres.Open(context.Background(), pgtest.DSN(t), postgres.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}},
-	}
-}
 
 func serverOn(t *testing.T, store eventstore.Store, token string) *Server {
 	reg := domain.NewRegistry()
@@ -74,9 +44,9 @@ func TestPoisonShapesAreRefusedAtIntake(t *testing.T) {
 		{"webhook long sender", `{"mode":"ai","channel":"telegram","sender_id":"` + long + `","text":"hi"}`, "sender_id"},
 		{"webhook NUL chat", `{"mode":"ai","channel":"telegram","sender_id":"1","chat_id":"\u0000","text":"hi"}`, "chat_id"},
 	}
-	for _, b := range storeBackends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.open(t)
+	for _, b := range teststores.All() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.Open(t)
 			ts := httptest.NewServer(serverOn(t, store, "").Handler())
 			t.Cleanup(ts.Close)
 			for _, c := range cases {

@@ -12,9 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/internal/pgtest"
+	"github.com/omega-gateway/omega/internal/teststores"
 	"github.com/omega-gateway/omega/projects"
 )
 
@@ -24,32 +22,6 @@ func registry() *domain.Registry {
 	r := domain.NewRegistry()
 	domain.RegisterProjectEvents(r)
 	return r
-}
-
-type backend struct {
-	name string
-	open func(t *testing.T) eventstore.Store
-}
-
-func backends() []backend {
-	return []backend{
-		{"sqlite", func(t *testing.T) eventstore.Store {
-			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}},
-		{"postgres", func(t *testing.T) eventstore.Store {
-			s, err := postgres.Open(context.Background(), pgtest.DSN(t), postgres.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		}},
-	}
 }
 
 func writeRole(t *testing.T, dir, name, role string) {
@@ -78,10 +50,10 @@ func types(t *testing.T, s eventstore.Store) []string {
 // Each change of the folder is one event; an unchanged folder appends
 // nothing; concurrent importers record each change once.
 func TestSync(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range teststores.All() {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			store, reg, dir := b.open(t), registry(), t.TempDir()
+			store, reg, dir := b.Open(t), registry(), t.TempDir()
 			cat, err := projects.New(store, reg, dir, quiet)
 			if err != nil {
 				t.Fatal(err)

@@ -11,35 +11,9 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/internal/pgtest"
+	"github.com/omega-gateway/omega/internal/teststores"
 	"github.com/omega-gateway/omega/skills"
 )
-
-var quiet = slog.New(slog.DiscardHandler)
-
-func stores() map[string]func(t *testing.T) eventstore.Store {
-	return map[string]func(t *testing.T) eventstore.Store{
-		"sqlite": func(t *testing.T) eventstore.Store {
-			s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-		"postgres": func(t *testing.T) eventstore.Store {
-			s, err := postgres.Open(context.Background(), pgtest.DSN(t), postgres.Options{Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { s.Close() })
-			return s
-		},
-	}
-}
 
 func registry() *domain.Registry {
 	r := domain.NewRegistry()
@@ -65,10 +39,10 @@ const weather = "---\nname: weather\ndescription: Forecasts\ntriggers: [weather,
 // line and skipped while the others load, and secrets stay out of the log
 // and the log lines.
 func TestSyncImportsOnceAndSkipsBrokenFiles(t *testing.T) {
-	for name, open := range stores() {
-		t.Run(name, func(t *testing.T) {
+	for _, b := range teststores.All() {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			store, reg, dir := open(t), registry(), t.TempDir()
+			store, reg, dir := b.Open(t), registry(), t.TempDir()
 			writeSkill(t, dir, "weather", weather)
 			writeSkill(t, dir, "broken", "---\nname: broken\ntriggers: [a, b\n---\nbody\n")
 			var logs bytes.Buffer

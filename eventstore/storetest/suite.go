@@ -385,24 +385,7 @@ type follower struct {
 }
 
 func follow(ctx context.Context, s Store, batch int) (*follower, <-chan error) {
-	f := &follower{seen: map[uuid.UUID]bool{}}
-	done := make(chan error, 1)
-	go func() {
-		done <- eventstore.Follow(ctx, s, 0, eventstore.FollowOptions{BatchSize: batch, PollInterval: 20 * time.Millisecond},
-			func(_ context.Context, evs []domain.Event) (int64, error) {
-				f.mu.Lock()
-				defer f.mu.Unlock()
-				for _, e := range evs {
-					if f.seen[e.ID] && f.dupErr == nil {
-						f.dupErr = fmt.Errorf("event %s (position %d) delivered twice", e.ID, e.Position)
-					}
-					f.seen[e.ID] = true
-					f.got = append(f.got, e)
-				}
-				return evs[len(evs)-1].Position, nil
-			})
-	}()
-	return f, done
+	return followSlowly(ctx, s, batch, 0)
 }
 
 func (f *follower) count() int {
@@ -650,14 +633,17 @@ func testSharedFollowers(t *testing.T, s Store) {
 	}
 }
 
-// followSlowly is follow with a pause after every batch.
+// followSlowly follows the log from its start, pausing after every batch
+// (0: no pause), and records what it is given.
 func followSlowly(ctx context.Context, s Store, batch int, pause time.Duration) (*follower, <-chan error) {
 	f := &follower{seen: map[uuid.UUID]bool{}}
 	done := make(chan error, 1)
 	go func() {
 		done <- eventstore.Follow(ctx, s, 0, eventstore.FollowOptions{BatchSize: batch, PollInterval: 20 * time.Millisecond},
 			func(_ context.Context, evs []domain.Event) (int64, error) {
-				time.Sleep(pause)
+				if pause > 0 {
+					time.Sleep(pause)
+				}
 				f.mu.Lock()
 				defer f.mu.Unlock()
 				for _, e := range evs {
