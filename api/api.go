@@ -333,12 +333,29 @@ func (s *Server) await(ctx context.Context, id string, wait time.Duration) (Turn
 	// last: either way completed is closed.
 	completed, forget := s.watch.watch(stream, first)
 	defer forget()
-	select {
-	case <-completed:
-		out, _, _, err = read()
-		return out, err
-	case <-ctx.Done():
-		return out, nil
+	// A turn completed by this process is in the store's memory as soon
+	// as it is committed: look there after each local change rather than
+	// wait for the watcher, which sees it only once the log is readable
+	// up to it.
+	cached, _ := s.Store.(eventstore.CachedLoader)
+	var changes <-chan struct{}
+	if cached != nil {
+		changes = s.Store.Changes(ctx)
+	}
+	for {
+		select {
+		case <-completed:
+			out, _, _, err = read()
+			return out, err
+		case <-changes:
+			if evs, ok := cached.LoadCached(stream); ok && completes(evs) {
+				if now, done, err := s.fold(id, evs); err == nil && done {
+					return now, nil
+				}
+			}
+		case <-ctx.Done():
+			return out, nil
+		}
 	}
 }
 
@@ -352,11 +369,22 @@ func (s *Server) read(ctx context.Context, id string) (TurnOut, bool, int64, err
 	if len(evs) == 0 {
 		return TurnOut{}, false, 0, errNoTurn
 	}
+	out, done, err := s.fold(id, evs)
+	return out, done, evs[0].Position, err
+}
+
+// completes reports whether a turn's events end with its completion.
+func completes(evs []domain.Event) bool {
+	return len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType()
+}
+
+// fold turns a turn's events into the answer, done once it completed.
+func (s *Server) fold(id string, evs []domain.Event) (TurnOut, bool, error) {
 	var t domain.Turn
 	for _, e := range evs {
 		p, err := s.Registry.Decode(e)
 		if err != nil {
-			return TurnOut{}, false, 0, err
+			return TurnOut{}, false, err
 		}
 		t.Apply(p, e.Version, e.RecordedAt)
 	}
@@ -366,9 +394,9 @@ func (s *Server) read(ctx context.Context, id string) (TurnOut, bool, int64, err
 	}
 	if t.Completed != nil {
 		out.Status = t.Completed.Status
-		return out, true, evs[0].Position, nil
+		return out, true, nil
 	}
-	return out, false, evs[0].Position, nil
+	return out, false, nil
 }
 
 type webhookIn struct {

@@ -22,8 +22,17 @@ type TxCheckpoints interface {
 	// LockCheckpointsTx returns the checkpoints of consumers in the order
 	// given, creating missing ones at 0 and locking them until tx ends.
 	LockCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string) ([]int64, error)
-	// MoveCheckpointsTx moves checkpoints locked by LockCheckpointsTx.
+	// MoveCheckpointsTx moves checkpoints locked by LockCheckpointsTx. The
+	// backend may let tx commit without waiting for durability: read
+	// models are rebuilt from the log, and a crash that loses the commit
+	// loses the checkpoint with the rows.
 	MoveCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, position int64) error
+	// AdvanceCheckpointsTx moves the checkpoints of consumers from one
+	// position to another and locks them until tx ends, in one statement;
+	// false when any is missing or elsewhere: the caller must then roll tx
+	// back (some may have moved) and find out with LockCheckpointsTx. The backend may let tx
+	// commit without waiting for durability, as with MoveCheckpointsTx.
+	AdvanceCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, from, to int64) (bool, error)
 	// SaveCheckpointTx creates or moves one checkpoint.
 	SaveCheckpointTx(ctx context.Context, tx *sql.Tx, consumer string, position int64) error
 	// DeleteCheckpointTx forgets a checkpoint.

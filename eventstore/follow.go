@@ -80,3 +80,16 @@ func Follow(ctx context.Context, s Store, after int64, opts FollowOptions, fn fu
 		}
 	}
 }
+
+// ReadAfter is ReadAll served from the store's shared Tail when after is
+// in its window: the events the process has already read cost no query
+// and no decoding. It may return fewer events at the end of the log than
+// ReadAll would (those the Tail has not read yet), never different ones.
+func ReadAfter(ctx context.Context, s Store, after int64, limit int) ([]domain.Event, error) {
+	if shared, ok := s.(interface{ Tail() *Tail }); ok && shared.Tail() != nil {
+		if evs, ok := shared.Tail().take(after, limit); ok {
+			return evs, nil
+		}
+	}
+	return s.ReadAll(ctx, after, limit)
+}

@@ -45,6 +45,9 @@ type Tail struct {
 	// events, because a transaction holding the PostgreSQL horizon back
 	// may end without a signal.
 	awaited map[int64]time.Time
+	// cache, when set, sees every event read before any follower does,
+	// and is live exactly while the Tail follows the log.
+	cache *StreamCache
 }
 
 // Bounds of a Tail's window and of one read.
@@ -75,6 +78,9 @@ func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Ev
 	return &Tail{read: read, changes: changes, poll: TailPoll, index: map[int64]int64{}, start: make(chan struct{}, 1),
 		awaited: map[int64]time.Time{}}
 }
+
+// SetCache makes c see every event the Tail reads; call it before Run.
+func (t *Tail) SetCache(c *StreamCache) { t.cache = c }
 
 // Committed tells the Tail that this process committed events at
 // positions, before signalling the change: it reads until it has seen
@@ -171,6 +177,7 @@ func (t *Tail) add(evs []domain.Event) {
 		t.bytes += len(e.Data)
 		delete(t.awaited, e.Position)
 	}
+	t.cache.Observe(evs)
 	t.head = evs[len(evs)-1].Position
 	drop := 0
 	for len(t.buf)-drop > tailEvents || (t.bytes > tailBytes && len(t.buf)-drop > 1) {
@@ -190,6 +197,7 @@ func (t *Tail) reset() {
 	t.mu.Lock()
 	t.started, t.buf, t.index, t.bytes, t.first = false, nil, map[int64]int64{}, 0, 0
 	t.awaited = map[int64]time.Time{}
+	t.cache.SetLive(false)
 	t.mu.Unlock()
 	t.grown.Notify()
 }
@@ -202,6 +210,7 @@ func (t *Tail) offer(after int64) {
 		return
 	}
 	t.started, t.head = true, after
+	t.cache.SetLive(true)
 	select {
 	case t.start <- struct{}{}:
 	default:

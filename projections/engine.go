@@ -275,26 +275,45 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 	for i, p := range ps {
 		names[i] = prefix + checkpointName(p)
 	}
+	// The usual case costs one statement for the checkpoints: all of them
+	// move from where this engine left them.
 	err := e.inTx(ctx, func(sqlTx *sql.Tx) error {
-		positions, err := e.store.LockCheckpointsTx(ctx, sqlTx, names)
+		moved, err := e.store.AdvanceCheckpointsTx(ctx, sqlTx, names, expected, last)
 		if err != nil {
 			return err
 		}
-		for _, actual := range positions {
-			if actual != expected {
-				return &movedError{actual: actual}
-			}
+		if !moved {
+			return errNotAdvanced
 		}
-		if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix}); err != nil {
-			return err
-		}
-		return e.store.MoveCheckpointsTx(ctx, sqlTx, names, last)
+		return apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix})
 	})
+	if errors.Is(err, errNotAdvanced) {
+		// A checkpoint is missing (a new projection) or another applier
+		// moved it: create and lock them, and see.
+		err = e.inTx(ctx, func(sqlTx *sql.Tx) error {
+			positions, err := e.store.LockCheckpointsTx(ctx, sqlTx, names)
+			if err != nil {
+				return err
+			}
+			for _, actual := range positions {
+				if actual != expected {
+					return &movedError{actual: actual}
+				}
+			}
+			if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix}); err != nil {
+				return err
+			}
+			return e.store.MoveCheckpointsTx(ctx, sqlTx, names, last)
+		})
+	}
 	if err != nil {
 		return 0, err
 	}
 	return last, nil
 }
+
+// errNotAdvanced sends applyTx to its slower path.
+var errNotAdvanced = errors.New("checkpoints not where expected")
 
 // batchApplier is implemented by projections that apply a batch faster
 // than event by event (fewer statements), with the same result.

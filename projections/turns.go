@@ -179,12 +179,15 @@ func turnAcked(s turnStep, _ domain.AckSent) error {
 }
 
 func turnContextBuilt(s turnStep, ev domain.ContextBuilt) error {
-	// The model asked for; a reply names the one that answered.
-	if err := s.exec(fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3, model = $4 WHERE turn_id = $1`, s.tx.T("turns")),
-		s.id, ev.ConversationID, ev.Project, ev.Model); err != nil {
-		return err
+	// The model asked for; a reply names the one that answered. The
+	// update returns what the user's message needs (one round trip).
+	var input, sender string
+	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3, model = $4 WHERE turn_id = $1 RETURNING input, sender`, s.tx.T("turns")),
+		s.id, ev.ConversationID, ev.Project, ev.Model).Scan(&input, &sender)
+	if err != nil {
+		return fmt.Errorf("turns: apply ContextBuilt of %s: %w", s.id, err)
 	}
-	return addMessage(s.ctx, s.tx, s.exec, s.id, "user", s.at)
+	return addMessageText(s.exec, s.tx, turnConversation{id: s.id, conv: ev.ConversationID, sender: sender, project: ev.Project}, "user", input, s.at)
 }
 
 func turnProviderReplied(s turnStep, ev domain.ProviderReplied) error {
@@ -192,10 +195,13 @@ func turnProviderReplied(s turnStep, ev domain.ProviderReplied) error {
 }
 
 func turnReplyReady(s turnStep, ev domain.ReplyReady) error {
-	if err := s.exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Text); err != nil {
-		return err
+	c := turnConversation{id: s.id}
+	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1 RETURNING conversation_id, sender, project`, s.tx.T("turns")),
+		s.id, ev.Text).Scan(&c.conv, &c.sender, &c.project)
+	if err != nil {
+		return fmt.Errorf("turns: apply ReplyReady of %s: %w", s.id, err)
 	}
-	return addMessageText(s.ctx, s.tx, s.exec, s.id, "assistant", ev.Text, s.at)
+	return addMessageText(s.exec, s.tx, c, "assistant", ev.Text, s.at)
 }
 
 func turnRouteDecided(s turnStep, ev domain.RouteDecided) error {
@@ -223,33 +229,26 @@ func turnCompleted(s turnStep, ev domain.TurnCompleted) error {
 	return s.exec(auditInsert(s.tx), s.id, s.at)
 }
 
-// addMessage stores the turn's input as the user's message.
-func addMessage(ctx context.Context, tx *Tx, exec func(string, ...any) error, id, role string, at int64) error {
-	var input string
-	if err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT input FROM %s WHERE turn_id = $1`, tx.T("turns")), id).Scan(&input); err != nil {
-		return fmt.Errorf("turns: read input of %s: %w", id, err)
-	}
-	return addMessageText(ctx, tx, exec, id, role, input, at)
+// turnConversation is where a turn's messages go.
+type turnConversation struct {
+	id, conv, sender, project string
 }
 
 // addMessageText appends a message to the turn's conversation, starting
-// the conversation if this is its first message.
-func addMessageText(ctx context.Context, tx *Tx, exec func(string, ...any) error, id, role, text string, at int64) error {
-	var conv, sender, project string
-	if err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT conversation_id, sender, project FROM %s WHERE turn_id = $1`, tx.T("turns")), id).Scan(&conv, &sender, &project); err != nil {
-		return fmt.Errorf("turns: read turn %s: %w", id, err)
-	}
-	if conv == "" {
+// the conversation if this is its first message; a turn outside any
+// conversation (a command) adds none.
+func addMessageText(exec func(string, ...any) error, tx *Tx, c turnConversation, role, text string, at int64) error {
+	if c.conv == "" {
 		return nil
 	}
 	if err := exec(fmt.Sprintf(`INSERT INTO %s (id, sender, project, started_at, last_at, messages) VALUES ($1, $2, $3, $4, $4, 1)
 		ON CONFLICT (id) DO UPDATE SET last_at = excluded.last_at, messages = %s.messages + 1`, tx.T("conversations"), tx.T("conversations")),
-		conv, sender, project, at); err != nil {
+		c.conv, c.sender, c.project, at); err != nil {
 		return err
 	}
 	return exec(fmt.Sprintf(`INSERT INTO %s (turn_id, role, conversation_id, sender, project, text, at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text`, tx.T("messages")),
-		id, role, conv, sender, project, text, at)
+		c.id, role, c.conv, c.sender, c.project, text, at)
 }
 
 // Sessions is the read model of provider sessions per sender and project.

@@ -423,7 +423,7 @@ func (s *Scheduler) unapplied(ctx context.Context, sender string, after int64, d
 		if page == unappliedPages {
 			return nil, false, nil
 		}
-		evs, err := s.driver.Store.ReadAll(ctx, after, unappliedPage)
+		evs, err := eventstore.ReadAfter(ctx, s.driver.Store, after, unappliedPage)
 		if err != nil {
 			return nil, false, fmt.Errorf("read the log after the turns read model: %w", err)
 		}

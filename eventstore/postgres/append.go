@@ -32,9 +32,9 @@ WITH cur AS (
         WITH ORDINALITY AS t(id, type, data, metadata, ord)
     WHERE $2::bigint < 0 OR cur.v = $2::bigint
     ORDER BY t.ord
-    RETURNING position, version
+    RETURNING position, version, recorded_at
 )
-SELECT cur.v, ins.position, ins.version FROM cur LEFT JOIN ins ON true ORDER BY ins.version`
+SELECT cur.v, ins.position, ins.version, ins.recorded_at FROM cur LEFT JOIN ins ON true ORDER BY ins.version`
 
 // anyRetries bounds how often an append with expected version Any is
 // retried after losing a race for the next version number to another
@@ -56,8 +56,11 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		return eventstore.AppendResult{}, err
 	}
 	for attempt := 1; ; attempt++ {
-		res, err := s.appendOnce(ctx, stream, expected, args, len(events))
+		res, at, err := s.appendOnce(ctx, stream, expected, args, len(events))
 		var ce *eventstore.ConcurrencyError
+		if err != nil {
+			s.cache.Drop(stream) // a failed commit may still have committed
+		}
 		if expected == eventstore.Any && errors.As(err, &ce) && attempt < anyRetries {
 			if err := backoff(ctx, attempt); err != nil {
 				return eventstore.AppendResult{}, fmt.Errorf("append %s: %w", stream, err)
@@ -67,6 +70,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		if err != nil {
 			return eventstore.AppendResult{}, err
 		}
+		s.cache.Committed(stream, events, res, at, s.versions)
 		s.tail.Committed(res.Positions)
 		s.local.Notify()
 		s.notifier.signal()
@@ -97,13 +101,13 @@ func appendArgs(stream string, expected eventstore.ExpectedVersion, events []dom
 	return []any{stream, int64(expected), pq.Array(ids), pq.Array(types), pq.Array(data), pq.Array(meta)}, nil
 }
 
-func (s *Store) appendOnce(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (res eventstore.AppendResult, err error) {
+func (s *Store) appendOnce(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (res eventstore.AppendResult, at []time.Time, err error) {
 	if !eventstore.HasBeforeCommit(ctx) {
 		return s.appendStatement(ctx, stream, expected, args, n)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return res, fmt.Errorf("append %s: begin: %w", stream, err)
+		return res, nil, fmt.Errorf("append %s: begin: %w", stream, err)
 	}
 	defer func() {
 		if err != nil {
@@ -111,74 +115,79 @@ func (s *Store) appendOnce(ctx context.Context, stream string, expected eventsto
 		}
 	}()
 
-	seen, positions, err := insertEvents(ctx, tx.StmtContext(ctx, s.appendStmt), args, n)
+	seen, positions, at, err := insertEvents(ctx, tx.StmtContext(ctx, s.appendStmt), args, n)
 	if err != nil {
 		if isViolation(err, "events_stream_version_key") {
 			_ = tx.Rollback()
-			return res, s.conflict(ctx, stream, expected)
+			return res, nil, s.conflict(ctx, stream, expected)
 		}
-		return res, fmt.Errorf("append %s: %w", stream, err)
+		return res, nil, fmt.Errorf("append %s: %w", stream, err)
 	}
 	if positions == nil {
-		return res, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: seen}
+		return res, nil, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: seen}
 	}
 	if err := eventstore.BeforeCommit(ctx); err != nil {
-		return res, fmt.Errorf("append %s: %w", stream, err)
+		return res, nil, fmt.Errorf("append %s: %w", stream, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return res, fmt.Errorf("append %s: commit: %w", stream, err)
+		return res, nil, fmt.Errorf("append %s: commit: %w", stream, err)
 	}
-	return eventstore.AppendResult{FromVersion: seen + 1, ToVersion: seen + int64(n), Positions: positions}, nil
+	return eventstore.AppendResult{FromVersion: seen + 1, ToVersion: seen + int64(n), Positions: positions}, at, nil
 }
 
 // appendStatement runs appendSQL on its own, without BEGIN and COMMIT: one
 // statement is one transaction, atomic and checked just the same, and it
 // saves the explicit transaction's round trips (measured at about half the
 // cost of a single-event append). The INSERT still assigns the xid.
-func (s *Store) appendStatement(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (eventstore.AppendResult, error) {
-	seen, positions, err := insertEvents(ctx, s.appendStmt, args, n)
+func (s *Store) appendStatement(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (eventstore.AppendResult, []time.Time, error) {
+	seen, positions, at, err := insertEvents(ctx, s.appendStmt, args, n)
 	if err != nil {
 		if isViolation(err, "events_stream_version_key") {
-			return eventstore.AppendResult{}, s.conflict(ctx, stream, expected)
+			return eventstore.AppendResult{}, nil, s.conflict(ctx, stream, expected)
 		}
-		return eventstore.AppendResult{}, fmt.Errorf("append %s: %w", stream, err)
+		return eventstore.AppendResult{}, nil, fmt.Errorf("append %s: %w", stream, err)
 	}
 	if positions == nil {
-		return eventstore.AppendResult{}, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: seen}
+		return eventstore.AppendResult{}, nil, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: seen}
 	}
-	return eventstore.AppendResult{FromVersion: seen + 1, ToVersion: seen + int64(n), Positions: positions}, nil
+	return eventstore.AppendResult{FromVersion: seen + 1, ToVersion: seen + int64(n), Positions: positions}, at, nil
 }
 
 // insertEvents runs appendSQL. It returns the version the statement saw
-// and the positions in version order, or nil positions if the expected
-// version did not match.
-func insertEvents(ctx context.Context, stmt *sql.Stmt, args []any, n int) (seen int64, positions []int64, err error) {
+// and the positions and recording times in version order, or nil
+// positions if the expected version did not match.
+func insertEvents(ctx context.Context, stmt *sql.Stmt, args []any, n int) (seen int64, positions []int64, at []time.Time, err error) {
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var pos, version sql.NullInt64
-		if err := rows.Scan(&seen, &pos, &version); err != nil {
-			return 0, nil, err
+		var (
+			pos, version sql.NullInt64
+			recorded     sql.NullTime
+		)
+		if err := rows.Scan(&seen, &pos, &version, &recorded); err != nil {
+			return 0, nil, nil, err
 		}
 		if pos.Valid {
 			positions = append(positions, pos.Int64)
+			at = append(at, recorded.Time)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	if positions != nil && len(positions) != n {
-		return 0, nil, fmt.Errorf("inserted %d of %d events", len(positions), n)
+		return 0, nil, nil, fmt.Errorf("inserted %d of %d events", len(positions), n)
 	}
-	return seen, positions, nil
+	return seen, positions, at, nil
 }
 
 // conflict builds the error for a lost race on the next version number,
 // reading the version the winner left.
 func (s *Store) conflict(ctx context.Context, stream string, expected eventstore.ExpectedVersion) error {
+	s.cache.Drop(stream) // the database moved on: read it, not the copy
 	actual, err := s.StreamVersion(ctx, stream)
 	if err != nil {
 		return fmt.Errorf("append %s: version conflict, then: %w", stream, err)

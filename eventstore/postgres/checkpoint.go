@@ -55,13 +55,30 @@ func (s *Store) SaveCheckpointTx(ctx context.Context, tx *sql.Tx, consumer strin
 	return nil
 }
 
-// LockCheckpointsTx implements eventstore.TxCheckpoints in two round
-// trips: create the missing rows (so there is something to lock), then
-// read and lock them all.
+// LockCheckpointsTx implements eventstore.TxCheckpoints: it reads and
+// locks the rows, in one round trip once they exist; missing rows are
+// created first (a new projection, or a rebuild that removed them).
 func (s *Store) LockCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string) ([]int64, error) {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (name, position) SELECT unnest($1::text[]), 0 ON CONFLICT (name) DO NOTHING`, pq.Array(consumers)); err != nil {
-		return nil, fmt.Errorf("init checkpoints %v: %w", consumers, err)
+	byName, err := lockCheckpoints(ctx, tx, consumers)
+	if err != nil {
+		return nil, err
 	}
+	if len(byName) < len(consumers) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (name, position) SELECT unnest($1::text[]), 0 ON CONFLICT (name) DO NOTHING`, pq.Array(consumers)); err != nil {
+			return nil, fmt.Errorf("init checkpoints %v: %w", consumers, err)
+		}
+		if byName, err = lockCheckpoints(ctx, tx, consumers); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]int64, len(consumers))
+	for i, c := range consumers {
+		out[i] = byName[c]
+	}
+	return out, nil
+}
+
+func lockCheckpoints(ctx context.Context, tx *sql.Tx, consumers []string) (map[string]int64, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT name, position FROM checkpoints WHERE name = ANY($1) FOR UPDATE`, pq.Array(consumers))
 	if err != nil {
 		return nil, fmt.Errorf("lock checkpoints %v: %w", consumers, err)
@@ -79,19 +96,43 @@ func (s *Store) LockCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []s
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("lock checkpoints %v: %w", consumers, err)
 	}
-	out := make([]int64, len(consumers))
-	for i, c := range consumers {
-		out[i] = byName[c]
-	}
-	return out, nil
+	return byName, nil
 }
+
+// moveCheckpointsSQL moves checkpoints and lets the transaction commit
+// without waiting for its WAL flush (synchronous_commit off, for this
+// transaction only, set in the same round trip). A read model is
+// disposable: a server crash can lose only its last few commits, rows and
+// checkpoint together, and they are applied again from the log. Any
+// later durable append flushes them anyway (the WAL is sequential).
+const moveCheckpointsSQL = `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
+UPDATE checkpoints SET position = $2, updated_at = now() FROM async WHERE name = ANY($1)`
 
 // MoveCheckpointsTx implements eventstore.TxCheckpoints.
 func (s *Store) MoveCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, position int64) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE checkpoints SET position = $2, updated_at = now() WHERE name = ANY($1)`, pq.Array(consumers), position); err != nil {
+	if _, err := tx.ExecContext(ctx, moveCheckpointsSQL, pq.Array(consumers), position); err != nil {
 		return fmt.Errorf("save checkpoints %v: %w", consumers, err)
 	}
 	return nil
+}
+
+// advanceCheckpointsSQL is moveCheckpointsSQL for checkpoints that must
+// all be at $3; it returns the rows it moved.
+const advanceCheckpointsSQL = `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
+UPDATE checkpoints SET position = $2, updated_at = now() FROM async WHERE name = ANY($1) AND position = $3 RETURNING name`
+
+// AdvanceCheckpointsTx implements eventstore.TxCheckpoints. When it
+// reports false some rows may have moved: the caller rolls tx back.
+func (s *Store) AdvanceCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, from, to int64) (bool, error) {
+	res, err := tx.ExecContext(ctx, advanceCheckpointsSQL, pq.Array(consumers), to, from)
+	if err != nil {
+		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
+	}
+	return n == int64(len(consumers)), nil
 }
 
 // DeleteCheckpointTx implements eventstore.TxCheckpoints.

@@ -26,6 +26,7 @@ LIMIT $2`
 	loadSQL = `SELECT ` + eventColumns + ` FROM events
 WHERE stream_id = $1 AND version >= $2
 ORDER BY version`
+	versionSQL = `SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1`
 )
 
 // ReadAll implements eventstore.Store. after must be 0 or the position of
@@ -78,7 +79,11 @@ func (s *Store) checkPosition(ctx context.Context, pos int64) error {
 
 // Load implements eventstore.Store.
 func (s *Store) Load(ctx context.Context, stream string, fromVersion int64) ([]domain.Event, error) {
-	rows, err := s.db.QueryContext(ctx, loadSQL, stream, fromVersion)
+	if evs, ok := s.cache.Load(stream, fromVersion); ok {
+		return evs, nil
+	}
+	tok := s.cache.Token()
+	rows, err := s.loadStmt.QueryContext(ctx, stream, fromVersion)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", stream, err)
 	}
@@ -86,16 +91,22 @@ func (s *Store) Load(ctx context.Context, stream string, fromVersion int64) ([]d
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", stream, err)
 	}
+	s.cache.Loaded(tok, stream, fromVersion, events)
 	return events, nil
 }
 
 // StreamVersion implements eventstore.Store.
 func (s *Store) StreamVersion(ctx context.Context, stream string) (int64, error) {
+	if v, ok := s.cache.Version(stream); ok {
+		return v, nil
+	}
+	tok := s.cache.Token()
 	var v int64
-	err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1`, stream).Scan(&v)
+	err := s.versionStmt.QueryRowContext(ctx, stream).Scan(&v)
 	if err != nil {
 		return 0, fmt.Errorf("version of %s: %w", stream, err)
 	}
+	s.cache.VersionRead(tok, stream, v)
 	return v, nil
 }
 
@@ -117,3 +128,11 @@ func scanEvents(rows *sql.Rows, capacity int) ([]domain.Event, error) {
 	}
 	return events, rows.Err()
 }
+
+// LoadCached implements eventstore.CachedLoader.
+func (s *Store) LoadCached(stream string) ([]domain.Event, bool) { return s.cache.Load(stream, 1) }
+
+// DropCached forgets the in-memory copy of a stream. Only a tool that
+// rewrote the stream's rows behind the store's back needs it (tests of
+// old event shapes do); the log is append-only otherwise.
+func (s *Store) DropCached(stream string) { s.cache.Drop(stream) }

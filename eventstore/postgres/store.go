@@ -50,8 +50,11 @@ type Store struct {
 	listener *pq.Listener
 	versions eventstore.SchemaVersions
 	tail     *eventstore.Tail
+	cache    *eventstore.StreamCache
 
-	appendStmt, readFirstStmt, readAfterStmt *sql.Stmt
+	// Prepared once per connection: one round trip per call instead of
+	// lib/pq's two for an unnamed statement (parse, then bind).
+	appendStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt *sql.Stmt
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -78,7 +81,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		maxOpen = defaultMaxOpenConns
 	}
 
-	connector, err := pq.NewConnector(dsn)
+	connector, err := pq.NewConnector(oneRoundTrip(dsn))
 	if err != nil {
 		// The parse error may quote the DSN, password included.
 		return nil, fmt.Errorf("postgres: invalid DSN %s", Redact(dsn))
@@ -115,6 +118,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.tail = eventstore.NewTail(func(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
 		return s.readAll(ctx, after, limit, false)
 	}, s.Changes)
+	s.cache = eventstore.NewStreamCache(0)
+	s.tail.SetCache(s.cache)
 	s.wg.Add(3)
 	go func() {
 		defer s.wg.Done()
@@ -129,6 +134,24 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.listen(bg, instance)
 	}()
 	return s, nil
+}
+
+// oneRoundTrip turns on lib/pq's binary_parameters unless the DSN sets
+// it: a statement with parameters then costs one round trip (parse, bind
+// and execute sent together) instead of two (parse, then bind and
+// execute). It also sends []byte arguments in binary, which the text, json
+// and bytea columns omega binds them to read as they are.
+func oneRoundTrip(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return strings.TrimSpace(dsn) + " binary_parameters=yes"
 }
 
 // ping waits for the server with a short bounded retry, so that a
@@ -164,6 +187,8 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.appendStmt, appendSQL},
 		{&s.readFirstStmt, readFirstSQL},
 		{&s.readAfterStmt, readAfterSQL},
+		{&s.loadStmt, loadSQL},
+		{&s.versionStmt, versionSQL},
 	}
 	for _, st := range stmts {
 		prepared, err := s.db.PrepareContext(ctx, st.query)
@@ -177,7 +202,7 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (s *Store) closeStmts() {
-	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt} {
+	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt} {
 		if st != nil {
 			st.Close()
 		}

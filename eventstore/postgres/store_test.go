@@ -12,15 +12,27 @@ import (
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
-func openTest(t testing.TB) *Store {
+func openTest(t testing.TB) *Store { return openDSN(t, pgtest.DSN(t)) }
+
+func openDSN(t testing.TB, dsn string) *Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Open(ctx, pgtest.DSN(t), Options{Logger: slog.New(slog.DiscardHandler)})
+	s, err := Open(ctx, dsn, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	return s
+}
+
+// Two processes on one database, each with its own stream cache.
+func TestStreamCache(t *testing.T) {
+	storetest.RunStreamCache(t, func(t *testing.T) (storetest.Store, storetest.Store) {
+		dsn := pgtest.DSN(t)
+		a, b := openDSN(t, dsn), openDSN(t, dsn)
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return a, b
+	})
 }
 
 func TestConformance(t *testing.T) {

@@ -36,17 +36,26 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	if err != nil {
 		return eventstore.AppendResult{}, fmt.Errorf("append %s: begin: %w", stream, err)
 	}
-	res, err := st.appendTx(ctx, tx, stream, expected, rows)
+	res, at, err := st.appendTx(ctx, tx, stream, expected, rows)
 	if err == nil {
 		err = eventstore.BeforeCommit(ctx)
 	}
 	if err != nil {
 		_ = tx.Rollback()
+		if errors.Is(err, eventstore.ErrConcurrency) {
+			s.cache.Drop(stream)
+		}
 		return eventstore.AppendResult{}, err
 	}
 	if err := tx.Commit(); err != nil {
+		s.cache.Drop(stream)
 		return eventstore.AppendResult{}, fmt.Errorf("append %s: commit: %w", stream, err)
 	}
+	ats := make([]time.Time, len(events))
+	for i := range ats {
+		ats[i] = at
+	}
+	s.cache.Committed(stream, events, res, ats, s.versions)
 	s.bcast.Notify()
 	return res, nil
 }
@@ -109,13 +118,15 @@ func (st *appendStmts) close() error {
 	return errors.Join(st.version.Close(), st.insert.Close())
 }
 
-func (st *appendStmts) appendTx(ctx context.Context, tx *sql.Tx, stream string, expected eventstore.ExpectedVersion, rows []eventRow) (eventstore.AppendResult, error) {
+// appendTx inserts the rows and returns what it wrote and the recording
+// time of every row (as a read returns it).
+func (st *appendStmts) appendTx(ctx context.Context, tx *sql.Tx, stream string, expected eventstore.ExpectedVersion, rows []eventRow) (eventstore.AppendResult, time.Time, error) {
 	var current int64
 	if err := tx.StmtContext(ctx, st.version).QueryRowContext(ctx, stream).Scan(&current); err != nil {
-		return eventstore.AppendResult{}, fmt.Errorf("append %s: read version: %w", stream, err)
+		return eventstore.AppendResult{}, time.Time{}, fmt.Errorf("append %s: read version: %w", stream, err)
 	}
 	if expected != eventstore.Any && int64(expected) != current {
-		return eventstore.AppendResult{}, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: current}
+		return eventstore.AppendResult{}, time.Time{}, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: current}
 	}
 	insert := tx.StmtContext(ctx, st.insert)
 	now := time.Now().UnixMicro()
@@ -125,11 +136,11 @@ func (st *appendStmts) appendTx(ctx context.Context, tx *sql.Tx, stream string, 
 		// failed: events.event_id"; the rollback leaves nothing behind.
 		out, err := insert.ExecContext(ctx, stream, current+1+int64(i), r.id, r.typ, r.data, r.metadata, now)
 		if err != nil {
-			return eventstore.AppendResult{}, fmt.Errorf("append %s: insert event %s: %w", stream, r.id, err)
+			return eventstore.AppendResult{}, time.Time{}, fmt.Errorf("append %s: insert event %s: %w", stream, r.id, err)
 		}
 		if res.Positions[i], err = out.LastInsertId(); err != nil {
-			return eventstore.AppendResult{}, fmt.Errorf("append %s: position of event %s: %w", stream, r.id, err)
+			return eventstore.AppendResult{}, time.Time{}, fmt.Errorf("append %s: position of event %s: %w", stream, r.id, err)
 		}
 	}
-	return res, nil
+	return res, time.UnixMicro(now).UTC(), nil
 }

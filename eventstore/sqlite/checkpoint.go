@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -78,6 +79,28 @@ func (s *Store) MoveCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []s
 		}
 	}
 	return nil
+}
+
+// AdvanceCheckpointsTx implements eventstore.TxCheckpoints.
+func (s *Store) AdvanceCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, from, to int64) (bool, error) {
+	if len(consumers) == 0 {
+		return true, nil
+	}
+	args := make([]any, 0, len(consumers)+3)
+	args = append(args, to, time.Now().UnixMicro(), from)
+	for _, c := range consumers {
+		args = append(args, c)
+	}
+	q := `UPDATE checkpoints SET position = ?, updated_at = ? WHERE position = ? AND name IN (?` + strings.Repeat(", ?", len(consumers)-1) + `)`
+	res, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
+	}
+	return n == int64(len(consumers)), nil
 }
 
 // DeleteCheckpointTx implements eventstore.TxCheckpoints.

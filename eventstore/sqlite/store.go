@@ -97,6 +97,7 @@ type Store struct {
 	stopPoll  context.CancelFunc
 	pollDone  chan struct{}
 	tail      *eventstore.Tail
+	cache     *eventstore.StreamCache
 	stopTail  context.CancelFunc
 	tailDone  chan struct{}
 	closeOnce sync.Once
@@ -152,6 +153,8 @@ func open(ctx context.Context, path string, opts Options, synchronous string) (*
 // eventstore.Follow).
 func (s *Store) startTail() {
 	s.tail = eventstore.NewTail(s.ReadAll, s.Changes)
+	s.cache = eventstore.NewStreamCache(0)
+	s.tail.SetCache(s.cache)
 	tctx, cancel := context.WithCancel(context.Background())
 	s.stopTail, s.tailDone = cancel, make(chan struct{})
 	go func() {

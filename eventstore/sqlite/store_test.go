@@ -54,6 +54,16 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// Two processes on one file, each with its own stream cache.
+func TestStreamCache(t *testing.T) {
+	storetest.RunStreamCache(t, func(t *testing.T) (storetest.Store, storetest.Store) {
+		path := filepath.Join(t.TempDir(), "events.db")
+		a, b := open(t, path), open(t, path)
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return a, b
+	})
+}
+
 func newEvent(t testing.TB, typ string, n int) domain.NewEvent {
 	t.Helper()
 	return domain.NewEvent{ID: uuid.New(), Type: typ, Data: []byte(fmt.Sprintf(`{"n":%d}`, n))}

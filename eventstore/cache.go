@@ -1,0 +1,375 @@
+package eventstore
+
+import (
+	"container/list"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// StreamCache keeps recently loaded streams in memory so that loading a
+// stream this process already knows costs no round trip to the database.
+// A turn folds its own stream, its sender's profile and learning, the
+// identity links, the project and skill catalogues and the pairing state:
+// eight reads of the log per turn that almost never find anything new.
+//
+// A cached stream is exactly what a Load would return as of the log this
+// process has seen: every event the shared Tail reads and every append this
+// process commits extends (or drops) the cached copy before anyone is told
+// of it. So a process always reads its own writes; another process's
+// append is seen as soon as the Tail has read it (on the same change signal
+// that wakes the read models), which is the freshness every read model of
+// the process already has. A decision taken on a copy that another process
+// has moved meanwhile fails its append with a version conflict, which drops
+// the copy, so the retry reads the database.
+//
+// Entries are trusted only while the Tail is following the log: before it
+// starts and after it stops (a failed read) nothing is cached, because an
+// event the Tail skipped could never invalidate a copy.
+type StreamCache struct {
+	mu       sync.Mutex
+	live     bool
+	gen      uint64 // bumped whenever every entry is dropped
+	seq      uint64 // bumped by every change to any stream
+	ring     [changeRing]change
+	entries  map[string]*list.Element // stream -> *cachedStream in lru
+	lru      list.List                // front: most recently used
+	bytes    int
+	maxBytes int
+}
+
+// cachedStream is one stream as of version. full: events holds all of it
+// (versions 1..version); otherwise only its version is known.
+type cachedStream struct {
+	stream  string
+	version int64
+	full    bool
+	events  []domain.Event
+	bytes   int
+}
+
+// change is one stream changed at seq (see CacheToken).
+type change struct {
+	seq    uint64
+	stream string
+}
+
+// Bounds of a StreamCache.
+const (
+	// DefaultStreamCacheBytes bounds the event data a cache holds.
+	DefaultStreamCacheBytes = 2 << 20
+	// maxCachedStream is the largest stream kept whole: longer ones (a
+	// profile with years of facts) are read from the database.
+	maxCachedStream = 256 << 10
+	// changeRing is how many recent changes a load can be checked
+	// against; a load overtaken by more is simply not cached.
+	changeRing = 1024
+	// eventOverhead approximates an event's envelope in memory.
+	eventOverhead = 160
+)
+
+// NewStreamCache returns an empty cache holding up to maxBytes of events
+// (DefaultStreamCacheBytes when maxBytes <= 0). It caches nothing until
+// SetLive(true).
+func NewStreamCache(maxBytes int) *StreamCache {
+	if maxBytes <= 0 {
+		maxBytes = DefaultStreamCacheBytes
+	}
+	return &StreamCache{entries: map[string]*list.Element{}, maxBytes: maxBytes}
+}
+
+// CacheToken is taken before a database read and handed back with its
+// result, so that a read overtaken by a change is not cached.
+type CacheToken struct {
+	gen, seq uint64
+	live     bool
+}
+
+// SetLive tells the cache whether the Tail is following the log. Either
+// way every entry is dropped: a Tail that starts did not see what came
+// before, one that stops will not see what comes next.
+func (c *StreamCache) SetLive(live bool) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.live = live
+	c.dropAll()
+}
+
+func (c *StreamCache) dropAll() {
+	c.gen++
+	c.entries = map[string]*list.Element{}
+	c.lru.Init()
+	c.bytes = 0
+}
+
+// Token starts a database read whose result may be cached.
+func (c *StreamCache) Token() CacheToken {
+	if c == nil {
+		return CacheToken{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheToken{gen: c.gen, seq: c.seq, live: c.live}
+}
+
+// Load returns the stream's events with version >= from, if the whole
+// stream is cached.
+func (c *StreamCache) Load(stream string, from int64) ([]domain.Event, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs := c.get(stream)
+	if cs == nil || !cs.full {
+		return nil, false
+	}
+	from = max(from, 1)
+	if from > cs.version {
+		return nil, true
+	}
+	return append([]domain.Event(nil), cs.events[from-1:]...), true
+}
+
+// Version returns the stream's version if the cache knows it.
+func (c *StreamCache) Version(stream string) (int64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cs := c.get(stream); cs != nil {
+		return cs.version, true
+	}
+	return 0, false
+}
+
+// Loaded offers the result of Load(stream, from) read from the database
+// after tok was taken. Only whole streams are kept.
+func (c *StreamCache) Loaded(tok CacheToken, stream string, from int64, evs []domain.Event) {
+	if c == nil || from > 1 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.usable(tok, stream) {
+		return
+	}
+	var version int64
+	if n := len(evs); n > 0 {
+		version = evs[n-1].Version
+		if evs[0].Version != 1 || version != int64(n) {
+			return // not the whole stream: never guess
+		}
+	}
+	c.put(&cachedStream{stream: stream, version: version, full: true, events: append([]domain.Event(nil), evs...)})
+}
+
+// VersionRead offers the result of StreamVersion(stream) read from the
+// database after tok was taken.
+func (c *StreamCache) VersionRead(tok CacheToken, stream string, version int64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.usable(tok, stream) || c.get(stream) != nil {
+		return
+	}
+	c.put(&cachedStream{stream: stream, version: version, full: version == 0})
+}
+
+// Appended records events this process committed to one stream (in
+// version order, with their positions and recording times).
+func (c *StreamCache) Appended(stream string, evs []domain.Event) {
+	if c == nil || len(evs) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.apply(stream, evs)
+}
+
+// Observe records events the Tail read, in delivery order.
+func (c *StreamCache) Observe(evs []domain.Event) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := 0; i < len(evs); {
+		j := i + 1
+		for j < len(evs) && evs[j].StreamID == evs[i].StreamID {
+			j++
+		}
+		c.apply(evs[i].StreamID, evs[i:j])
+		i = j
+	}
+}
+
+// Drop forgets a stream, for instance after a version conflict showed
+// that the database moved on.
+func (c *StreamCache) Drop(stream string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.note(stream)
+	if el, ok := c.entries[stream]; ok {
+		c.remove(el)
+	}
+}
+
+// apply extends a cached stream with its next events, ignores events it
+// already holds, and drops it when events are missing in between.
+func (c *StreamCache) apply(stream string, evs []domain.Event) {
+	c.note(stream)
+	if !c.live {
+		return
+	}
+	el, ok := c.entries[stream]
+	if !ok {
+		if evs[0].Version == 1 { // a new stream: known whole from here
+			c.put(&cachedStream{stream: stream, full: true, version: 0})
+			el = c.entries[stream]
+		}
+		if el == nil {
+			return
+		}
+	}
+	cs := el.Value.(*cachedStream)
+	for _, e := range evs {
+		switch {
+		case e.Version <= cs.version:
+			continue
+		case e.Version == cs.version+1:
+			cs.version = e.Version
+			if cs.full {
+				cs.events = append(cs.events, e)
+				cs.bytes += eventSize(e)
+				c.bytes += eventSize(e)
+			}
+		default:
+			c.remove(el)
+			return
+		}
+	}
+	if cs.bytes > maxCachedStream {
+		c.remove(el)
+		return
+	}
+	c.lru.MoveToFront(el)
+	c.evict()
+}
+
+// note records that stream changed, for loads in flight.
+func (c *StreamCache) note(stream string) {
+	c.seq++
+	c.ring[c.seq%changeRing] = change{seq: c.seq, stream: stream}
+}
+
+// usable reports whether a read begun at tok may be cached for stream: the
+// cache was live throughout and nothing changed the stream meanwhile.
+func (c *StreamCache) usable(tok CacheToken, stream string) bool {
+	if !c.live || !tok.live || tok.gen != c.gen || c.seq-tok.seq >= changeRing {
+		return false
+	}
+	for s := tok.seq + 1; s <= c.seq; s++ {
+		if c.ring[s%changeRing].stream == stream {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *StreamCache) get(stream string) *cachedStream {
+	if !c.live {
+		return nil
+	}
+	el, ok := c.entries[stream]
+	if !ok {
+		return nil
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*cachedStream)
+}
+
+func (c *StreamCache) put(cs *cachedStream) {
+	for _, e := range cs.events {
+		cs.bytes += eventSize(e)
+	}
+	if cs.bytes > maxCachedStream {
+		return
+	}
+	if el, ok := c.entries[cs.stream]; ok {
+		c.remove(el)
+	}
+	c.entries[cs.stream] = c.lru.PushFront(cs)
+	c.bytes += cs.bytes
+	c.evict()
+}
+
+func (c *StreamCache) evict() {
+	for c.bytes > c.maxBytes && c.lru.Len() > 1 {
+		c.remove(c.lru.Back())
+	}
+}
+
+func (c *StreamCache) remove(el *list.Element) {
+	cs := el.Value.(*cachedStream)
+	c.lru.Remove(el)
+	delete(c.entries, cs.stream)
+	c.bytes -= cs.bytes
+}
+
+func eventSize(e domain.Event) int {
+	return len(e.Data) + len(e.StreamID) + len(e.Type) + eventOverhead
+}
+
+// Committed records an append this process committed: at holds each
+// event's recording time as stored, versions the stamps the backend put on
+// the metadata, so the cached events are exactly what a Load returns.
+func (c *StreamCache) Committed(stream string, events []domain.NewEvent, res AppendResult, at []time.Time, versions SchemaVersions) {
+	if c == nil {
+		return
+	}
+	if evs := recorded(stream, events, res, at, versions); evs != nil {
+		c.Appended(stream, evs)
+		return
+	}
+	c.Drop(stream)
+}
+
+func recorded(stream string, events []domain.NewEvent, res AppendResult, at []time.Time, versions SchemaVersions) []domain.Event {
+	if len(at) != len(events) || len(res.Positions) != len(events) {
+		return nil
+	}
+	out := make([]domain.Event, len(events))
+	for i, e := range events {
+		out[i] = domain.Event{
+			Position:   res.Positions[i],
+			StreamID:   stream,
+			Version:    res.FromVersion + int64(i),
+			ID:         e.ID,
+			Type:       e.Type,
+			Data:       append(json.RawMessage(nil), e.Data...),
+			Metadata:   StampedMetadata(e, versions),
+			RecordedAt: at[i],
+		}
+	}
+	return out
+}
+
+// CachedLoader is implemented by stores with a StreamCache (both
+// backends): LoadCached returns a whole stream only if it is in memory,
+// never querying the database, so that a caller may look as often as it
+// likes.
+type CachedLoader interface {
+	LoadCached(stream string) ([]domain.Event, bool)
+}

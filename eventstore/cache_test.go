@@ -1,0 +1,150 @@
+package eventstore
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+func cacheEvents(stream string, from, to int64) []domain.Event {
+	var out []domain.Event
+	for v := from; v <= to; v++ {
+		out = append(out, domain.Event{Position: v * 10, StreamID: stream, Version: v, Type: "T", Data: []byte(fmt.Sprintf(`{"v":%d}`, v))})
+	}
+	return out
+}
+
+func liveCache() *StreamCache {
+	c := NewStreamCache(0)
+	c.SetLive(true)
+	return c
+}
+
+// What a cache answers after a sequence of what it was told.
+func TestStreamCacheDecisions(t *testing.T) {
+	cases := []struct {
+		name    string
+		build   func(c *StreamCache)
+		cached  bool  // Load("s", 1) is answered from memory
+		version int64 // and ends at this version
+	}{
+		{"a loaded stream", func(c *StreamCache) {
+			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
+		}, true, 3},
+		{"extended by the next events read", func(c *StreamCache) {
+			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
+			c.Observe(cacheEvents("s", 4, 5))
+		}, true, 5},
+		{"events already held are ignored", func(c *StreamCache) {
+			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
+			c.Observe(cacheEvents("s", 2, 3))
+		}, true, 3},
+		{"a gap drops the stream", func(c *StreamCache) {
+			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
+			c.Observe(cacheEvents("s", 5, 5))
+		}, false, 0},
+		{"a new stream written here is known whole", func(c *StreamCache) {
+			c.Appended("s", cacheEvents("s", 1, 2))
+		}, true, 2},
+		{"an old stream written here is not", func(c *StreamCache) {
+			c.Appended("s", cacheEvents("s", 4, 4))
+		}, false, 0},
+		{"a load overtaken by a change is not kept", func(c *StreamCache) {
+			tok := c.Token()
+			c.Observe(cacheEvents("s", 1, 4))
+			c.Drop("s")
+			c.Loaded(tok, "s", 1, cacheEvents("s", 1, 3))
+		}, false, 0},
+		{"a change to another stream does not matter", func(c *StreamCache) {
+			tok := c.Token()
+			c.Observe(cacheEvents("other", 2, 2))
+			c.Loaded(tok, "s", 1, cacheEvents("s", 1, 3))
+		}, true, 3},
+		{"part of a stream is not kept", func(c *StreamCache) {
+			c.Loaded(c.Token(), "s", 2, cacheEvents("s", 2, 3))
+		}, false, 0},
+		{"a conflict drops the stream", func(c *StreamCache) {
+			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
+			c.Drop("s")
+		}, false, 0},
+		{"nothing is kept once the reader stops", func(c *StreamCache) {
+			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
+			c.SetLive(false)
+		}, false, 0},
+		{"a load begun before the reader restarted is not kept", func(c *StreamCache) {
+			tok := c.Token()
+			c.SetLive(false)
+			c.SetLive(true)
+			c.Loaded(tok, "s", 1, cacheEvents("s", 1, 3))
+		}, false, 0},
+		{"an empty stream is known whole", func(c *StreamCache) {
+			c.VersionRead(c.Token(), "s", 0)
+		}, true, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := liveCache()
+			tc.build(c)
+			evs, ok := c.Load("s", 1)
+			if ok != tc.cached {
+				t.Fatalf("cached %v, want %v", ok, tc.cached)
+			}
+			if !ok {
+				return
+			}
+			if int64(len(evs)) != tc.version {
+				t.Fatalf("%d events, want %d", len(evs), tc.version)
+			}
+			for i, e := range evs {
+				if e.Version != int64(i+1) {
+					t.Fatalf("event %d has version %d", i, e.Version)
+				}
+			}
+			if v, ok := c.Version("s"); !ok || v != tc.version {
+				t.Fatalf("version %d (%v), want %d", v, ok, tc.version)
+			}
+		})
+	}
+}
+
+func TestStreamCacheIsBounded(t *testing.T) {
+	c := NewStreamCache(64 << 10)
+	c.SetLive(true)
+	big := strings.Repeat("x", 1000)
+	for i := range 1000 {
+		stream := fmt.Sprintf("s-%d", i)
+		evs := cacheEvents(stream, 1, 1)
+		evs[0].Data = []byte(`"` + big + `"`)
+		c.Appended(stream, evs)
+	}
+	if c.bytes > 64<<10 {
+		t.Fatalf("holds %d bytes, bound 65536", c.bytes)
+	}
+	if _, ok := c.Load("s-999", 1); !ok {
+		t.Fatal("the most recent stream was evicted")
+	}
+	if _, ok := c.Load("s-0", 1); ok {
+		t.Fatal("the oldest stream was kept past the bound")
+	}
+	// A stream past the per-stream bound is never kept whole.
+	huge := cacheEvents("huge", 1, 1)
+	huge[0].Data = make([]byte, maxCachedStream+1)
+	c.Appended("huge", huge)
+	if _, ok := c.Load("huge", 1); ok {
+		t.Fatal("a stream larger than the per-stream bound is cached")
+	}
+}
+
+// Loaded copies are the caller's: changing one leaves the cache intact.
+func TestStreamCacheReturnsCopies(t *testing.T) {
+	c := liveCache()
+	c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 2))
+	evs, _ := c.Load("s", 1)
+	evs[0].Version = 99
+	again, _ := c.Load("s", 1)
+	if again[0].Version != 1 {
+		t.Fatal("a caller's change reached the cache")
+	}
+}
