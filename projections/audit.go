@@ -65,12 +65,16 @@ func auditSchema(t func(string) string) []string {
 }
 
 // auditInsert copies a completed turn ($1, completed at $2) into the audit.
-func auditInsert(tx *Tx) string {
+func auditInsert(tx *Tx) string { return auditInsertFrom(tx, tx.T("turns")) }
+
+// auditInsertFrom is auditInsert reading the turn from rows (the turns
+// table, or a CTE of the same shape).
+func auditInsertFrom(tx *Tx, rows string) string {
 	return fmt.Sprintf(`INSERT INTO %s (%s)
 		SELECT turn_id, $2, sender, channel, sender_id, project, conversation_id, input, output, provider, model,
 			duration_ms, prompt_bytes, reply_bytes, status, acked, received_at, ($2 - received_at) / 1000,
 			input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, usage_reported, calls
-		FROM %s WHERE turn_id = $1`, tx.T("audit"), auditColumns, tx.T("turns"))
+		FROM %s WHERE turn_id = $1`, tx.T("audit"), auditColumns, rows)
 }
 
 // callUsageOf is the provider call an event records, if any.
@@ -94,16 +98,28 @@ func callUsageOf(p domain.Payload) (domain.CallUsage, bool) {
 }
 
 // addUsage adds one provider call's usage to the turn.
-func addUsage(exec func(string, ...any) error, tx *Tx, id string, u domain.CallUsage) error {
+// turnSet is one more column a usage update sets on the turn.
+type turnSet struct {
+	column string
+	value  any
+}
+
+func addUsage(exec func(string, ...any) error, tx *Tx, id string, u domain.CallUsage, also ...turnSet) error {
 	reported := 0
 	if u.UsageReported {
 		reported = 1
 	}
+	args := []any{id, u.DurationMs, u.PromptBytes, u.ReplyBytes, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, reported}
+	var more strings.Builder
+	for _, a := range also {
+		args = append(args, a.value)
+		fmt.Fprintf(&more, ", %s = $%d", a.column, len(args))
+	}
 	return exec(fmt.Sprintf(`UPDATE %s SET duration_ms = duration_ms + $2, prompt_bytes = prompt_bytes + $3, reply_bytes = reply_bytes + $4,
 		input_tokens = input_tokens + $5, output_tokens = output_tokens + $6, cache_read_tokens = cache_read_tokens + $7,
 		cache_write_tokens = cache_write_tokens + $8, cost_usd = cost_usd + $9,
-		usage_reported = CASE WHEN $10 = 1 THEN 1 ELSE usage_reported END, calls = calls + 1 WHERE turn_id = $1`, tx.T("turns")),
-		id, u.DurationMs, u.PromptBytes, u.ReplyBytes, u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, reported)
+		usage_reported = CASE WHEN $10 = 1 THEN 1 ELSE usage_reported END, calls = calls + 1%s WHERE turn_id = $1`, tx.T("turns"), more.String()),
+		args...)
 }
 
 // AuditRow is one completed turn as the audit records it. Times are UTC.

@@ -97,7 +97,7 @@ var turnAppliers = map[string]func(turnStep, domain.Payload) error{
 	domain.AckSent{}.EventType():            applyTurn(turnAcked),
 	domain.ContextBuilt{}.EventType():       applyTurn(turnContextBuilt),
 	domain.RouteDecided{}.EventType():       applyTurn(turnRouteDecided),
-	domain.ProviderReplied{}.EventType():    applyTurn(turnProviderReplied),
+	domain.ProviderReplied{}.EventType():    usageOnly, // with its provider and model
 	domain.ProviderFailed{}.EventType():     usageOnly,
 	domain.PlanStepCompleted{}.EventType():  usageOnly,
 	domain.ReplyReady{}.EventType():         applyTurn(turnReplyReady),
@@ -161,7 +161,12 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 		return nil
 	}}
 	if u, ok := callUsageOf(p); ok {
-		if err := addUsage(s.exec, tx, id, u); err != nil {
+		// A reply also names its provider and model: one statement.
+		var also []turnSet
+		if r, ok := p.(domain.ProviderReplied); ok {
+			also = []turnSet{{"provider", r.Provider}, {"model", r.Model}}
+		}
+		if err := addUsage(s.exec, tx, id, u, also...); err != nil {
 			return err
 		}
 	}
@@ -179,22 +184,55 @@ func turnAcked(s turnStep, _ domain.AckSent) error {
 }
 
 func turnContextBuilt(s turnStep, ev domain.ContextBuilt) error {
-	// The model asked for; a reply names the one that answered. The
-	// update returns what the user's message needs (one round trip).
+	// The model asked for; a reply names the one that answered.
+	set, args := `conversation_id = $2, project = $3, model = $4`, []any{ev.ConversationID, ev.Project, ev.Model}
+	if s.tx.Dialect == Postgres {
+		return s.messageInOneStatement("ContextBuilt", set, args, "user", "t.input")
+	}
+	// The update returns what the user's message needs.
 	var input, sender string
-	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3, model = $4 WHERE turn_id = $1 RETURNING input, sender`, s.tx.T("turns")),
-		s.id, ev.ConversationID, ev.Project, ev.Model).Scan(&input, &sender)
+	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET %s WHERE turn_id = $1 RETURNING input, sender`, s.tx.T("turns"), set),
+		append([]any{s.id}, args...)...).Scan(&input, &sender)
 	if err != nil {
 		return fmt.Errorf("turns: apply ContextBuilt of %s: %w", s.id, err)
 	}
 	return addMessageText(s.exec, s.tx, turnConversation{id: s.id, conv: ev.ConversationID, sender: sender, project: ev.Project}, "user", input, s.at)
 }
 
-func turnProviderReplied(s turnStep, ev domain.ProviderReplied) error {
-	return s.exec(fmt.Sprintf(`UPDATE %s SET provider = $2, model = $3 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Provider, ev.Model)
+// messageInOneStatement updates the turn (set, with args from $2) and
+// adds its message (text: an expression over the updated row t, or a
+// parameter) to its conversation, starting the conversation if need be,
+// in one PostgreSQL statement, one round trip. A missing turn is an error.
+func (s turnStep) messageInOneStatement(event, set string, args []any, role, text string) error {
+	n := len(args) + 1
+	at, roleArg := fmt.Sprintf("$%d::bigint", n+1), fmt.Sprintf("$%d::text", n+2)
+	q := fmt.Sprintf(`WITH t AS (
+	UPDATE %[1]s SET %[2]s WHERE turn_id = $1 RETURNING turn_id, conversation_id, sender, project, input, output
+), c AS (
+	INSERT INTO %[3]s (id, sender, project, started_at, last_at, messages)
+	SELECT t.conversation_id, t.sender, t.project, %[4]s, %[4]s, 1 FROM t WHERE t.conversation_id <> ''
+	ON CONFLICT (id) DO UPDATE SET last_at = excluded.last_at, messages = %[3]s.messages + 1
+), m AS (
+	INSERT INTO %[5]s (turn_id, role, conversation_id, sender, project, text, at)
+	SELECT t.turn_id, %[6]s, t.conversation_id, t.sender, t.project, %[7]s, %[4]s FROM t WHERE t.conversation_id <> ''
+	ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text
+)
+SELECT count(*) FROM t`, s.tx.T("turns"), set, s.tx.T("conversations"), at, s.tx.T("messages"), roleArg, text)
+	var found int
+	all := append(append([]any{s.id}, args...), s.at, role)
+	if err := s.tx.QueryRowContext(s.ctx, q, all...).Scan(&found); err != nil {
+		return fmt.Errorf("turns: apply %s of %s: %w", event, s.id, err)
+	}
+	if found != 1 {
+		return fmt.Errorf("turns: apply %s of %s: no such turn", event, s.id)
+	}
+	return nil
 }
 
 func turnReplyReady(s turnStep, ev domain.ReplyReady) error {
+	if s.tx.Dialect == Postgres {
+		return s.messageInOneStatement("ReplyReady", "output = $2", []any{ev.Text}, "assistant", "t.output")
+	}
 	c := turnConversation{id: s.id}
 	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1 RETURNING conversation_id, sender, project`, s.tx.T("turns")),
 		s.id, ev.Text).Scan(&c.conv, &c.sender, &c.project)
@@ -223,6 +261,12 @@ func turnCommandAnswered(s turnStep, ev domain.CommandAnswered) error {
 }
 
 func turnCompleted(s turnStep, ev domain.TurnCompleted) error {
+	if s.tx.Dialect == Postgres {
+		// The audit row is copied from the updated turn in the same
+		// statement.
+		return s.exec(fmt.Sprintf(`WITH done AS (UPDATE %s SET status = $3, completed_at = $2 WHERE turn_id = $1 RETURNING *) %s`,
+			s.tx.T("turns"), auditInsertFrom(s.tx, "done")), s.id, s.at, ev.Status)
+	}
 	if err := s.exec(fmt.Sprintf(`UPDATE %s SET status = $2, completed_at = $3 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Status, s.at); err != nil {
 		return err
 	}
