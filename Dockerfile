@@ -3,7 +3,8 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -o /out/omega ./cmd/omega
+# -tags stdjson: see the Makefile.
+RUN CGO_ENABLED=0 go build -trimpath -tags stdjson -o /out/omega ./cmd/omega
 
 # The runtime carries Node and Claude Code (the default provider) from the
 # npm registry. Claude Code refuses full permissions as root, and the model's

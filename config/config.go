@@ -80,6 +80,18 @@ type Config struct {
 	// follow-up.
 	SelfHealDelay time.Duration `env:"SELF_HEAL_DELAY" envDefault:"2m"`
 
+	// GCPercent is the garbage collector's GOGC for `omega serve`: the heap
+	// may grow by this percentage of the live heap before a collection. 50
+	// (instead of Go's 100) cuts the peak under load by a sixth for a few
+	// more collections of a small heap (docs/BENCHMARKS.md, issue 12); a
+	// GOGC environment variable wins.
+	GCPercent int `env:"GOGC" envDefault:"50"`
+	// MemoryLimit is a soft limit on the Go runtime's memory for `omega
+	// serve` (debug.SetMemoryLimit): near it the collector works harder
+	// (never past half the CPU) instead of the heap growing; 0 is none. A
+	// GOMEMLIMIT environment variable wins.
+	MemoryLimit ByteSize `env:"MEMORY_LIMIT" envDefault:"0"`
+
 	Provider providers.Config
 	Telegram telegram.Config
 	WhatsApp whatsapp.Config
@@ -184,6 +196,12 @@ func (c Config) validateTimes(p *problems) {
 	}
 	if _, err := c.Location(); err != nil {
 		bad("OMEGA_TIMEZONE %q is not a known time zone", c.Timezone)
+	}
+	if c.GCPercent < 1 {
+		bad("OMEGA_GOGC must be at least 1 (got %d)", c.GCPercent)
+	}
+	if c.MemoryLimit < 0 {
+		bad("OMEGA_MEMORY_LIMIT must not be negative (got %d)", c.MemoryLimit)
 	}
 	if c.PairingCodeTTL < time.Minute || c.PairingMaxCodes < 1 {
 		bad("OMEGA_PAIRING_CODE_TTL must be at least 1m and OMEGA_PAIRING_MAX_CODES at least 1 (got %s, %d)", c.PairingCodeTTL, c.PairingMaxCodes)

@@ -111,3 +111,27 @@ func TestHeartbeatSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestMemorySettings(t *testing.T) {
+	c, err := LoadFrom(map[string]string{"HOME": "/home/u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.GCPercent != 50 || c.MemoryLimit != 0 {
+		t.Fatalf("defaults: GOGC %d, limit %s", c.GCPercent, c.MemoryLimit)
+	}
+	for in, want := range map[string]ByteSize{"48MiB": 48 << 20, "1GiB": 1 << 30, "512KiB": 512 << 10, "1000": 1000, "7B": 7, " 2TiB ": 2 << 40} {
+		c, err := LoadFrom(map[string]string{"HOME": "/home/u", "OMEGA_MEMORY_LIMIT": in})
+		if err != nil || c.MemoryLimit != want {
+			t.Errorf("OMEGA_MEMORY_LIMIT=%q: %s, %v; want %s", in, c.MemoryLimit, err, want)
+		}
+	}
+	for _, in := range []string{"48MB", "-1", "lots", "1.5GiB", "99999999999TiB"} {
+		if _, err := LoadFrom(map[string]string{"HOME": "/home/u", "OMEGA_MEMORY_LIMIT": in}); err == nil {
+			t.Errorf("OMEGA_MEMORY_LIMIT=%q accepted", in)
+		}
+	}
+	if _, err := LoadFrom(map[string]string{"HOME": "/home/u", "OMEGA_GOGC": "0"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("OMEGA_GOGC=0: %v, want ErrInvalid", err)
+	}
+}

@@ -2,7 +2,6 @@ package webui
 
 import (
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,46 +11,6 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/projections"
 )
-
-var funcs = template.FuncMap{
-	"ms":    func(n int64) string { return (time.Duration(n) * time.Millisecond).Round(time.Millisecond).String() },
-	"when":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
-	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-	"short": audit.ShortID,
-	"oneline": func(s string) string {
-		s = strings.Join(strings.Fields(s), " ")
-		if r := []rune(s); len(r) > 90 {
-			return string(r[:89]) + "…"
-		}
-		return s
-	},
-	"tokens": func(r projections.AuditRow) string {
-		if r.InputTokens == nil {
-			return "not reported"
-		}
-		return fmt.Sprintf("%d / %d", *r.InputTokens, *r.OutputTokens)
-	},
-	"cost": func(c *float64) string {
-		if c == nil {
-			return "—"
-		}
-		return fmt.Sprintf("$%.4f", *c)
-	},
-	"senderURL": func(channel, id string) string {
-		return "/ui/senders/" + url.PathEscape(channel) + "/" + url.PathEscape(id)
-	},
-	"statusClass": func(s string) string {
-		switch s {
-		case "ok", "command":
-			return "ok"
-		case "denied":
-			return "denied"
-		case "error", "undelivered":
-			return "failed"
-		}
-		return "other"
-	},
-}
 
 type auditData struct {
 	Title    string
@@ -108,7 +67,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request) {
 			d.Top = page.Rows[0].TurnID
 		}
 	}
-	s.render(w, "audit", d)
+	render(w, auditHTML(d))
 }
 
 // rows serves the first page's table rows, for the live update.
@@ -124,14 +83,7 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	var b strings.Builder
-	if err := s.pages["audit"].ExecuteTemplate(&b, "rows", page.Rows); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write([]byte(b.String()))
+	render(w, rowsFragment(page.Rows))
 }
 
 // events streams Server-Sent Events: "audit" whenever the newest turn the
@@ -219,7 +171,7 @@ func (s *Server) turnPage(w http.ResponseWriter, r *http.Request) {
 		// Not completed yet: show who sent it from the first event.
 		row = projections.AuditRow{TurnID: id, Channel: evs[0].Metadata.Channel, SenderID: evs[0].Metadata.Sender, Status: "open"}
 	}
-	s.render(w, "turn", turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Events: s.timeline(r.Context(), evs)})
+	render(w, turnHTML(turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Events: s.timeline(r.Context(), evs)}))
 }
 
 type senderData struct {
@@ -254,5 +206,5 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 		}
 		data.Heartbeat = &hb
 	}
-	s.render(w, "sender", data)
+	render(w, senderHTML(data))
 }

@@ -1,6 +1,6 @@
 // Package webui is the operator's web view at /ui/: the audit list with
 // live updates, each turn's timeline and each sender's page. Pages are
-// rendered on the server from embedded templates; one small script of our
+// rendered on the server by plain functions (render.go); one small script of our
 // own (no framework, no CDN, no fonts) turns on the live updates, so it
 // works offline and without a build step.
 package webui
@@ -12,7 +12,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"errors"
-	"html/template"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -24,9 +23,6 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/projections"
 )
-
-//go:embed templates/*.html
-var templateFS embed.FS
 
 //go:embed static
 var staticFS embed.FS
@@ -64,7 +60,6 @@ type Server struct {
 	changed func(ctx context.Context) <-chan struct{}
 	token   string
 	logger  *slog.Logger
-	pages   map[string]*template.Template
 	// PollEvery bounds how stale a live page may be when no signal comes
 	// (another process applied the events). Default 2s.
 	PollEvery time.Duration
@@ -101,11 +96,6 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, token: o.Token, logger: o.Logger,
 		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
-	pages, err := parsePages()
-	if err != nil {
-		return nil, err
-	}
-	s.pages = pages
 	s.handler = s.routes()
 	return s, nil
 }
@@ -116,18 +106,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // Shutdown ends the live streams, which would otherwise keep an HTTP
 // server's graceful shutdown waiting (http.Server.RegisterOnShutdown).
 func (s *Server) Shutdown() { s.stopOnce.Do(func() { close(s.stop) }) }
-
-func parsePages() (map[string]*template.Template, error) {
-	pages := map[string]*template.Template{}
-	for _, name := range []string{"audit", "turn", "sender", "denied"} {
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/rows.html", "templates/"+name+".html")
-		if err != nil {
-			return nil, err
-		}
-		pages[name] = t
-	}
-	return pages, nil
-}
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
@@ -202,22 +180,14 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 func (s *Server) deny(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	if err := s.pages["denied"].Execute(w, map[string]any{"Title": "Sign in", "Message": msg}); err != nil {
-		s.logger.Warn("webui: render", "page", "denied", "err", err)
-	}
+	_, _ = w.Write([]byte(deniedHTML(msg)))
 }
 
-// render writes a page; a template failure is logged and answered 500.
-func (s *Server) render(w http.ResponseWriter, page string, data any) {
-	var b strings.Builder
-	if err := s.pages[page].Execute(&b, data); err != nil {
-		s.logger.Error("webui: render", "page", page, "err", err)
-		http.Error(w, "the page could not be rendered; see the server log", http.StatusInternalServerError)
-		return
-	}
+// render writes a page (or the rows fragment).
+func render(w http.ResponseWriter, html string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write([]byte(b.String()))
+	_, _ = w.Write([]byte(html))
 }
 
 // fail answers a failed read: a bad filter is the user's to fix.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -35,6 +37,7 @@ func serve(ctx context.Context) error {
 	}
 	defer a.Close()
 	log := a.Logger
+	tuneMemory(cfg, log)
 	log.Info("omega starting", "store", a.Where(), "data_dir", cfg.DataDir, "workspace", cfg.WorkspaceDir(),
 		"provider", cfg.Provider.Provider, "sandbox", cfg.Provider.Sandbox)
 
@@ -59,9 +62,39 @@ func serve(ctx context.Context) error {
 		}
 	}
 	log.Info("omega ready", "channels", len(set.Channels))
+	go releaseStartup(ctx, rt.Buses.Router.Running())
 	if err := rt.Run(ctx); err != nil {
 		return err
 	}
 	log.Info("omega stopped")
 	return nil
+}
+
+// tuneMemory sets the collector's target and soft memory limit for the
+// long-running server from OMEGA_GOGC and OMEGA_MEMORY_LIMIT, unless Go's
+// own GOGC or GOMEMLIMIT is set, which the runtime has applied already.
+func tuneMemory(cfg config.Config, log *slog.Logger) {
+	if v, ok := os.LookupEnv("GOGC"); ok {
+		log.Debug("memory: GOGC from the environment", "gogc", v)
+	} else {
+		debug.SetGCPercent(cfg.GCPercent)
+	}
+	if v, ok := os.LookupEnv("GOMEMLIMIT"); ok {
+		log.Debug("memory: GOMEMLIMIT from the environment", "limit", v)
+	} else if cfg.MemoryLimit > 0 {
+		debug.SetMemoryLimit(int64(cfg.MemoryLimit))
+	}
+}
+
+// releaseStartup collects once the router runs and returns the free memory
+// to the system: start-up leaves garbage the live server does not keep
+// (the migrations' parse buffers, 4 MiB each, and what package init and
+// opening the store allocated for a moment), which the runtime would
+// otherwise hand back only slowly and only above its heap goal.
+func releaseStartup(ctx context.Context, running <-chan struct{}) {
+	select {
+	case <-running:
+		debug.FreeOSMemory()
+	case <-ctx.Done():
+	}
 }
