@@ -192,11 +192,22 @@ func (c *StreamCache) Appended(stream string, evs []domain.Event) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.apply(stream, evs)
+	c.apply(stream, evs, true)
 }
 
-// Observe records events the Tail read, in delivery order.
-func (c *StreamCache) Observe(evs []domain.Event) {
+// Observe records events the Tail read at the end of the log, in
+// delivery order: the first event of a stream starts a copy of it.
+func (c *StreamCache) Observe(evs []domain.Event) { c.observe(evs, true) }
+
+// ObserveRead records events any other reader of the log read, in
+// delivery order, before the reader sees them: a follower reading the
+// log itself may be ahead of the Tail (or of the append that wrote them
+// telling the cache), and what it then loads must include what it read.
+// Such a reader may be far behind the end, so a first event starts no
+// copy: the stream may have gone on since.
+func (c *StreamCache) ObserveRead(evs []domain.Event) { c.observe(evs, false) }
+
+func (c *StreamCache) observe(evs []domain.Event, atEnd bool) {
 	if c == nil {
 		return
 	}
@@ -207,7 +218,7 @@ func (c *StreamCache) Observe(evs []domain.Event) {
 		for j < len(evs) && evs[j].StreamID == evs[i].StreamID {
 			j++
 		}
-		c.apply(evs[i].StreamID, evs[i:j])
+		c.apply(evs[i].StreamID, evs[i:j], atEnd)
 		i = j
 	}
 }
@@ -227,15 +238,17 @@ func (c *StreamCache) Drop(stream string) {
 }
 
 // apply extends a cached stream with its next events, ignores events it
-// already holds, and drops it when events are missing in between.
-func (c *StreamCache) apply(stream string, evs []domain.Event) {
+// already holds, and drops it when events are missing in between. With
+// atEnd, events of a stream it does not hold start a copy when they begin
+// the stream.
+func (c *StreamCache) apply(stream string, evs []domain.Event, atEnd bool) {
 	c.note(stream)
 	if !c.live {
 		return
 	}
 	el, ok := c.entries[stream]
 	if !ok {
-		if evs[0].Version == 1 { // a new stream: known whole from here
+		if atEnd && evs[0].Version == 1 { // a new stream: known whole from here
 			c.put(&cachedStream{stream: stream, full: true, version: 0})
 			el = c.entries[stream]
 		}

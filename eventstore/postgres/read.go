@@ -57,6 +57,10 @@ func (s *Store) readAll(ctx context.Context, after int64, limit int, check bool)
 	if err != nil {
 		return nil, fmt.Errorf("read all after %d: %w", after, err)
 	}
+	if check {
+		// Not the Tail's read (the Tail tells the cache itself).
+		s.cache.ObserveRead(events)
+	}
 	if len(events) == 0 && after > 0 && check {
 		// An unknown cursor would otherwise read as "nothing new" forever.
 		if err := s.checkPosition(ctx, after); err != nil {

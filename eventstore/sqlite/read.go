@@ -52,6 +52,16 @@ func (s *Store) StreamVersion(ctx context.Context, stream string) (int64, error)
 // ReadAll implements eventstore.Store. Position order is commit order here
 // (see the package documentation), so every snapshot is a prefix of the log.
 func (s *Store) ReadAll(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
+	events, err := s.readAll(ctx, after, limit)
+	if err == nil {
+		// Not the Tail's read (the Tail tells the cache itself).
+		s.cache.ObserveRead(events)
+	}
+	return events, err
+}
+
+// readAll is ReadAll for the Tail.
+func (s *Store) readAll(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
 	if limit <= 0 {
 		return nil, fmt.Errorf("read all after %d: limit %d is not positive", after, limit)
 	}

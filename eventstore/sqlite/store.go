@@ -152,7 +152,7 @@ func open(ctx context.Context, path string, opts Options, synchronous string) (*
 // startTail runs the shared reader of the end of the log (see
 // eventstore.Follow).
 func (s *Store) startTail() {
-	s.tail = eventstore.NewTail(s.ReadAll, s.Changes)
+	s.tail = eventstore.NewTail(s.readAll, s.Changes)
 	s.cache = eventstore.NewStreamCache(0)
 	s.tail.SetCache(s.cache)
 	tctx, cancel := context.WithCancel(context.Background())

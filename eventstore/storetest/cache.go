@@ -24,6 +24,7 @@ func RunStreamCache(t *testing.T, pair func(t *testing.T) (Store, Store)) {
 		{"SeesTheOtherProcess", testCacheSeesOtherProcess},
 		{"ConflictReadsTheDatabase", testCacheConflict},
 		{"VersionOfAnEmptyStream", testCacheEmptyStream},
+		{"NoReaderIsAheadOfALoad", testCacheBehindNoReader},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,4 +248,38 @@ func testCacheEmptyStream(t *testing.T, a, b Store) {
 		}
 	}
 	sameEvents(t, "the first event", load(t, ctx, a, stream, 1), fromLog(t, ctx, a, stream, 1))
+}
+
+// A reader of the log that is ahead of the shared reader (one reading the
+// log itself) never sees an event that a load right after does not show:
+// what the reader read reaches the copy first.
+func testCacheBehindNoReader(t *testing.T, a, b Store) {
+	ctx := ctxT(t, 30*time.Second)
+	const stream = "cached-5"
+	res, err := a.Append(ctx, stream, eventstore.NoStream, ev(t, "Mine", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = load(t, ctx, a, stream, 1)
+	for i := 2; i <= 20; i++ {
+		if _, err := b.Append(ctx, stream, eventstore.Exact(int64(i-1)), ev(t, "Theirs", i)); err != nil {
+			t.Fatal(err)
+		}
+		for seen := false; !seen; {
+			evs, err := a.ReadAll(ctx, res.Positions[0], 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				seen = seen || (e.StreamID == stream && e.Version == int64(i))
+			}
+			if seen {
+				if got := load(t, ctx, a, stream, 1); len(got) < i {
+					t.Fatalf("the log showed version %d, a load after it %d events", i, len(got))
+				}
+			} else if ctx.Err() != nil {
+				t.Fatal("the other process's event never became readable")
+			}
+		}
+	}
 }
