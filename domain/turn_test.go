@@ -128,6 +128,24 @@ func TestRegistryUpcast(t *testing.T) {
 	}
 }
 
+// A store writes no version for a type that never changed shape; an
+// event without one reads as version 1.
+func TestRegistryStamps(t *testing.T) {
+	r := NewRegistry()
+	RegisterSenderEvents(r)
+	r.Register(FactRecorded{}, 2)
+	stamps := r.Stamps()
+	for typ, want := range map[string]int{"FactRecorded": 2, "Welcomed": 0, "Unknown": 0} {
+		if got := stamps.SchemaVersion(typ); got != want {
+			t.Errorf("%s stamped %d, want %d", typ, got, want)
+		}
+	}
+	p, err := r.Decode(Event{Type: "Welcomed", Data: []byte(`{"name":"Ana"}`)})
+	if err != nil || p.(Welcomed).Name != "Ana" {
+		t.Fatalf("unstamped event decodes as %+v, %v", p, err)
+	}
+}
+
 func TestTurnPlan(t *testing.T) {
 	msg := MessageReceived{Channel: "http", SenderID: "1", Text: "build it"}
 	withFile := MessageReceived{Channel: "http", SenderID: "1", Text: "build it", Attachments: []AttachmentRef{{Name: "a.jpg", Path: "/x/a.jpg"}}}
