@@ -421,6 +421,10 @@ var (
 	// (an acknowledgement is sent only when the answer is slow), not on
 	// any decision the turn made.
 	clocked = map[string]bool{domain.AckSent{}.EventType(): true}
+	// unrecordedEmpty are events the driver no longer records when they
+	// would say nothing (an empty finding of workspace images), so an
+	// older turn's empty one compares equal to its absence.
+	unrecordedEmpty = map[string]bool{domain.WorkspaceImagesFound{}.EventType(): true}
 )
 
 // normalize renders each event as one comparable line: its type and its
@@ -428,7 +432,7 @@ var (
 func normalize(evs []domain.Event) []string {
 	out := make([]string, 0, len(evs))
 	for _, e := range evs {
-		if clocked[e.Type] {
+		if clocked[e.Type] || unrecordedEmpty[e.Type] && string(e.Data) == "{}" {
 			continue
 		}
 		var data map[string]any
