@@ -1051,7 +1051,8 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.Se
 		st.addOutcome(domain.ReplyFailed{Kind: kind, Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
 		return nil
 	}
-	st.addOutcome(domain.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
+	sent := domain.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText}
+	st.addOutcome(sent.WithoutReadyText(st.Ready))
 	return nil
 }
 

@@ -67,3 +67,26 @@ func TestNormalizeIgnoresAnEmptyImageFinding(t *testing.T) {
 		})
 	}
 }
+
+// A reply recorded with its text compares equal to one that leaves it to
+// ReplyReady; a different text does not.
+func TestNormalizeReadsTheSentText(t *testing.T) {
+	ready := event(t, domain.ReplyReady{Text: "hello"})
+	recorded := []domain.Event{ready, event(t, domain.ReplySent{Kind: "reply", Text: "hello", Chunks: 1})}
+	tests := []struct {
+		name      string
+		produced  []domain.Event
+		identical bool
+	}{
+		{"text left to ReplyReady", []domain.Event{ready, event(t, domain.ReplySent{Kind: "reply", Chunks: 1})}, true},
+		{"a different ready text", []domain.Event{event(t, domain.ReplyReady{Text: "bye"}), event(t, domain.ReplySent{Kind: "reply", Chunks: 1})}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := diff(normalize(recorded), normalize(tt.produced))
+			if got := len(d) == 0; got != tt.identical {
+				t.Fatalf("identical = %v, want %v: %q", got, tt.identical, d)
+			}
+		})
+	}
+}
