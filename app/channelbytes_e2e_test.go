@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -32,13 +33,17 @@ func chatPlatforms() []chatPlatform {
 	return []chatPlatform{{"telegram", startTelegramWorkload}, {"whatsapp", startWhatsAppWorkload}}
 }
 
+// tgWorkloadUser is a sender's Telegram user id, ten digits as real ones
+// have (the ids appear in every turn's message and metadata).
+func tgWorkloadUser(sender int) int64 { return 5_100_000_001 + int64(sender) }
+
 // startTelegramWorkload runs the Telegram channel against the Bot API
-// double, senders allowed as users 1001, 1002, ... in private chats.
+// double, senders allowed as users 5100000001, ... in private chats.
 func startTelegramWorkload(t *testing.T, vars map[string]string, senders int) (*tgNode, func(*testing.T, int, string) string) {
 	api := telegramtest.New(t, tgToken)
 	var allowed []string
 	for s := range senders {
-		allowed = append(allowed, strconv.Itoa(1001+s))
+		allowed = append(allowed, strconv.FormatInt(tgWorkloadUser(s), 10))
 	}
 	cfg := loadConfig(t, telegramVars(vars, api, strings.Join(allowed, ",")))
 	tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(1e9), telegram.WithSleep(shortSleep))
@@ -48,7 +53,7 @@ func startTelegramWorkload(t *testing.T, vars map[string]string, senders int) (*
 	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
 	n := startChannelNode(t, cfg, app.RuntimeOptions{Provider: echoProvider{}, Channels: []channels.Channel{tg}, Auth: auth}, nil)
 	return n, func(_ *testing.T, sender int, text string) string {
-		chat := int64(1001 + sender)
+		chat := tgWorkloadUser(sender)
 		return tgTurnID(chat, api.PushText(chat, chat, text))
 	}
 }
@@ -89,21 +94,33 @@ func startWhatsAppWorkload(t *testing.T, vars map[string]string, senders int) (*
 
 // chatWorkload is sendWorkload through a platform double: each sender's
 // first contact, then perSender messages each (senders at once, each
-// waiting for its turn to complete), returning the log position before
-// the messages.
-func chatWorkload(t *testing.T, n *tgNode, deliver func(*testing.T, int, string) string, senders, perSender int) int64 {
+// waiting for its turn to complete). It returns the log positions before
+// and after the messages.
+func chatWorkload(t *testing.T, n *tgNode, deliver func(*testing.T, int, string) string, senders, perSender int) (head, end int64) {
 	t.Helper()
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var last int64 // the last position of a turn so far
+	run := func(s int, text string) bool {
+		id := deliver(t, s, text)
+		if !n.waitOK(t, id) {
+			return false
+		}
+		evs := n.events(t, id)
+		mu.Lock()
+		last = max(last, evs[len(evs)-1].Position)
+		mu.Unlock()
+		return true
+	}
 	for s := range senders {
-		wg.Go(func() { n.waitOK(t, deliver(t, s, "hello")) })
+		wg.Go(func() { run(s, "hello") })
 	}
 	wg.Wait()
-	_, head := storedBytes(t, n.rt.Store, 0)
+	head = logShows(t, n, last)
 	for s := range senders {
 		wg.Go(func() {
 			for i := range perSender {
-				text := fmt.Sprintf("message %d from peer-%d: ¿qué tal? 你好 — how is it going?", i, s)
-				if !n.waitOK(t, deliver(t, s, text)) {
+				if !run(s, fmt.Sprintf("message %d from peer-%d: ¿qué tal? 你好 — how is it going?", i, s)) {
 					return
 				}
 			}
@@ -113,6 +130,20 @@ func chatWorkload(t *testing.T, n *tgNode, deliver func(*testing.T, int, string)
 	if t.Failed() {
 		t.FailNow()
 	}
+	return head, logShows(t, n, last)
+}
+
+// logShows waits until a reader of the whole log sees position pos and
+// returns the log's head. PostgreSQL shows an event to such readers once
+// every position before it committed; measured before, the workload
+// would be charged with the first contacts, or miss its last turns.
+func logShows(t *testing.T, n *tgNode, pos int64) int64 {
+	t.Helper()
+	var head int64
+	waitFor(t, fmt.Sprintf("the log to show position %d", pos), func() bool {
+		_, head = storedBytes(t, n.rt.Store, 0)
+		return head >= pos
+	})
 	return head
 }
 
@@ -127,39 +158,45 @@ func (n *tgNode) waitOK(t *testing.T, turnID string) bool {
 	return true
 }
 
-// storedByType is the stored bytes of the events after position after,
-// by event type, as storedBytes counts them.
-func storedByType(t testing.TB, s eventstore.Store, after int64) map[string]int64 {
-	t.Helper()
-	out := map[string]int64{}
-	for _, typ := range eventTypesAfter(t, s, after) {
-		_, data, _ := storedBytesOf(t, s, after, typ)
-		out[typ] = data
-	}
-	return out
-}
+// typeBytes is what the events of one type after a position stored, as
+// storedBytes counts it.
+type typeBytes struct{ count, stored int64 }
 
-func eventTypesAfter(t testing.TB, s eventstore.Store, after int64) []string {
+// storedByType is the stored bytes of the events after position after,
+// by event type.
+func storedByType(t testing.TB, s eventstore.Store, after int64) map[string]typeBytes {
 	t.Helper()
-	seen := map[string]bool{}
-	var types []string
+	out := map[string]typeBytes{}
 	for head := after; ; {
 		evs, err := s.ReadAll(t.Context(), head, 1000)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(evs) == 0 {
-			sort.Strings(types)
-			return types
+			return out
 		}
 		for _, e := range evs {
-			if !seen[e.Type] {
-				seen[e.Type] = true
-				types = append(types, e.Type)
+			md, err := json.Marshal(e.Metadata)
+			if err != nil {
+				t.Fatal(err)
 			}
+			b := out[e.Type]
+			b.count++
+			b.stored += int64(len(e.Data) + len(md) + len(e.StreamID) + len(e.Type))
+			out[e.Type] = b
 		}
 		head = evs[len(evs)-1].Position
 	}
+}
+
+// breakdown lists what each type stored per turn, with its count.
+func breakdown(byType map[string]typeBytes, turns int64) string {
+	var parts []string
+	for typ, b := range byType {
+		parts = append(parts, fmt.Sprintf("%s %d×%d", typ, b.count, b.stored/turns))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 // An ordinary Telegram or WhatsApp turn, which also watches the
@@ -174,15 +211,11 @@ func TestChatTurnStoredBytes(t *testing.T) {
 				vars := baseVars(t, b, claude)
 				vars["OMEGA_TIMEZONE"] = "UTC"
 				n, deliver := p.start(t, vars, senders)
-				head := chatWorkload(t, n, deliver, senders, perSender)
+				head, _ := chatWorkload(t, n, deliver, senders, perSender)
 				total, _ := storedBytes(t, n.rt.Store, head)
 				turns := int64(senders * perSender)
-				var parts []string
-				for typ, data := range storedByType(t, n.rt.Store, head) {
-					parts = append(parts, fmt.Sprintf("%s %d", typ, data/turns))
-				}
-				sort.Strings(parts)
-				t.Logf("%s/%s: %d bytes stored per turn over %d turns; data per turn: %s", p.name, b.name, total/turns, turns, strings.Join(parts, ", "))
+				t.Logf("%s/%s: %d bytes stored per turn over %d turns; per type, count × stored bytes per turn: %s",
+					p.name, b.name, total/turns, turns, breakdown(storedByType(t, n.rt.Store, head), turns))
 				if perTurn := total / turns; perTurn > maxStoredPerTurn {
 					t.Errorf("a turn stores %d bytes, more than %d", perTurn, maxStoredPerTurn)
 				}
