@@ -146,6 +146,26 @@ func TestRegistryStamps(t *testing.T) {
 	}
 }
 
+// A turn's events name their turn by their stream; other events by their
+// metadata.
+func TestEventCorrelation(t *testing.T) {
+	cases := []struct {
+		name string
+		e    Event
+		want string
+	}{
+		{"turn event without one", Event{StreamID: TurnStream("t1")}, "t1"},
+		{"turn event recorded with one", Event{StreamID: TurnStream("t1"), Metadata: Metadata{CorrelationID: "t1"}}, "t1"},
+		{"sender event", Event{StreamID: "sender-telegram-42", Metadata: Metadata{CorrelationID: "t2"}}, "t2"},
+		{"neither", Event{StreamID: "heartbeat-all"}, ""},
+	}
+	for _, c := range cases {
+		if got := c.e.Correlation(); got != c.want {
+			t.Errorf("%s: correlation %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 func TestTurnPlan(t *testing.T) {
 	msg := MessageReceived{Channel: "http", SenderID: "1", Text: "build it"}
 	withFile := MessageReceived{Channel: "http", SenderID: "1", Text: "build it", Attachments: []AttachmentRef{{Name: "a.jpg", Path: "/x/a.jpg"}}}

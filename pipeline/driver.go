@@ -467,7 +467,8 @@ func (d *Driver) flush(ctx context.Context, st *turnState) error {
 	if len(st.pending) == 0 {
 		return nil
 	}
-	md := domain.Metadata{CorrelationID: st.ID, Channel: st.Received.Channel, Sender: st.Received.SenderID}
+	// No correlation id: the stream names the turn (domain.Event.Correlation).
+	md := domain.Metadata{Channel: st.Received.Channel, Sender: st.Received.SenderID}
 	evs, err := domain.NewEvents(md, st.pending...)
 	if err != nil {
 		return err
