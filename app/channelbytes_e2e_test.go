@@ -100,7 +100,7 @@ func chatWorkload(t *testing.T, n *tgNode, deliver func(*testing.T, int, string)
 	t.Helper()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var last int64 // the last position of a turn so far
+	var ends []int64 // the position of each turn's last event
 	run := func(s int, text string) bool {
 		id := deliver(t, s, text)
 		if !n.waitOK(t, id) {
@@ -108,7 +108,7 @@ func chatWorkload(t *testing.T, n *tgNode, deliver func(*testing.T, int, string)
 		}
 		evs := n.events(t, id)
 		mu.Lock()
-		last = max(last, evs[len(evs)-1].Position)
+		ends = append(ends, evs[len(evs)-1].Position)
 		mu.Unlock()
 		return true
 	}
@@ -116,7 +116,7 @@ func chatWorkload(t *testing.T, n *tgNode, deliver func(*testing.T, int, string)
 		wg.Go(func() { run(s, "hello") })
 	}
 	wg.Wait()
-	head = logShows(t, n, last)
+	head = logShows(t, n, ends)
 	for s := range senders {
 		wg.Go(func() {
 			for i := range perSender {
@@ -130,21 +130,49 @@ func chatWorkload(t *testing.T, n *tgNode, deliver func(*testing.T, int, string)
 	if t.Failed() {
 		t.FailNow()
 	}
-	return head, logShows(t, n, last)
+	return head, logShows(t, n, ends)
 }
 
-// logShows waits until a reader of the whole log sees position pos and
-// returns the log's head. PostgreSQL shows an event to such readers once
-// every position before it committed; measured before, the workload
-// would be charged with the first contacts, or miss its last turns.
-func logShows(t *testing.T, n *tgNode, pos int64) int64 {
+// logShows waits until a reader of the whole log sees the events at the
+// positions and returns the log's head (the last event read). PostgreSQL
+// shows an event to such readers once every transaction that may commit
+// before it did, and in that order (transaction, then position), so the
+// head is not the highest position; measured before the workload's turns
+// show, the measure would miss some, and the workload would be charged
+// with the first contacts.
+func logShows(t *testing.T, n *tgNode, positions []int64) int64 {
 	t.Helper()
 	var head int64
-	waitFor(t, fmt.Sprintf("the log to show position %d", pos), func() bool {
-		_, head = storedBytes(t, n.rt.Store, 0)
-		return head >= pos
+	waitFor(t, fmt.Sprintf("the log to show %d turns", len(positions)), func() bool {
+		var seen map[int64]bool
+		head, seen = readAllPositions(t, n.rt.Store)
+		for _, p := range positions {
+			if !seen[p] {
+				return false
+			}
+		}
+		return true
 	})
 	return head
+}
+
+// readAllPositions reads the whole log: its head and the positions in it.
+func readAllPositions(t *testing.T, s eventstore.Store) (head int64, seen map[int64]bool) {
+	t.Helper()
+	seen = map[int64]bool{}
+	for {
+		evs, err := s.ReadAll(t.Context(), head, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) == 0 {
+			return head, seen
+		}
+		for _, e := range evs {
+			seen[e.Position] = true
+		}
+		head = evs[len(evs)-1].Position
+	}
 }
 
 // waitOK waits for the turn to complete and reports whether it was
