@@ -79,7 +79,7 @@ type OpenOptions struct {
 func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts OpenOptions) (*App, error) {
 	a := &App{Config: cfg, Logger: logger, Registry: NewRegistry()}
 	if cfg.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry})
+		s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry.Stamps()})
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +88,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data directory %s: %w", cfg.DataDir, err)
 		}
-		s, err := sqlite.Open(ctx, cfg.SQLitePath(), sqlite.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry})
+		s, err := sqlite.Open(ctx, cfg.SQLitePath(), sqlite.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry.Stamps()})
 		if err != nil {
 			return nil, err
 		}

@@ -160,19 +160,23 @@ func (n *tgNode) waitTurn(t *testing.T, turnID string) []domain.Event {
 	return evs
 }
 
-// payload decodes the turn's single event of type typ.
+// payload decodes the turn's first event of type P; a ReplySent reads
+// the text it left to ReplyReady.
 func payload[P domain.Payload](t *testing.T, n *tgNode, evs []domain.Event) P {
 	t.Helper()
 	var zero P
+	var sent domain.SentTexts
 	for _, e := range evs {
-		if e.Type != zero.EventType() {
+		if e.Type != zero.EventType() && e.Type != (domain.ReplyReady{}).EventType() {
 			continue
 		}
 		p, err := n.rt.Registry.Decode(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return p.(P)
+		if p = sent.Fill(p); e.Type == zero.EventType() {
+			return p.(P)
+		}
 	}
 	t.Fatalf("no %s event in %s", zero.EventType(), eventTypes(evs))
 	return zero

@@ -40,6 +40,17 @@ type Event struct {
 	RecordedAt time.Time
 }
 
+// Correlation is the event's correlation id (the turn or process it is
+// part of): its metadata's, else, for an event of a turn stream, the
+// turn's id. The turn driver records a turn's events without one: their
+// stream names the turn.
+func (e Event) Correlation() string {
+	if e.Metadata.CorrelationID != "" {
+		return e.Metadata.CorrelationID
+	}
+	return TurnIDFromStream(e.StreamID)
+}
+
 // NewEvent is an event proposed for appending.
 type NewEvent struct {
 	ID       uuid.UUID

@@ -119,6 +119,25 @@ func (r *Registry) Decode(e Event) (Payload, error) {
 	return p, nil
 }
 
+// Stamps is the registry as the version source of an event store
+// (eventstore.SchemaVersions): what the store writes in each event's
+// metadata.
+func (r *Registry) Stamps() Stamps { return Stamps{r: r} }
+
+// Stamps gives the schema version to write with an event: the type's
+// current version when it is above 1, none (0) for version 1, which
+// readers take as 1. Most events are of types that never changed shape,
+// and each of them is spared `"schema_version":1` (19 bytes).
+type Stamps struct{ r *Registry }
+
+// SchemaVersion is the version to stamp on an event of the type, 0 for 1.
+func (s Stamps) SchemaVersion(eventType string) int {
+	if v := s.r.SchemaVersion(eventType); v > 1 {
+		return v
+	}
+	return 0
+}
+
 // SchemaVersion returns the current schema version of a type (1 if unknown).
 func (r *Registry) SchemaVersion(eventType string) int {
 	if reg, ok := r.types[eventType]; ok {

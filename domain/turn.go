@@ -175,9 +175,13 @@ type (
 	TurnSuppressed struct {
 		Reason string `json:"reason"`
 	}
+	// ReplySent records a reply delivered. Text is what was sent; it is
+	// left out when it is the turn's ReplyReady text and went out (Chunks
+	// above 0): read it with SentText. A ReplySent without text and
+	// without chunks sent nothing (the reply was only markers).
 	ReplySent struct {
 		Kind        string   `json:"kind"` // reply, command, deny, error
-		Text        string   `json:"text"`
+		Text        string   `json:"text,omitempty"`
 		Chunks      int      `json:"chunks"`
 		PlatformIDs []string `json:"platform_ids,omitempty"`
 		PlainText   bool     `json:"plain_text,omitempty"`
@@ -463,6 +467,9 @@ func (t *Turn) applyReply(p Payload) bool {
 	case TurnSuppressed:
 		t.Suppressed = true
 	case ReplySent:
+		if t.Ready != nil {
+			e.Text = e.SentText(t.Ready.Text)
+		}
 		t.Sent = &e
 	case ReplyFailed:
 		t.SendFailed = &e

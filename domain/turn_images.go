@@ -4,7 +4,9 @@ package domain
 // workspace during a turn are sent to the user after the reply. The turn
 // records what the workspace held before the provider call, then which
 // images it is about to send (the intent), then each send's outcome, so a
-// turn that crashed sends exactly the images it has no outcome for.
+// turn that crashed sends exactly the images it has no outcome for. A
+// turn that finds nothing to send or skip records no finding: its
+// completion follows, and a completed turn without one found nothing.
 
 // WorkspaceImage is one image file of the workspace: its path relative to
 // the workspace, its size and modification time (unix nanoseconds) and,
@@ -34,14 +36,17 @@ const (
 
 type (
 	// WorkspaceImagesSnapshotted records the images in the provider's
-	// working directory before the turn's provider call.
+	// working directory before the turn's provider call. The directory
+	// is the configured workspace; Dir names it only in snapshots
+	// recorded before it was left out.
 	WorkspaceImagesSnapshotted struct {
-		Dir    string           `json:"dir"`
+		Dir    string           `json:"dir,omitempty"`
 		Images []WorkspaceImage `json:"images,omitempty"`
 	}
 	// WorkspaceImagesFound records the images new or changed since the
 	// snapshot that the turn will send (in order), and the ones it skips.
-	// It is on record before the first is sent.
+	// It is on record before the first is sent; when it would list
+	// nothing it is not recorded (see TurnImages.FoundNone).
 	WorkspaceImagesFound struct {
 		Images  []WorkspaceImage `json:"images,omitempty"`
 		Skipped []SkippedImage   `json:"skipped,omitempty"`
@@ -109,6 +114,12 @@ func (ti *TurnImages) done(path string) {
 	}
 	ti.Done[path] = true
 }
+
+// FoundNone notes that the turn found no image to send or skip. It is
+// not recorded: the turn completes next, and a completed turn without a
+// finding found nothing; one that ends before its completion is on record
+// looks again when it resumes, as if it had ended before finding.
+func (ti *TurnImages) FoundNone() { ti.Found = &WorkspaceImagesFound{} }
 
 // NextImage is the next image found that has no outcome yet.
 func (ti *TurnImages) NextImage() (WorkspaceImage, bool) {

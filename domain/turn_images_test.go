@@ -22,6 +22,7 @@ func TestTurnNextWithWorkspaceImages(t *testing.T) {
 		{"one sent: send the next", answered(msg, found, WorkspaceImageSent{Path: "a.png"}), StepSendImages},
 		{"all have an outcome", answered(msg, found, WorkspaceImageSent{Path: "a.png"}, WorkspaceImageFailed{Path: "b.png"}), StepComplete},
 		{"nothing found", answered(msg, WorkspaceImagesFound{}), StepComplete},
+		{"completed without a finding: found nothing", answered(msg, TurnCompleted{Status: StatusOK}), StepNone},
 		{"images before the inbox is cleaned", answered(withFile), StepSendImages},
 		{"then the inbox", answered(withFile, WorkspaceImagesFound{}), StepCleanup},
 		{"no snapshot (recorded before images were watched)",

@@ -128,6 +128,44 @@ func TestRegistryUpcast(t *testing.T) {
 	}
 }
 
+// A store writes no version for a type that never changed shape; an
+// event without one reads as version 1.
+func TestRegistryStamps(t *testing.T) {
+	r := NewRegistry()
+	RegisterSenderEvents(r)
+	r.Register(FactRecorded{}, 2)
+	stamps := r.Stamps()
+	for typ, want := range map[string]int{"FactRecorded": 2, "Welcomed": 0, "Unknown": 0} {
+		if got := stamps.SchemaVersion(typ); got != want {
+			t.Errorf("%s stamped %d, want %d", typ, got, want)
+		}
+	}
+	p, err := r.Decode(Event{Type: "Welcomed", Data: []byte(`{"name":"Ana"}`)})
+	if err != nil || p.(Welcomed).Name != "Ana" {
+		t.Fatalf("unstamped event decodes as %+v, %v", p, err)
+	}
+}
+
+// A turn's events name their turn by their stream; other events by their
+// metadata.
+func TestEventCorrelation(t *testing.T) {
+	cases := []struct {
+		name string
+		e    Event
+		want string
+	}{
+		{"turn event without one", Event{StreamID: TurnStream("t1")}, "t1"},
+		{"turn event recorded with one", Event{StreamID: TurnStream("t1"), Metadata: Metadata{CorrelationID: "t1"}}, "t1"},
+		{"sender event", Event{StreamID: "sender-telegram-42", Metadata: Metadata{CorrelationID: "t2"}}, "t2"},
+		{"neither", Event{StreamID: "heartbeat-all"}, ""},
+	}
+	for _, c := range cases {
+		if got := c.e.Correlation(); got != c.want {
+			t.Errorf("%s: correlation %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
 func TestTurnPlan(t *testing.T) {
 	msg := MessageReceived{Channel: "http", SenderID: "1", Text: "build it"}
 	withFile := MessageReceived{Channel: "http", SenderID: "1", Text: "build it", Attachments: []AttachmentRef{{Name: "a.jpg", Path: "/x/a.jpg"}}}

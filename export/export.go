@@ -48,12 +48,13 @@ func Messages(ctx context.Context, log Log, dec Decoder, turnIDs []string) ([]Me
 			return nil, fmt.Errorf("load turn %s: %w", id, err)
 		}
 		user, bot := Message{TurnID: id, Role: "user"}, Message{TurnID: id, Role: "assistant"}
+		var sent domain.SentTexts
 		for _, e := range evs {
 			p, err := dec.Decode(e)
 			if err != nil {
 				return nil, fmt.Errorf("decode %s of turn %s: %w", e.Type, id, err)
 			}
-			take(&user, &bot, p, e.RecordedAt.UTC())
+			take(&user, &bot, sent.Fill(p), e.RecordedAt.UTC())
 		}
 		out = append(out, user)
 		if bot.Text != "" {

@@ -120,7 +120,7 @@ func (s *StoreSubscriber) deliver(ctx context.Context, consumer string, e domain
 		msg.Metadata.Set(MetaStream, e.StreamID)
 		msg.Metadata.Set(MetaVersion, strconv.FormatInt(e.Version, 10))
 		msg.Metadata.Set(MetaPosition, strconv.FormatInt(e.Position, 10))
-		msg.Metadata.Set("correlation_id", e.Metadata.CorrelationID)
+		msg.Metadata.Set("correlation_id", e.Correlation())
 		msg.SetContext(ctx)
 		select {
 		case out <- msg:

@@ -467,7 +467,8 @@ func (d *Driver) flush(ctx context.Context, st *turnState) error {
 	if len(st.pending) == 0 {
 		return nil
 	}
-	md := domain.Metadata{CorrelationID: st.ID, Channel: st.Received.Channel, Sender: st.Received.SenderID}
+	// No correlation id: the stream names the turn (domain.Event.Correlation).
+	md := domain.Metadata{Channel: st.Received.Channel, Sender: st.Received.SenderID}
 	evs, err := domain.NewEvents(md, st.pending...)
 	if err != nil {
 		return err
@@ -1051,7 +1052,8 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.Se
 		st.addOutcome(domain.ReplyFailed{Kind: kind, Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
 		return nil
 	}
-	st.addOutcome(domain.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
+	sent := domain.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText}
+	st.addOutcome(sent.WithoutReadyText(st.Ready))
 	return nil
 }
 

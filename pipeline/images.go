@@ -33,8 +33,9 @@ func (d *Driver) images() WorkspaceImages {
 }
 
 // snapshotImages adds the workspace's images as they are before the
-// provider is called, in the provider's working directory. Without a
-// snapshot the turn sends no images.
+// provider is called, in the provider's working directory (the
+// configured workspace, which the snapshot does not name: see
+// imagesDir). Without a snapshot the turn sends no images.
 func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Logger) {
 	dir := d.Config.Workspace
 	if dir == "" || !d.showsImages(st.Received.Channel) {
@@ -45,7 +46,17 @@ func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Lo
 		log.Warn("workspace images not watched this turn", "dir", dir, "err", err)
 		return
 	}
-	st.add(domain.WorkspaceImagesSnapshotted{Dir: dir, Images: imgs})
+	st.add(domain.WorkspaceImagesSnapshotted{Images: imgs})
+}
+
+// imagesDir is the directory the turn's snapshot was taken in: the one it
+// names (snapshots recorded before the directory was left out), else the
+// configured workspace.
+func (d *Driver) imagesDir(before *domain.WorkspaceImagesSnapshotted) string {
+	if before.Dir != "" {
+		return before.Dir
+	}
+	return d.Config.Workspace
 }
 
 // sendImages does the next thing the turn's workspace images need: find
@@ -53,19 +64,12 @@ func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Lo
 // A send is on record as soon as it is done, so a resumed turn sends only
 // the images without an outcome.
 func (d *Driver) sendImages(ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
-	before := st.Images.Before
+	dir := d.imagesDir(st.Images.Before)
 	if st.Images.Found == nil {
-		found, err := d.images().Find(ctx, before.Dir, before.Images, st.Received.Attachments)
-		if err != nil {
-			log.Warn("workspace images not found", "dir", before.Dir, "err", err)
-		}
-		for _, s := range found.Skipped {
-			log.Warn("workspace image not sent", "path", s.Path, "size", s.Size, "reason", s.Reason)
-		}
-		return d.record(ctx, st, found)
+		return d.findImages(ctx, st, dir, log)
 	}
 	img, _ := st.Images.NextImage()
-	data, err := d.images().Read(ctx, before.Dir, img)
+	data, err := d.images().Read(ctx, dir, img)
 	if err != nil {
 		class := "unreadable"
 		if errors.Is(err, workspace.ErrChanged) {
@@ -85,6 +89,25 @@ func (d *Driver) sendImages(ctx context.Context, st *turnState, _ domain.SenderP
 	}
 	log.Info("workspace image sent", "path", img.Path, "size", img.Size)
 	return d.recordOutcome(ctx, st, domain.WorkspaceImageSent{Path: img.Path, SHA256: img.SHA256, Size: img.Size, PlatformIDs: res.PlatformIDs})
+}
+
+// findImages records the images to send and the ones skipped, before
+// the first is sent; when there are none it records nothing
+// (TurnImages.FoundNone), which spares every turn that made no image an
+// event.
+func (d *Driver) findImages(ctx context.Context, st *turnState, dir string, log *slog.Logger) error {
+	found, err := d.images().Find(ctx, dir, st.Images.Before.Images, st.Received.Attachments)
+	if err != nil {
+		log.Warn("workspace images not found", "dir", dir, "err", err)
+	}
+	for _, s := range found.Skipped {
+		log.Warn("workspace image not sent", "path", s.Path, "size", s.Size, "reason", s.Reason)
+	}
+	if len(found.Images) == 0 && len(found.Skipped) == 0 {
+		st.Images.FoundNone()
+		return nil
+	}
+	return d.record(ctx, st, found)
 }
 
 func (d *Driver) sendPhoto(ctx context.Context, st *turnState, photo channels.Attachment) (channels.SendResult, error) {

@@ -113,13 +113,32 @@ func TestDriverSendsTheImagesTheProviderMade(t *testing.T) {
 	}
 }
 
+// A turn whose provider makes no image records the snapshot without its
+// directory (the workspace) and no finding: it completes after the reply.
+func TestDriverRecordsNoFindingWhenNoImageIsNew(t *testing.T) {
+	f := newFixture(t)
+	ch := withPhotos(f)
+	writeFile(t, f.driver.Config.Workspace, "old.png", "old picture")
+	ps := f.events(t, domain.TurnStream(f.turn(t, message("hola"))))
+	snaps := ofType[domain.WorkspaceImagesSnapshotted](ps)
+	if len(snaps) != 1 || snaps[0].Dir != "" || len(snaps[0].Images) != 1 {
+		t.Fatalf("snapshots %+v, want one of old.png naming no directory", snaps)
+	}
+	if n := len(ofType[domain.WorkspaceImagesFound](ps)); n != 0 || len(ch.names()) != 0 {
+		t.Fatalf("%d WorkspaceImagesFound, sent %q: want none", n, ch.names())
+	}
+	if got := completion(t, ps).Status; got != domain.StatusOK {
+		t.Fatalf("status %s", got)
+	}
+}
+
 // Crash resume: the turn sends exactly the images it has no outcome for.
 func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
-	opening := func(dir string) []domain.Payload {
+	opening := func(snapshot domain.WorkspaceImagesSnapshotted) []domain.Payload {
 		return []domain.Payload{message("hola"),
 			domain.AccessGranted{Reason: "owner channel test"},
 			domain.ContextBuilt{ConversationID: "c1", Language: lang, Model: "fast", System: "sys", Prompt: "hola", Message: "hola"},
-			domain.WorkspaceImagesSnapshotted{Dir: dir},
+			snapshot,
 			domain.ProviderCalled{Provider: "fake", Model: "fast", Attempt: 1},
 			domain.ProviderReplied{Provider: "fake", Model: "fast", Text: "hola"},
 			domain.ReplyReady{Text: "hola"},
@@ -128,17 +147,26 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 	}
 	a := domain.WorkspaceImage{Path: "a.png", Size: 1, SHA256: sum("a")}
 	b := domain.WorkspaceImage{Path: "b.png", Size: 1, SHA256: sum("b")}
+	// The snapshot: empty, in the directory it names (recorded before the
+	// directory was left out), or of the workspace as it is (nothing new).
+	const empty, named, unchanged = 0, 1, 2
 	tests := []struct {
-		name  string
-		after []domain.Payload
-		want  []string
+		name      string
+		snapshot  int
+		after     []domain.Payload
+		want      []string
+		wantFound int // WorkspaceImagesFound on record after the resume
 	}{
-		{"crashed before finding", nil, []string{"a.png", "b.png"}},
-		{"crashed before the first send", []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}}}, []string{"a.png", "b.png"}},
-		{"crashed after the first send", []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
-			domain.WorkspaceImageSent{Path: "a.png", SHA256: a.SHA256, Size: 1}}, []string{"b.png"}},
-		{"crashed after both", []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
-			domain.WorkspaceImageSent{Path: "a.png"}, domain.WorkspaceImageFailed{Path: "b.png", Class: "blocked"}}, nil},
+		{"crashed before finding", empty, nil, []string{"a.png", "b.png"}, 1},
+		{"crashed before finding, snapshot naming its directory", named, nil, []string{"a.png", "b.png"}, 1},
+		{"crashed before finding nothing new", unchanged, nil, nil, 0},
+		{"crashed before the first send", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}}}, []string{"a.png", "b.png"}, 1},
+		{"crashed after the first send", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
+			domain.WorkspaceImageSent{Path: "a.png", SHA256: a.SHA256, Size: 1}}, []string{"b.png"}, 1},
+		{"crashed after both", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
+			domain.WorkspaceImageSent{Path: "a.png"}, domain.WorkspaceImageFailed{Path: "b.png", Class: "blocked"}}, nil, 1},
+		{"crashed after finding nothing (recorded before empty findings were left out)", empty,
+			[]domain.Payload{domain.WorkspaceImagesFound{}}, nil, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -147,7 +175,20 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 			dir := f.driver.Config.Workspace
 			writeFile(t, dir, "a.png", "a")
 			writeFile(t, dir, "b.png", "b")
-			id := f.turn(t, append(opening(dir), tt.after...)...)
+			var snapshot domain.WorkspaceImagesSnapshotted
+			switch tt.snapshot {
+			case named:
+				// The directory named wins over the workspace configured now.
+				snapshot.Dir = dir
+				f.driver.Config.Workspace = t.TempDir()
+			case unchanged:
+				imgs, err := workspace.Images{}.Snapshot(context.Background(), dir)
+				if err != nil || len(imgs) != 2 {
+					t.Fatalf("snapshot %+v, %v", imgs, err)
+				}
+				snapshot.Images = imgs
+			}
+			id := f.turn(t, append(opening(snapshot), tt.after...)...)
 			if got := ch.names(); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Fatalf("sent %q after the restart, want %q", got, tt.want)
 			}
@@ -155,8 +196,8 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 				t.Fatalf("%d provider calls or texts after the restart, want none", n)
 			}
 			ps := f.events(t, domain.TurnStream(id))
-			if n := len(ofType[domain.WorkspaceImagesFound](ps)); n != 1 {
-				t.Fatalf("%d WorkspaceImagesFound, want 1", n)
+			if n := len(ofType[domain.WorkspaceImagesFound](ps)); n != tt.wantFound {
+				t.Fatalf("%d WorkspaceImagesFound, want %d", n, tt.wantFound)
 			}
 			if got := completion(t, ps).Status; got != domain.StatusOK {
 				t.Fatalf("status %s", got)

@@ -42,3 +42,51 @@ func TestNormalizeIgnoresTheClockOnly(t *testing.T) {
 		})
 	}
 }
+
+// A turn recorded when an empty finding of workspace images was still
+// recorded re-runs identical without it; a finding that lists an image
+// still counts.
+func TestNormalizeIgnoresAnEmptyImageFinding(t *testing.T) {
+	sent := event(t, domain.ReplySent{Text: "hello"})
+	done := event(t, domain.TurnCompleted{Status: "ok"})
+	chart := domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{{Path: "chart.png"}}}
+	tests := []struct {
+		name      string
+		recorded  []domain.Event
+		identical bool
+	}{
+		{"empty finding", []domain.Event{sent, event(t, domain.WorkspaceImagesFound{}), done}, true},
+		{"a finding with an image", []domain.Event{sent, event(t, chart), done}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := diff(normalize(tt.recorded), normalize([]domain.Event{sent, done}))
+			if got := len(d) == 0; got != tt.identical {
+				t.Fatalf("identical = %v, want %v: %q", got, tt.identical, d)
+			}
+		})
+	}
+}
+
+// A reply recorded with its text compares equal to one that leaves it to
+// ReplyReady; a different text does not.
+func TestNormalizeReadsTheSentText(t *testing.T) {
+	ready := event(t, domain.ReplyReady{Text: "hello"})
+	recorded := []domain.Event{ready, event(t, domain.ReplySent{Kind: "reply", Text: "hello", Chunks: 1})}
+	tests := []struct {
+		name      string
+		produced  []domain.Event
+		identical bool
+	}{
+		{"text left to ReplyReady", []domain.Event{ready, event(t, domain.ReplySent{Kind: "reply", Chunks: 1})}, true},
+		{"a different ready text", []domain.Event{event(t, domain.ReplyReady{Text: "bye"}), event(t, domain.ReplySent{Kind: "reply", Chunks: 1})}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := diff(normalize(recorded), normalize(tt.produced))
+			if got := len(d) == 0; got != tt.identical {
+				t.Fatalf("identical = %v, want %v: %q", got, tt.identical, d)
+			}
+		})
+	}
+}

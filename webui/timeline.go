@@ -36,9 +36,13 @@ func text(label, s string) foldedText {
 func (s *Server) timeline(ctx context.Context, evs []domain.Event) []timelineEntry {
 	out := make([]timelineEntry, 0, len(evs))
 	start := evs[0].RecordedAt
+	var sent domain.SentTexts
 	for _, e := range evs {
 		en := timelineEntry{At: e.RecordedAt, Type: e.Type, Rel: "+" + e.RecordedAt.Sub(start).Round(time.Millisecond).String()}
 		p, err := s.decoder.Decode(e)
+		if err == nil {
+			p = sent.Fill(p) // a reply sent as it was ready leaves its text to ReplyReady
+		}
 		if c, ok := p.(domain.ContextBuilt); ok && err == nil {
 			// Recorded by reference: shown in full, as the provider got it.
 			p, err = promptstore.Resolve(ctx, s.log, s.decoder, domain.TurnIDFromStream(e.StreamID), c)

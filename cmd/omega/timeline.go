@@ -101,12 +101,16 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 		}
 	}
 	start := evs[0].RecordedAt
+	var sent domain.SentTexts
 	for _, e := range evs {
 		p, err := a.Registry.Decode(e)
 		if err != nil {
 			return err
 		}
 		if p, e, err = withPrompt(ctx, a, p, e); err != nil {
+			return err
+		}
+		if p, e, err = withSentText(&sent, p, e); err != nil {
 			return err
 		}
 		if asJSON {
@@ -141,6 +145,19 @@ func withPrompt(ctx context.Context, a *app.App, p domain.Payload, e domain.Even
 	}
 	e.Metadata.SchemaVersion = 1
 	return full, e, nil
+}
+
+// withSentText gives a reply sent as it was ready the text it left to
+// ReplyReady, so that --json shows what was sent.
+func withSentText(sent *domain.SentTexts, p domain.Payload, e domain.Event) (domain.Payload, domain.Event, error) {
+	r, ok := p.(domain.ReplySent)
+	p = sent.Fill(p)
+	if !ok || !r.LeavesTextToReady() {
+		return p, e, nil
+	}
+	var err error
+	e.Data, err = json.Marshal(p)
+	return p, e, err
 }
 
 // timelineStream is the stream a timeline shows: check-ins and

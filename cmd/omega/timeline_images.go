@@ -11,7 +11,11 @@ import (
 func init() {
 	for _, s := range []summarizer{
 		on(func(e domain.WorkspaceImagesSnapshotted) string {
-			return fmt.Sprintf("%d image(s) in %s before the call", len(e.Images), e.Dir)
+			dir := e.Dir
+			if dir == "" {
+				dir = "the workspace"
+			}
+			return fmt.Sprintf("%d image(s) in %s before the call", len(e.Images), dir)
 		}),
 		on(func(e domain.WorkspaceImagesFound) string { return imagesFoundSummary(e) }),
 		on(func(e domain.WorkspaceImageSent) string {

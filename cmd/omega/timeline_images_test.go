@@ -12,6 +12,7 @@ func TestTimelineImageSummaries(t *testing.T) {
 		want string
 	}{
 		{domain.WorkspaceImagesSnapshotted{Dir: "/ws", Images: []domain.WorkspaceImage{{Path: "a.png"}}}, "1 image(s) in /ws before the call"},
+		{domain.WorkspaceImagesSnapshotted{}, "0 image(s) in the workspace before the call"},
 		{domain.WorkspaceImagesFound{}, "to send: none"},
 		{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{{Path: "chart.png", Size: 12}},
 			Skipped: []domain.SkippedImage{{Path: "big.png", Size: 99, Reason: domain.ImageSkipTooLarge}}},

@@ -66,7 +66,7 @@ func TextFrom(id, number, text string) *events.Message {
 			MessageSource: types.MessageSource{Chat: from, Sender: from},
 			ID:            id,
 			PushName:      "User " + number,
-			Timestamp:     time.Now(),
+			Timestamp:     time.Now().Truncate(time.Second), // WhatsApp's are whole seconds
 		},
 		Message: &waE2E.Message{Conversation: proto.String(text)},
 	}

@@ -1,0 +1,33 @@
+package webui
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// A reply sent as it was ready, recorded without its text, shows the text
+// that was sent.
+func TestTimelineShowsTheSentTextLeftToReplyReady(t *testing.T) {
+	reg := domain.NewRegistry()
+	domain.RegisterTurnEvents(reg)
+	var evs []domain.Event
+	for _, p := range []domain.Payload{
+		domain.MessageReceived{Channel: "terminal", SenderID: "ana", Text: "hi"},
+		domain.ReplyReady{Text: "hello there"},
+		domain.ReplySent{Kind: "reply", Chunks: 1},
+	} {
+		data, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, domain.Event{StreamID: "turn-a", Type: p.EventType(), Data: data})
+	}
+	entries := (&Server{decoder: reg}).timeline(context.Background(), evs)
+	sent := entries[2]
+	if len(sent.Texts) != 1 || sent.Texts[0].Label != "sent" || sent.Texts[0].Text != "hello there" {
+		t.Fatalf("ReplySent entry %+v", sent)
+	}
+}
