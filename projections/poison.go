@@ -136,7 +136,7 @@ func (e *Engine) recordPoison(ctx context.Context, prefix, projection string, ev
 	}
 	rec := domain.ProjectionEventPoisoned{Projection: projection, Position: ev.Position, StreamID: ev.StreamID,
 		Type: ev.Type, EventID: ev.ID.String(), Error: cause.Error()}
-	ne, err := domain.NewEventFrom(rec, domain.Metadata{CorrelationID: ev.Metadata.CorrelationID, CausationID: ev.ID.String()})
+	ne, err := domain.NewEventFrom(rec, domain.Metadata{CorrelationID: ev.Correlation(), CausationID: ev.ID.String()})
 	if err == nil {
 		_, err = e.store.Append(context.WithoutCancel(ctx), domain.ProjectionPoisonStream, eventstore.Any, ne)
 	}
