@@ -30,6 +30,7 @@ type Engine struct {
 	SkipBad bool
 
 	applied eventstore.Broadcaster
+	stmts   *statements
 }
 
 // Applied signals after every batch the running engine commits, so
@@ -47,7 +48,7 @@ type Log interface {
 // New returns an engine over db, which must be the database the store
 // keeps its log in (checkpoints live beside the read models).
 func New(db *sql.DB, store Log, d Dialect, reg *domain.Registry, logger *slog.Logger, ps ...Projection) *Engine {
-	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000}
+	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000, stmts: newStatements(db, d)}
 }
 
 // Projections returns the registered projections.
@@ -285,7 +286,7 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 		if !moved {
 			return errNotAdvanced
 		}
-		return apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix})
+		return apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix, stmts: e.stmts})
 	})
 	if errors.Is(err, errNotAdvanced) {
 		// A checkpoint is missing (a new projection) or another applier
@@ -300,7 +301,7 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 					return &movedError{actual: actual}
 				}
 			}
-			if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix}); err != nil {
+			if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix, stmts: e.stmts}); err != nil {
 				return err
 			}
 			return e.store.MoveCheckpointsTx(ctx, sqlTx, names, last)

@@ -44,20 +44,31 @@ type Tx struct {
 	Dialect  Dialect
 	Registry *domain.Registry
 	prefix   string
+	stmts    *statements
 }
 
-// ExecContext runs a statement with storable arguments (see storable).
+// ExecContext runs a statement with storable arguments (see storable),
+// prepared once where that pays (see statements).
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := tx.stmts.inTx(ctx, tx.Tx, query); st != nil {
+		return st.ExecContext(ctx, storable(args)...)
+	}
 	return tx.Tx.ExecContext(ctx, query, storable(args)...)
 }
 
 // QueryContext runs a query with storable arguments (see storable).
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := tx.stmts.inTx(ctx, tx.Tx, query); st != nil {
+		return st.QueryContext(ctx, storable(args)...)
+	}
 	return tx.Tx.QueryContext(ctx, query, storable(args)...)
 }
 
 // QueryRowContext runs a query with storable arguments (see storable).
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := tx.stmts.inTx(ctx, tx.Tx, query); st != nil {
+		return st.QueryRowContext(ctx, storable(args)...)
+	}
 	return tx.Tx.QueryRowContext(ctx, query, storable(args)...)
 }
 

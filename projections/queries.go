@@ -18,6 +18,7 @@ import (
 type Queries struct {
 	db      *sql.DB
 	dialect Dialect
+	stmts   *statements
 }
 
 // NewQueries returns the read-model queries on db (on SQLite a pool of
@@ -29,7 +30,23 @@ func NewQueries(db *sql.DB, d Dialect) (*Queries, error) {
 	if d != Postgres && d != SQLite {
 		return nil, fmt.Errorf("projections: unknown dialect %q", d)
 	}
-	return &Queries{db: db, dialect: d}, nil
+	return &Queries{db: db, dialect: d, stmts: newStatements(db, d)}, nil
+}
+
+// query runs a read, prepared once where that pays (see statements).
+func (q *Queries) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
+	if st := q.stmts.get(ctx, text); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return q.db.QueryContext(ctx, text, args...)
+}
+
+// queryRow is query for one row.
+func (q *Queries) queryRow(ctx context.Context, text string, args ...any) *sql.Row {
+	if st := q.stmts.get(ctx, text); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return q.db.QueryRowContext(ctx, text, args...)
 }
 
 // OpenTurn is a turn that has not completed yet.
@@ -50,7 +67,7 @@ func (q *Queries) OpenTurns(ctx context.Context, channels []string) ([]OpenTurn,
 		ph[i] = fmt.Sprintf("$%d", i+1)
 		args[i] = c
 	}
-	rows, err := q.db.QueryContext(ctx, `SELECT turn_id, sender, channel, acked FROM turns WHERE status = 'open' AND channel IN (`+
+	rows, err := q.query(ctx, `SELECT turn_id, sender, channel, acked FROM turns WHERE status = 'open' AND channel IN (`+
 		strings.Join(ph, ", ")+`) ORDER BY sender, arrival`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read open turns: %w", err)
@@ -74,7 +91,7 @@ func (q *Queries) OpenTurns(ctx context.Context, channels []string) ([]OpenTurn,
 // statement so that the two agree: every turn of the sender received at or
 // before that position is in the answer unless it has completed.
 func (q *Queries) SenderQueue(ctx context.Context, sender string) ([]OpenTurn, int64, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT c.position, t.turn_id, t.channel, t.acked FROM checkpoints c
+	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.channel, t.acked FROM checkpoints c
 		LEFT JOIN turns t ON t.status = 'open' AND t.sender = $1
 		WHERE c.name = $2 ORDER BY t.arrival`, sender, checkpointName(Turns{}))
 	if err != nil {
@@ -104,7 +121,7 @@ func (q *Queries) SenderQueue(ctx context.Context, sender string) ([]OpenTurn, i
 // read in one statement (see SenderQueue): one read serves the queues of
 // all senders at once.
 func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT c.position, t.turn_id, t.sender, t.channel, t.acked FROM checkpoints c
+	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.sender, t.channel, t.acked FROM checkpoints c
 		LEFT JOIN turns t ON t.status = 'open'
 		WHERE c.name = $1 ORDER BY t.sender, t.arrival`, checkpointName(Turns{}))
 	if err != nil {
@@ -167,7 +184,7 @@ func (q *Queries) LastConversation(ctx context.Context, sender, project string) 
 	var id string
 	var last int64
 	var closed bool
-	err := q.db.QueryRowContext(ctx, `SELECT id, last_at, closed_at IS NOT NULL FROM conversations
+	err := q.queryRow(ctx, `SELECT id, last_at, closed_at IS NOT NULL FROM conversations
 		WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1`, sender, project).Scan(&id, &last, &closed)
 	if errors.Is(err, sql.ErrNoRows) || closed {
 		return "", time.Time{}, false, nil
@@ -181,7 +198,7 @@ func (q *Queries) LastConversation(ctx context.Context, sender, project string) 
 // CountConversations returns how many conversations a sender has had.
 func (q *Queries) CountConversations(ctx context.Context, sender string) (int, error) {
 	var n int
-	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, sender).Scan(&n); err != nil {
+	if err := q.queryRow(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, sender).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count conversations of %s: %w", sender, err)
 	}
 	return n, nil
@@ -190,7 +207,7 @@ func (q *Queries) CountConversations(ctx context.Context, sender string) (int, e
 // CountMessages returns how many messages a sender's conversations hold.
 func (q *Queries) CountMessages(ctx context.Context, sender string) (int, error) {
 	var n int
-	if err := q.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE sender = $1`, sender).Scan(&n); err != nil {
+	if err := q.queryRow(ctx, `SELECT count(*) FROM messages WHERE sender = $1`, sender).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count messages of %s: %w", sender, err)
 	}
 	return n, nil
@@ -199,7 +216,7 @@ func (q *Queries) CountMessages(ctx context.Context, sender string) (int, error)
 // History returns the last limit messages of a conversation, oldest
 // first, each naming the turn it comes from.
 func (q *Queries) History(ctx context.Context, conversationID string, limit int) ([]domain.HistoryMessage, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT role, text, turn_id FROM messages WHERE conversation_id = $1 ORDER BY at DESC, role ASC LIMIT $2`, conversationID, limit)
+	rows, err := q.query(ctx, `SELECT role, text, turn_id FROM messages WHERE conversation_id = $1 ORDER BY at DESC, role ASC LIMIT $2`, conversationID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
 	}
@@ -236,7 +253,7 @@ const openConversations = `FROM conversations c WHERE c.closed_at IS NULL
 // OpenConversations returns the open conversations last active at or
 // before lastBefore, oldest first.
 func (q *Queries) OpenConversations(ctx context.Context, lastBefore time.Time) ([]OpenConversation, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT c.id, c.sender, c.project, c.messages, c.last_at `+openConversations+
+	rows, err := q.query(ctx, `SELECT c.id, c.sender, c.project, c.messages, c.last_at `+openConversations+
 		` AND c.last_at <= $1 ORDER BY c.last_at`, lastBefore.UnixMicro())
 	if err != nil {
 		return nil, fmt.Errorf("read open conversations: %w", err)
@@ -262,7 +279,7 @@ func (q *Queries) OpenConversations(ctx context.Context, lastBefore time.Time) (
 // conversation was last active; false when there is none.
 func (q *Queries) OldestOpenConversation(ctx context.Context) (time.Time, bool, error) {
 	var last sql.NullInt64
-	if err := q.db.QueryRowContext(ctx, `SELECT MIN(c.last_at) `+openConversations).Scan(&last); err != nil {
+	if err := q.queryRow(ctx, `SELECT MIN(c.last_at) `+openConversations).Scan(&last); err != nil {
 		return time.Time{}, false, fmt.Errorf("read oldest open conversation: %w", err)
 	}
 	return time.UnixMicro(last.Int64), last.Valid, nil
@@ -272,7 +289,7 @@ func (q *Queries) OldestOpenConversation(ctx context.Context) (time.Time, bool, 
 // of its sender in its project.
 func (q *Queries) LatestConversation(ctx context.Context, sender, project, id string) (bool, error) {
 	var newer int
-	err := q.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM conversations n, conversations c
+	err := q.queryRow(ctx, `SELECT COUNT(*) FROM conversations n, conversations c
 		WHERE c.id = $3 AND n.sender = $1 AND n.project = $2 AND n.id <> c.id AND n.started_at > c.started_at`,
 		sender, project, id).Scan(&newer)
 	if err != nil {
@@ -304,7 +321,7 @@ func (q *Queries) Facts(ctx context.Context, sender *domain.SenderRef) ([]Fact, 
 	if sender != nil {
 		query, args = `SELECT sender, key, value FROM facts WHERE sender = $1 ORDER BY key`, []any{sender.Key()}
 	}
-	rows, err := q.db.QueryContext(ctx, query, args...)
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read facts: %w", err)
 	}
@@ -357,7 +374,7 @@ func (q *Queries) AllTasks(ctx context.Context, all bool) ([]TaskRow, error) {
 const taskColumns = `SELECT id, description, repeat, kind, project, status, due_at, sender, last_error, fired FROM tasks`
 
 func (q *Queries) tasks(ctx context.Context, query string, args ...any) ([]TaskRow, error) {
-	rows, err := q.db.QueryContext(ctx, query, args...)
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read tasks: %w", err)
 	}

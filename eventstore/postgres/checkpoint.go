@@ -124,7 +124,7 @@ UPDATE checkpoints SET position = $2, updated_at = now() FROM async WHERE name =
 // AdvanceCheckpointsTx implements eventstore.TxCheckpoints. When it
 // reports false some rows may have moved: the caller rolls tx back.
 func (s *Store) AdvanceCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, from, to int64) (bool, error) {
-	res, err := tx.ExecContext(ctx, advanceCheckpointsSQL, pq.Array(consumers), to, from)
+	res, err := tx.StmtContext(ctx, s.advanceStmt).ExecContext(ctx, pq.Array(consumers), to, from)
 	if err != nil {
 		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
 	}

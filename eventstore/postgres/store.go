@@ -54,7 +54,7 @@ type Store struct {
 
 	// Prepared once per connection: one round trip per call instead of
 	// lib/pq's two for an unnamed statement (parse, then bind).
-	appendStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt *sql.Stmt
+	appendStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt, advanceStmt *sql.Stmt
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -189,6 +189,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.readAfterStmt, readAfterSQL},
 		{&s.loadStmt, loadSQL},
 		{&s.versionStmt, versionSQL},
+		{&s.advanceStmt, advanceCheckpointsSQL},
 	}
 	for _, st := range stmts {
 		prepared, err := s.db.PrepareContext(ctx, st.query)
@@ -202,7 +203,7 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (s *Store) closeStmts() {
-	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt} {
+	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt, s.advanceStmt} {
 		if st != nil {
 			st.Close()
 		}
