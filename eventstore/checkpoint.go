@@ -3,6 +3,7 @@ package eventstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 )
 
 // Checkpoints keeps the position a named consumer has processed up to.
@@ -37,4 +38,17 @@ type TxCheckpoints interface {
 	SaveCheckpointTx(ctx context.Context, tx *sql.Tx, consumer string, position int64) error
 	// DeleteCheckpointTx forgets a checkpoint.
 	DeleteCheckpointTx(ctx context.Context, tx *sql.Tx, consumer string) error
+}
+
+// AdvancedAll turns the result of a backend's checkpoint advance into
+// AdvanceCheckpointsTx's answer: whether every one of consumers moved.
+func AdvancedAll(res sql.Result, err error, consumers []string) (bool, error) {
+	if err != nil {
+		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
+	}
+	return n == int64(len(consumers)), nil
 }

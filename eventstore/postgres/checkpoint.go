@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/lib/pq"
+
+	"github.com/omega-gateway/omega/eventstore"
 )
 
 const saveCheckpointSQL = `INSERT INTO checkpoints (name, position) VALUES ($1, $2)
@@ -125,14 +127,7 @@ UPDATE checkpoints SET position = $2, updated_at = now() FROM async WHERE name =
 // reports false some rows may have moved: the caller rolls tx back.
 func (s *Store) AdvanceCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers []string, from, to int64) (bool, error) {
 	res, err := tx.StmtContext(ctx, s.advanceStmt).ExecContext(ctx, pq.Array(consumers), to, from)
-	if err != nil {
-		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
-	}
-	return n == int64(len(consumers)), nil
+	return eventstore.AdvancedAll(res, err, consumers)
 }
 
 // DeleteCheckpointTx implements eventstore.TxCheckpoints.

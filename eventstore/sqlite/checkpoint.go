@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/eventstore"
 )
 
 const upsertCheckpoint = `INSERT INTO checkpoints (name, position, updated_at) VALUES (?, ?, ?)
@@ -93,14 +95,7 @@ func (s *Store) AdvanceCheckpointsTx(ctx context.Context, tx *sql.Tx, consumers 
 	}
 	q := `UPDATE checkpoints SET position = ?, updated_at = ? WHERE position = ? AND name IN (?` + strings.Repeat(", ?", len(consumers)-1) + `)`
 	res, err := tx.ExecContext(ctx, q, args...)
-	if err != nil {
-		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("advance checkpoints %v: %w", consumers, err)
-	}
-	return n == int64(len(consumers)), nil
+	return eventstore.AdvancedAll(res, err, consumers)
 }
 
 // DeleteCheckpointTx implements eventstore.TxCheckpoints.

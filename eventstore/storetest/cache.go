@@ -42,6 +42,19 @@ func RunStreamCache(t *testing.T, pair func(t *testing.T) (Store, Store)) {
 	}
 }
 
+// eventually polls cond until it holds, failing with what when ctx ends
+// first.
+func eventually(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatal(what)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
 // followEnd keeps a follower at the end of the log, so that the store's
 // shared reader, and with it its cache, is live.
 func followEnd(ctx context.Context, s Store) {
@@ -56,20 +69,16 @@ func followEnd(ctx context.Context, s Store) {
 // through to the database.
 func waitLive(t *testing.T, ctx context.Context, s Store) {
 	t.Helper()
-	for i := 0; ; i++ {
+	i := 0
+	eventually(t, ctx, "the stream cache never became live", func() bool {
+		i++
 		stream := fmt.Sprintf("probe-%p-%d", s, i)
 		if _, err := s.Append(ctx, stream, eventstore.NoStream, ev(t, "Probe", i)); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := s.(eventstore.CachedLoader).LoadCached(stream); ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the stream cache never became live")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+		_, ok := s.(eventstore.CachedLoader).LoadCached(stream)
+		return ok
+	})
 }
 
 // fromLog is a stream as the global log holds it (ReadAll always reads
@@ -78,16 +87,12 @@ func waitLive(t *testing.T, ctx context.Context, s Store) {
 // cluster have ended.
 func fromLog(t *testing.T, ctx context.Context, s Store, stream string, n int) []domain.Event {
 	t.Helper()
-	for {
-		if out := readStream(t, ctx, s, stream); len(out) >= n {
-			return out
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("the log never showed %d events of %s", n, stream)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	var out []domain.Event
+	eventually(t, ctx, fmt.Sprintf("the log never showed %d events of %s", n, stream), func() bool {
+		out = readStream(t, ctx, s, stream)
+		return len(out) >= n
+	})
+	return out
 }
 
 func readStream(t *testing.T, ctx context.Context, s Store, stream string) []domain.Event {
@@ -181,17 +186,10 @@ func testCacheSeesOtherProcess(t *testing.T, a, b Store) {
 			t.Fatal(err)
 		}
 	}
-	for {
-		if evs := load(t, ctx, a, stream, 1); len(evs) == 4 {
-			sameEvents(t, "after the other process wrote", evs, fromLog(t, ctx, a, stream, 4))
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the other process's events never reached this process's copy")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	eventually(t, ctx, "the other process's events never reached this process's copy", func() bool {
+		return len(load(t, ctx, a, stream, 1)) == 4
+	})
+	sameEvents(t, "after the other process wrote", load(t, ctx, a, stream, 1), fromLog(t, ctx, a, stream, 4))
 	if v, err := a.StreamVersion(ctx, stream); err != nil || v != 4 {
 		t.Errorf("version %d (%v), want 4", v, err)
 	}
@@ -235,18 +233,13 @@ func testCacheEmptyStream(t *testing.T, a, b Store) {
 	if _, err := b.Append(ctx, stream, eventstore.NoStream, ev(t, "Theirs", 1)); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if v, err := a.StreamVersion(ctx, stream); err != nil {
+	eventually(t, ctx, "the other process's first event never reached this process", func() bool {
+		v, err := a.StreamVersion(ctx, stream)
+		if err != nil {
 			t.Fatal(err)
-		} else if v == 1 {
-			break
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the other process's first event never reached this process")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+		return v == 1
+	})
 	sameEvents(t, "the first event", load(t, ctx, a, stream, 1), fromLog(t, ctx, a, stream, 1))
 }
 
