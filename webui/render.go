@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/audit"
+	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -374,30 +375,7 @@ func senderHTML(s senderData) string {
 			d.cells(due, t.Description, repeat, wide(t.Kind))
 		})
 		d.raw("<h2>Heartbeat checklist</h2>\n")
-		switch hb := s.Heartbeat; {
-		case hb == nil:
-			d.raw(`<p class="muted">The heartbeat is off.</p>`)
-		default:
-			if len(hb.Items) > 0 {
-				d.raw(`<ul class="checklist">`)
-				for _, it := range hb.Items {
-					d.raw(`<li>`)
-					d.esc(it)
-					d.raw(`</li>`)
-				}
-				d.raw(`</ul>`)
-			} else {
-				d.raw(`<p class="muted">The checklist is empty: no check-ins run.</p>`)
-			}
-			if len(hb.Suppressed) > 0 {
-				d.raw("\n" + `<p class="muted">Suppressed sections: `)
-				d.esc(strings.Join(hb.Suppressed, ", "))
-				d.raw(`</p>`)
-			}
-			if hb.Interval != 0 {
-				d.raw("\n"+`<p class="muted">Every `, strconv.Itoa(hb.Interval), ` min (set by the agent).</p>`)
-			}
-		}
+		checklistHTML(d, s.Heartbeat)
 		d.raw("\n<h2>Sessions</h2>\n")
 		table(d, len(v.Sessions), `<th>Project</th><th>Session</th><th class="wide">Provider</th><th class="wide">Updated (UTC)</th>`, "No provider sessions.", func(i int) {
 			x := v.Sessions[i]
@@ -416,4 +394,31 @@ func senderHTML(s senderData) string {
 		rowsHTML(d, s.Turns)
 		d.raw(`</tbody>` + "\n" + `</table>` + "\n" + `</div>`)
 	})
+}
+
+// checklistHTML writes the heartbeat checklist; nil: the heartbeat is off.
+func checklistHTML(d *doc, hb *domain.Heartbeat) {
+	if hb == nil {
+		d.raw(`<p class="muted">The heartbeat is off.</p>`)
+		return
+	}
+	if len(hb.Items) > 0 {
+		d.raw(`<ul class="checklist">`)
+		for _, it := range hb.Items {
+			d.raw(`<li>`)
+			d.esc(it)
+			d.raw(`</li>`)
+		}
+		d.raw(`</ul>`)
+	} else {
+		d.raw(`<p class="muted">The checklist is empty: no check-ins run.</p>`)
+	}
+	if len(hb.Suppressed) > 0 {
+		d.raw("\n" + `<p class="muted">Suppressed sections: `)
+		d.esc(strings.Join(hb.Suppressed, ", "))
+		d.raw(`</p>`)
+	}
+	if hb.Interval != 0 {
+		d.raw("\n"+`<p class="muted">Every `, strconv.Itoa(hb.Interval), ` min (set by the agent).</p>`)
+	}
 }
