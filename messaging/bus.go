@@ -117,7 +117,14 @@ func New(opts Options) (*Buses, error) {
 		middleware.Recoverer,
 	)
 	if opts.Metrics != nil {
-		wmetrics.NewPrometheusMetricsBuilder(opts.Metrics, "omega", "router").AddPrometheusRouterMetrics(router)
+		// Handler timings and outcomes, and publish timings. Not
+		// AddPrometheusRouterMetrics: its subscriber decorator only counts
+		// messages the handler metrics count too, and runs two goroutines
+		// per subscription, one subscription per command handler: 120
+		// goroutines of an idle process.
+		b := wmetrics.NewPrometheusMetricsBuilder(opts.Metrics, "omega", "router")
+		router.AddPublisherDecorators(b.DecoratePublisher)
+		router.AddMiddleware(b.NewRouterMiddleware().Middleware)
 	}
 	b := &Buses{Router: router, store: opts.Log, backend: opts.Backend, db: opts.DB}
 
