@@ -31,6 +31,11 @@ type Store interface {
 	eventstore.Checkpoints
 	eventstore.TxCheckpoints
 	eventstore.Leases
+	// The shared reader of the end of the log and the stream cache are
+	// part of the contract, so that a wrapper (serve's timed store) hands
+	// them on by embedding instead of hiding them from eventstore.Follow.
+	eventstore.CachedLoader
+	Tail() *eventstore.Tail
 }
 
 // backend is a store with its database handles, which only app passes on:

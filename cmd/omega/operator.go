@@ -56,24 +56,6 @@ type timedStore struct {
 	m *metrics.Metrics
 }
 
-// Tail hands on the store's shared reader of the end of the log, so that
-// the followers given the timed store share it (eventstore.Follow looks
-// for it), and with it the store's stream cache.
-func (s timedStore) Tail() *eventstore.Tail {
-	if t, ok := s.Store.(interface{ Tail() *eventstore.Tail }); ok {
-		return t.Tail()
-	}
-	return nil
-}
-
-// LoadCached implements eventstore.CachedLoader for the store within.
-func (s timedStore) LoadCached(stream string) ([]domain.Event, bool) {
-	if c, ok := s.Store.(eventstore.CachedLoader); ok {
-		return c.LoadCached(stream)
-	}
-	return nil, false
-}
-
 func (s timedStore) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...domain.NewEvent) (eventstore.AppendResult, error) {
 	start := time.Now()
 	res, err := s.Store.Append(ctx, stream, expected, events...)
