@@ -78,6 +78,10 @@ type Store interface {
 	// It never returns an event while an earlier one in that order may still
 	// commit, so a reader that keeps the last position it saw misses nothing.
 	ReadAll(ctx context.Context, after int64, limit int) ([]domain.Event, error)
+	// Settle returns once ReadAll returns every event committed before the
+	// call: a backend that holds events back while earlier transactions
+	// may still commit waits for those to end (or for ctx).
+	Settle(ctx context.Context) error
 	// Changes returns a channel that receives (coalesced, best-effort)
 	// signals that new events may be readable. It closes when ctx ends.
 	Changes(ctx context.Context) <-chan struct{}

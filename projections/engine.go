@@ -414,9 +414,15 @@ func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
 	return out, nil
 }
 
-// CatchUp applies every pending event to every projection once and
-// returns; tools use it to read up-to-date models without a server.
+// CatchUp applies every event committed before the call to every
+// projection and returns; tools use it to read up-to-date models without
+// a server, shutdown to see the turns that just finished.
 func (e *Engine) CatchUp(ctx context.Context) error {
+	// Without this a transaction still open anywhere in the database would
+	// hold back events that have committed (on PostgreSQL).
+	if err := e.store.Settle(ctx); err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
 	for _, p := range e.projections {
 		for attempt := 0; ; attempt++ {
 			pos, err := e.store.Checkpoint(ctx, checkpointName(p))

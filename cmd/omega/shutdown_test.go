@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/eventstore/postgres"
+	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
 // shutdownClaude answers turns with "done: <last line>" (slowly for
@@ -264,4 +267,64 @@ func TestShutdownTurnInFlightCompletesAfterRestart(t *testing.T) {
 			t.Fatalf("turn events: %v", c)
 		}
 	})
+}
+
+// On PostgreSQL a transaction left open elsewhere in the database holds
+// the log's readers back, so the read models may not show a turn that has
+// answered. Shutdown waits for it (within the bound) and still summarizes
+// the conversation that turn belongs to.
+func TestShutdownSummarizesBehindAnOpenTransaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	dsn := pgtest.DSN(t)
+	open := func() eventstore.Store {
+		s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	e := newShutdownEnv(t, []string{"OMEGA_DATA_DIR=" + t.TempDir(), "OMEGA_DATABASE_URL=" + dsn}, open)
+	p := startServe(t, bin, e.env)
+	waitHTTP(t, e.url)
+
+	answered := make(chan map[string]any, 1)
+	go func() { answered <- postMessage(t, e.url, "hana", "a slow hello", "20s") }()
+	// The transaction takes its id while the provider works, so the turn's
+	// last events commit after it and stay behind the horizon.
+	waitCalls(t, e.callLog, "a slow hello", 1)
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	held, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = held.Rollback() }()
+	if _, err := held.Exec(`SELECT pg_current_xact_id()`); err != nil {
+		t.Fatal(err)
+	}
+	turn := <-answered
+	if turn["status"] != "ok" {
+		t.Fatalf("turn: %v", turn)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := held.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if code := exitOf(t, p, 20*time.Second); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	counts := typeCounts(summaryOf(t, e.open(), turn["turn_id"].(string)))
+	if counts["SummaryWritten"] != 1 || counts["ConversationClosed"] != 1 {
+		t.Fatalf("summary events %v:\n%s", counts, p.log)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/omega-gateway/omega/domain"
 )
@@ -140,3 +141,33 @@ func (s *Store) LoadCached(stream string) ([]domain.Event, bool) { return s.cach
 // rewrote the stream's rows behind the store's back needs it (tests of
 // old event shapes do); the log is append-only otherwise.
 func (s *Store) DropCached(stream string) { s.cache.Drop(stream) }
+
+// settleSQL tells whether any transaction that ReadAll's horizon waits
+// for is running, and the first transaction id not yet assigned.
+const settleSQL = `SELECT pg_snapshot_xmin(s) = pg_snapshot_xmax(s), pg_snapshot_xmax(s)::text FROM pg_current_snapshot() s`
+
+// Settle implements eventstore.Store: it waits until every transaction
+// running at the call has ended, which moves ReadAll's horizon past every
+// event committed before it (package doc). Transactions that began after
+// the call are not waited for.
+func (s *Store) Settle(ctx context.Context) error {
+	var (
+		idle   bool
+		target string
+	)
+	if err := s.db.QueryRowContext(ctx, settleSQL).Scan(&idle, &target); err != nil {
+		return fmt.Errorf("settle: %w", err)
+	}
+	for wait := time.Millisecond; !idle; wait = min(2*wait, 50*time.Millisecond) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("settle: transactions older than %s still running: %w", target, context.Cause(ctx))
+		case <-time.After(wait):
+		}
+		err := s.db.QueryRowContext(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot()) >= $1::xid8`, target).Scan(&idle)
+		if err != nil {
+			return fmt.Errorf("settle: %w", err)
+		}
+	}
+	return nil
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store, opts Options) {
 		{"GapFollow", func(t *testing.T, s Store) { testGapFollow(t, s, opts) }, false},
 		{"ConcurrentFollowNoHook", testConcurrentFollow, false},
 		{"SharedFollowers", testSharedFollowers, false},
+		{"Settle", func(t *testing.T, s Store) { testSettle(t, s, opts) }, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -523,6 +525,52 @@ func testHeldOpenReservation(t *testing.T, s Store) {
 	f.waitFor(t, 53, 10*time.Second)
 	time.Sleep(50 * time.Millisecond)
 	f.check(t, ctx, s, 53)
+}
+
+// testSettle: after Settle, ReadAll returns every event committed before
+// the call, and Settle waits for a transaction that holds them back.
+func testSettle(t *testing.T, s Store, o Options) {
+	ctx := ctxT(t, 30*time.Second)
+	names := func() []string {
+		var out []string
+		for _, e := range readAll(t, ctx, s, 100) {
+			out = append(out, e.StreamID)
+		}
+		return out
+	}
+	if _, err := s.Append(ctx, "settle-first", eventstore.Any, ev(t, "Settled", 1)); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.Settle(ctx))
+	if got := names(); !slices.Equal(got, []string{"settle-first"}) {
+		t.Fatalf("after the first settle ReadAll returned %v", got)
+	}
+	if o.SerializedWriters {
+		return // no transaction can be open beside a committed later one
+	}
+	release := make(chan struct{})
+	held := heldAppend(t, ctx, s, "settle-held", 1, release, false)
+	if _, err := s.Append(ctx, "settle-after", eventstore.Any, ev(t, "Settled", 2)); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := s.Settle(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("settle with a transaction held open: %v, want the deadline", err)
+	}
+	settled := make(chan error, 1)
+	go func() { settled <- s.Settle(ctx) }()
+	select {
+	case err := <-settled:
+		t.Fatalf("settle returned (%v) while a transaction older than the call was open", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	must(t, <-held)
+	must(t, <-settled)
+	if got := names(); len(got) != 3 {
+		t.Fatalf("after settling ReadAll returned %v, want all three streams", got)
+	}
 }
 
 func testGapFollow(t *testing.T, s Store, o Options) {
