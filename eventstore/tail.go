@@ -82,6 +82,10 @@ func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Ev
 // SetCache makes c see every event the Tail reads; call it before Run.
 func (t *Tail) SetCache(c *StreamCache) { t.cache = c }
 
+// Grown returns a channel signalled when the Tail has read more of the
+// log (or dropped its window), until ctx ends.
+func (t *Tail) Grown(ctx context.Context) <-chan struct{} { return t.grown.Subscribe(ctx) }
+
 // Committed tells the Tail that this process committed events at
 // positions, before signalling the change: it reads until it has seen
 // them.
@@ -186,7 +190,11 @@ func (t *Tail) add(evs []domain.Event) {
 		drop++
 	}
 	if drop > 0 {
-		t.buf = append([]domain.Event(nil), t.buf[drop:]...)
+		// Reslicing instead of copying keeps an add O(events added): the
+		// appends above reuse the backing array and copy the window only
+		// when it is full. Cleared slots let their payloads be collected.
+		clear(t.buf[:drop])
+		t.buf = t.buf[drop:]
 		t.first += int64(drop)
 	}
 	t.mu.Unlock()

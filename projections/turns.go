@@ -51,6 +51,9 @@ func (Turns) Schema(_ Dialect, t func(string) string) []string {
 			`+usageColumns+`
 		)`, t("turns")),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (status, sender, arrival)`, t("turns_open"), t("turns")),
+		// turnReceived numbers arrivals with MAX(arrival) + 1: without this
+		// index every message would scan every turn.
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (arrival)`, t("turns_arrival"), t("turns")),
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			id         TEXT PRIMARY KEY,
 			sender     TEXT NOT NULL,

@@ -116,12 +116,21 @@ func (s *Scheduler) relay(ctx context.Context) {
 		return
 	}
 	applied := s.applied(ctx)
+	// A worker may also wait for a message received here to be read from
+	// the log (unapplied): the shared reader's progress wakes it too,
+	// without making the copy of the queues stale.
+	var read <-chan struct{}
+	if shared, ok := s.driver.Store.(interface{ Tail() *eventstore.Tail }); ok && shared.Tail() != nil {
+		read = shared.Tail().Grown(ctx)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-applied:
 			s.gen.Add(1)
+			s.moved.Notify()
+		case <-read:
 			s.moved.Notify()
 		}
 	}

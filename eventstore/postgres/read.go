@@ -54,7 +54,7 @@ func (s *Store) readAll(ctx context.Context, after int64, limit int, check bool)
 	if err != nil {
 		return nil, fmt.Errorf("read all after %d: %w", after, err)
 	}
-	events, err := scanEvents(rows, limit)
+	events, err := scanEvents(rows)
 	if err != nil {
 		return nil, fmt.Errorf("read all after %d: %w", after, err)
 	}
@@ -92,7 +92,7 @@ func (s *Store) Load(ctx context.Context, stream string, fromVersion int64) ([]d
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", stream, err)
 	}
-	events, err := scanEvents(rows, 0)
+	events, err := scanEvents(rows)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", stream, err)
 	}
@@ -115,9 +115,11 @@ func (s *Store) StreamVersion(ctx context.Context, stream string) (int64, error)
 	return v, nil
 }
 
-func scanEvents(rows *sql.Rows, capacity int) ([]domain.Event, error) {
+func scanEvents(rows *sql.Rows) ([]domain.Event, error) {
 	defer rows.Close()
-	events := make([]domain.Event, 0, capacity)
+	// No room is made for a whole batch: a read at the end of the log
+	// usually finds an event or two, and clearing the rest cost more.
+	var events []domain.Event
 	for rows.Next() {
 		var (
 			e  domain.Event

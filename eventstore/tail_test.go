@@ -1,0 +1,48 @@
+package eventstore
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"unsafe"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// A full window drops its oldest event for each new one. That must not
+// copy the window: the Tail adds every event of the log, so a copy per
+// read cost a fifth of a busy process's CPU.
+func TestTailWindowSlidesWithoutCopying(t *testing.T) {
+	tail := NewTail(func(context.Context, int64, int) ([]domain.Event, error) { return nil, nil },
+		func(context.Context) <-chan struct{} { return nil })
+	tail.offer(0)
+	pos := int64(0)
+	next := func() []domain.Event {
+		pos++
+		return []domain.Event{{Position: pos, StreamID: "s", Data: []byte(`{}`)}}
+	}
+	for range tailEvents + 10 {
+		tail.add(next())
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const adds = 1000
+	for range adds {
+		tail.add(next())
+	}
+	runtime.ReadMemStats(&after)
+	// Amortized, an add allocates its own event and a share of the
+	// window's occasional regrowth; a copy of the window would allocate
+	// tailEvents events on every add.
+	perAdd := float64(after.TotalAlloc-before.TotalAlloc) / adds
+	if limit := float64(64 * unsafe.Sizeof(domain.Event{})); perAdd > limit {
+		t.Fatalf("adding one event to a full window allocates %.0f bytes (limit %.0f): the window is copied", perAdd, limit)
+	}
+	if len(tail.buf) != tailEvents {
+		t.Fatalf("window holds %d events, want %d", len(tail.buf), tailEvents)
+	}
+	evs, ok := tail.take(pos-2, 10)
+	if !ok || len(evs) != 2 || evs[0].Position != pos-1 || evs[1].Position != pos {
+		t.Fatalf("take after %d: %v %v", pos-2, ok, evs)
+	}
+}
