@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"sync"
 	"time"
@@ -46,11 +45,10 @@ type Router interface {
 
 // Clock sleeps until the next due item and dispatches it.
 type Clock struct {
-	router     Router
-	logger     *slog.Logger
-	pubsub     *gochannel.GoChannel
-	partitions int
-	now        func() time.Time
+	router Router
+	logger *slog.Logger
+	pubsub *gochannel.GoChannel
+	now    func() time.Time
 
 	mu    sync.Mutex
 	due   map[key]time.Time
@@ -63,9 +61,6 @@ type key struct{ kind, id string }
 
 // Options tunes a clock.
 type Options struct {
-	// Partitions is how many handlers of each kind run concurrently; an
-	// item always goes to the same one (0: 16).
-	Partitions int
 	// Now replaces the wall clock (tests).
 	Now func() time.Time
 }
@@ -75,9 +70,6 @@ func New(router Router, logger *slog.Logger, opts Options) (*Clock, error) {
 	if router == nil || logger == nil {
 		return nil, errors.New("duework: router and logger are required")
 	}
-	if opts.Partitions <= 0 {
-		opts.Partitions = 16
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -86,7 +78,7 @@ func New(router Router, logger *slog.Logger, opts Options) (*Clock, error) {
 	// transport would add its interval to every firing.
 	ps := gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 1024}, watermill.NopLogger{})
 	return &Clock{
-		router: router, logger: logger, pubsub: ps, partitions: opts.Partitions, now: opts.Now,
+		router: router, logger: logger, pubsub: ps, now: opts.Now,
 		due: map[key]time.Time{}, kinds: map[string]bool{}, wake: make(chan struct{}, 1),
 	}, nil
 }
@@ -103,16 +95,17 @@ func (c *Clock) Handle(kind string, h Handler) error {
 		return fmt.Errorf("duework: kind %s registered twice", kind)
 	}
 	c.kinds[kind] = true
-	for i := range c.partitions {
-		name := fmt.Sprintf("duework.%s.%d", kind, i)
-		c.router.AddNoPublisherHandler(name, name, c.pubsub, func(msg *message.Message) error {
-			var it Item
-			if err := json.Unmarshal(msg.Payload, &it); err != nil {
-				return fmt.Errorf("duework: bad item %q: %w", msg.Payload, err)
-			}
-			return h(msg.Context(), it)
-		})
-	}
+	// One subscription per kind is enough: the router runs every message
+	// it receives in a goroutine of its own, so items never wait for each
+	// other (a handler that must not overlap itself takes a lease).
+	name := topic(kind)
+	c.router.AddNoPublisherHandler(name, name, c.pubsub, func(msg *message.Message) error {
+		var it Item
+		if err := json.Unmarshal(msg.Payload, &it); err != nil {
+			return fmt.Errorf("duework: bad item %q: %w", msg.Payload, err)
+		}
+		return h(msg.Context(), it)
+	})
 	return nil
 }
 
@@ -207,11 +200,10 @@ func (c *Clock) dispatch(it Item) error {
 	if err != nil {
 		return err
 	}
-	h := fnv.New32a()
-	h.Write([]byte(it.ID))
-	topic := fmt.Sprintf("duework.%s.%d", it.Kind, h.Sum32()%uint32(c.partitions))
-	return c.pubsub.Publish(topic, message.NewMessage(watermill.NewUUID(), data))
+	return c.pubsub.Publish(topic(it.Kind), message.NewMessage(watermill.NewUUID(), data))
 }
+
+func topic(kind string) string { return "duework." + kind }
 
 // Close releases the in-process transport; call it after the router stopped.
 func (c *Clock) Close() error { return c.pubsub.Close() }

@@ -29,7 +29,7 @@ func startClock(t *testing.T) (*duework.Clock, *fired) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := duework.New(router, quiet, duework.Options{Partitions: 2})
+	c, err := duework.New(router, quiet, duework.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

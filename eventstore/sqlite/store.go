@@ -187,6 +187,10 @@ func (s *Store) openPools(ctx context.Context, synchronous string) error {
 	n := max(4, runtime.GOMAXPROCS(0)) + 1
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
+	// Each connection keeps its own page cache: a reader left over from a
+	// burst is closed once idle, and an idle process keeps only the ones
+	// its polling uses (the pool hands out the most recently used first).
+	read.SetConnMaxIdleTime(time.Minute)
 	s.write, s.read = write, read
 	return nil
 }
