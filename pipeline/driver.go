@@ -624,18 +624,14 @@ const recentSummaries = 3
 // history: the sender's last one while it is active, else a new one named
 // after the turn.
 func (d *Driver) conversation(ctx context.Context, sender, project string, now time.Time, turnID string) (string, []domain.HistoryMessage, error) {
-	id, last, ok, err := d.Read.LastConversation(ctx, sender, project)
+	c, ok, err := d.Read.RecentConversation(ctx, sender, project, d.Config.HistoryLimit)
 	if err != nil {
 		return "", nil, err
 	}
-	if !ok || now.Sub(last) >= d.Config.ConversationIdle {
+	if !ok || now.Sub(c.LastAt) >= d.Config.ConversationIdle {
 		return turnID, nil, nil
 	}
-	history, err := d.Read.History(ctx, id, d.Config.HistoryLimit)
-	if err != nil {
-		return "", nil, err
-	}
-	return id, history, nil
+	return c.ID, c.History, nil
 }
 
 // userMessage is the message as the model sees it: attachments listed

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -193,6 +194,58 @@ func (q *Queries) LastConversation(ctx context.Context, sender, project string) 
 		return "", time.Time{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
 	}
 	return id, time.UnixMicro(last), true, nil
+}
+
+// RecentConversation is a sender's latest conversation in a project with
+// its last messages, oldest first.
+type RecentConversation struct {
+	ID      string
+	LastAt  time.Time
+	History []domain.HistoryMessage
+}
+
+// RecentConversation is LastConversation and History in one query (a
+// turn's context needs both, and a round trip less shortens every turn):
+// false when the sender has no conversation in the project or the latest
+// is closed.
+func (q *Queries) RecentConversation(ctx context.Context, sender, project string, limit int) (RecentConversation, bool, error) {
+	// One conversation row joined to its messages: LIMIT bounds the
+	// messages, and a conversation without any still yields its row.
+	rows, err := q.query(ctx, `SELECT c.id, c.last_at, c.closed, m.role, m.text, m.turn_id
+		FROM (SELECT id, last_at, closed_at IS NOT NULL AS closed FROM conversations
+			WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1) c
+		LEFT JOIN messages m ON m.conversation_id = c.id
+		ORDER BY m.at DESC, m.role ASC LIMIT $3`, sender, project, max(limit, 1))
+	if err != nil {
+		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
+	}
+	defer rows.Close()
+	var (
+		out    RecentConversation
+		found  bool
+		closed bool
+	)
+	for rows.Next() {
+		var (
+			last             int64
+			role, text, turn sql.NullString
+		)
+		if err := rows.Scan(&out.ID, &last, &closed, &role, &text, &turn); err != nil {
+			return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
+		}
+		found, out.LastAt = true, time.UnixMicro(last)
+		if role.Valid && len(out.History) < limit {
+			out.History = append(out.History, domain.HistoryMessage{Role: role.String, Text: text.String, Turn: turn.String})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
+	}
+	if !found || closed {
+		return RecentConversation{}, false, nil
+	}
+	slices.Reverse(out.History)
+	return out, true, nil
 }
 
 // CountConversations returns how many conversations a sender has had.

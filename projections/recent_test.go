@@ -1,0 +1,108 @@
+package projections_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections"
+)
+
+// RecentConversation answers in one query what LastConversation and
+// History answered in two.
+func TestRecentConversation(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			s := b.open(t)()
+			eng := projections.New(s.DB(), s, b.dialect, turnsRegistry(), quiet, projections.Turns{})
+			if err := eng.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			exec := func(q string, args ...any) {
+				t.Helper()
+				if _, err := s.DB().ExecContext(ctx, q, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			conv := func(id, sender string, last int64, closed bool) {
+				var closedAt any
+				if closed {
+					closedAt = last
+				}
+				exec(`INSERT INTO conversations (id, sender, project, started_at, last_at, messages, closed_at) VALUES ($1, $2, '', 1, $3, 0, $4)`,
+					id, sender, last, closedAt)
+			}
+			msg := func(conversation, turn, role, text string, at int64) {
+				exec(`INSERT INTO messages (turn_id, role, conversation_id, sender, project, text, at) VALUES ($1, $2, $3, 'x', '', $4, $5)`,
+					turn, role, conversation, text, at)
+			}
+			conv("old", "http-ann", 10, false)
+			msg("old", "t0", "user", "from an older conversation", 5)
+			conv("cur", "http-ann", 100, false)
+			for i := range 4 {
+				at := int64(20 + 10*i)
+				msg("cur", fmt.Sprintf("t%d", i+1), "user", fmt.Sprintf("q%d", i+1), at)
+				msg("cur", fmt.Sprintf("t%d", i+1), "assistant", fmt.Sprintf("a%d", i+1), at)
+			}
+			conv("done", "http-bob", 50, true)
+			msg("done", "t9", "user", "closed", 50)
+			conv("quiet", "http-cid", 70, false)
+
+			q, err := projections.NewQueries(s.DB(), b.dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts := func(h []domain.HistoryMessage) []string {
+				var out []string
+				for _, m := range h {
+					out = append(out, m.Role+":"+m.Text+"@"+m.Turn)
+				}
+				return out
+			}
+			tests := []struct {
+				sender  string
+				limit   int
+				ok      bool
+				id      string
+				history []string
+			}{
+				{"http-ann", 3, true, "cur", []string{"assistant:a3@t3", "user:q4@t4", "assistant:a4@t4"}},
+				{"http-ann", 100, true, "cur", []string{"user:q1@t1", "assistant:a1@t1", "user:q2@t2", "assistant:a2@t2",
+					"user:q3@t3", "assistant:a3@t3", "user:q4@t4", "assistant:a4@t4"}},
+				{"http-ann", 0, true, "cur", nil},
+				{"http-bob", 5, false, "", nil}, // the latest is closed
+				{"http-cid", 5, true, "quiet", nil},
+				{"http-dan", 5, false, "", nil},
+			}
+			for _, tc := range tests {
+				got, ok, err := q.RecentConversation(ctx, tc.sender, "", tc.limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != tc.ok || got.ID != tc.id || !slices.Equal(texts(got.History), tc.history) {
+					t.Errorf("%s limit %d: %v %q %v, want %v %q %v", tc.sender, tc.limit, ok, got.ID, texts(got.History), tc.ok, tc.id, tc.history)
+				}
+				// The same answer as the two queries it replaces.
+				id, last, ok2, err := q.LastConversation(ctx, tc.sender, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok2 != ok || id != got.ID || (ok && !last.Equal(got.LastAt)) {
+					t.Errorf("%s: LastConversation says %v %q %v", tc.sender, ok2, id, last)
+				}
+				if ok && tc.limit > 0 {
+					h, err := q.History(ctx, id, tc.limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.Equal(texts(h), texts(got.History)) {
+						t.Errorf("%s: History says %v", tc.sender, texts(h))
+					}
+				}
+			}
+		})
+	}
+}
