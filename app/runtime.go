@@ -26,6 +26,7 @@ import (
 	"github.com/omega-gateway/omega/messaging"
 	"github.com/omega-gateway/omega/pairing"
 	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projects"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
@@ -327,6 +328,7 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling
 	}
 	if r.Scheduler, err = scheduling.NewScheduler(scheduling.SchedulerConfig{
 		Driver: r.Driver, Turns: turns, Read: r.Driver.Read, Channels: names, Logger: r.Logger, Leases: leases, Applied: r.Engine.Applied,
+		AppliedThrough: func() (int64, bool) { return r.Engine.AppliedThrough(projections.Turns{}.Name()) },
 		CoalesceWindow: r.Config.CoalesceWindow,
 	}); err != nil {
 		return nil, err

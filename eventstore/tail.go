@@ -245,6 +245,11 @@ func (t *Tail) take(after int64, limit int) (evs []domain.Event, ok bool) {
 	return append([]domain.Event(nil), t.buf[from:to]...), true
 }
 
+// Window returns up to limit events that follow position after, from
+// memory only; ok is false when after is neither in the window nor at its
+// end (the caller must then assume it knows nothing of what follows).
+func (t *Tail) Window(after int64, limit int) ([]domain.Event, bool) { return t.take(after, limit) }
+
 // Follow is eventstore.Follow served by the Tail: fn sees the same
 // batches' events in the same order, read once for every follower.
 func (t *Tail) Follow(ctx context.Context, s Store, after int64, opts FollowOptions, fn func(context.Context, []domain.Event) (int64, error)) error {

@@ -31,11 +31,36 @@ type Engine struct {
 
 	applied eventstore.Broadcaster
 	stmts   *statements
+
+	mu      sync.Mutex
+	through map[string]int64 // projection name -> checkpoint this engine last committed
 }
 
 // Applied signals after every batch the running engine commits, so
 // readers waiting for a read model to catch up need not poll blindly.
 func (e *Engine) Applied(ctx context.Context) <-chan struct{} { return e.applied.Subscribe(ctx) }
+
+// AppliedThrough returns the checkpoint the running engine last committed
+// for the named projection; false before it committed one. Another
+// process's engine may have moved the checkpoint further since.
+func (e *Engine) AppliedThrough(name string) (int64, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	pos, ok := e.through[name]
+	return pos, ok
+}
+
+func (e *Engine) committed(ps []Projection, pos int64) {
+	e.mu.Lock()
+	if e.through == nil {
+		e.through = map[string]int64{}
+	}
+	for _, p := range ps {
+		e.through[p.Name()] = pos
+	}
+	e.mu.Unlock()
+	e.applied.Notify()
+}
 
 // Log is the event store with the checkpoints it keeps beside the read
 // models; the backend owns the checkpoint SQL.
@@ -216,7 +241,7 @@ func (e *Engine) followGroup(ctx context.Context, ps []Projection, pos int64) bo
 				next, err := e.applyIsolating(ctx, ps, "", pos, evs)
 				if next != pos {
 					pos = next
-					e.applied.Notify()
+					e.committed(ps, pos)
 				}
 				if err != nil {
 					return 0, err

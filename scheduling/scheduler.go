@@ -39,6 +39,7 @@ type Scheduler struct {
 	read     *projections.Queries
 	channels []string
 	applied  func(ctx context.Context) <-chan struct{}
+	through  func() (int64, bool)
 	logger   *slog.Logger
 	sweepGap time.Duration
 	window   time.Duration // message coalescing (0: off)
@@ -119,21 +120,71 @@ func (s *Scheduler) relay(ctx context.Context) {
 	// A worker may also wait for a message received here to be read from
 	// the log (unapplied): the shared reader's progress wakes it too,
 	// without making the copy of the queues stale.
-	var read <-chan struct{}
+	var (
+		read <-chan struct{}
+		tail *eventstore.Tail
+	)
 	if shared, ok := s.driver.Store.(interface{ Tail() *eventstore.Tail }); ok && shared.Tail() != nil {
-		read = shared.Tail().Grown(ctx)
+		tail = shared.Tail()
+		read = tail.Grown(ctx)
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-applied:
-			s.gen.Add(1)
+			if s.queueMayHaveMoved(tail, s.through) {
+				s.gen.Add(1)
+			}
 			s.moved.Notify()
 		case <-read:
 			s.moved.Notify()
 		}
 	}
+}
+
+// queueEvents are the events that change what Queries.OpenQueue returns
+// (a turn received, acknowledged or completed).
+var queueEvents = map[string]bool{
+	domain.MessageReceived{}.EventType(): true,
+	domain.AckSent{}.EventType():         true,
+	domain.TurnCompleted{}.EventType():   true,
+}
+
+// queueMayHaveMoved tells whether the read model may now show other open
+// turns than the shared copy: only if the events it applied since the
+// position the copy was read at include one of queueEvents. Most batches
+// a turn writes hold none, and the copy is then kept instead of read
+// again. Without the applied position, or when the log past the copy is
+// not in the shared reader's window, it may have moved.
+func (s *Scheduler) queueMayHaveMoved(tail *eventstore.Tail, through func() (int64, bool)) bool {
+	s.qmu.Lock()
+	q := s.queue
+	s.qmu.Unlock()
+	if q == nil || tail == nil || through == nil {
+		return true
+	}
+	last, ok := through()
+	if !ok {
+		return true
+	}
+	if last == q.applied {
+		return false
+	}
+	const window = 512
+	evs, ok := tail.Window(q.applied, window)
+	if !ok {
+		return true
+	}
+	for _, e := range evs {
+		if queueEvents[e.Type] {
+			return true
+		}
+		if e.Position == last {
+			return false
+		}
+	}
+	return true // the applied position is beyond what the window holds
 }
 
 type doneTurn struct{ sender, turn string }
@@ -213,7 +264,11 @@ type SchedulerConfig struct {
 	// Applied subscribes to signals that the read models have moved on
 	// (nil: only the sweep finds turns received by other processes).
 	Applied func(ctx context.Context) <-chan struct{}
-	Logger  *slog.Logger
+	// AppliedThrough, when set, is the position the turns read model was
+	// last moved to by the signalling engine: a signal for a batch that
+	// changed no queue then costs no read of the queues.
+	AppliedThrough func() (int64, bool)
+	Logger         *slog.Logger
 	// Sweep is how often open turns are looked for without a signal
 	// (default 1 s).
 	Sweep time.Duration
@@ -235,7 +290,7 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 		c.Driver.Replied = pipeline.NewRepliedTurns() // before any turn runs
 	}
 	return &Scheduler{
-		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied,
+		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied, through: c.AppliedThrough,
 		logger: c.Logger, sweepGap: c.Sweep, window: c.CoalesceWindow, kick: make(chan kick, 1024), active: map[string]*worker{},
 	}, nil
 }
