@@ -209,13 +209,16 @@ type RecentConversation struct {
 // false when the sender has no conversation in the project or the latest
 // is closed.
 func (q *Queries) RecentConversation(ctx context.Context, sender, project string, limit int) (RecentConversation, bool, error) {
-	// One conversation row joined to its messages: LIMIT bounds the
-	// messages, and a conversation without any still yields its row.
-	rows, err := q.query(ctx, `SELECT c.id, c.last_at, c.closed, m.role, m.text, m.turn_id
-		FROM (SELECT id, last_at, closed_at IS NOT NULL AS closed FROM conversations
-			WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1) c
-		LEFT JOIN messages m ON m.conversation_id = c.id
-		ORDER BY m.at DESC, m.role ASC LIMIT $3`, sender, project, max(limit, 1))
+	// The conversation's row, then its last messages read backwards
+	// along (conversation_id, at) and stopped at the limit: a join sorted
+	// afterwards would sort every message of a long conversation.
+	rows, err := q.query(ctx, `WITH c AS (SELECT id, last_at, closed_at IS NOT NULL AS closed FROM conversations
+			WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1)
+		SELECT 0, c.id, c.last_at, c.closed, '', '', '', 0 FROM c
+		UNION ALL
+		SELECT 1, '', 0, false, m.role, m.text, m.turn_id, m.at FROM (SELECT role, text, turn_id, at FROM messages
+			WHERE conversation_id = (SELECT id FROM c) ORDER BY at DESC, role ASC LIMIT $3) m
+		ORDER BY 1, 8 DESC, 5 ASC`, sender, project, max(limit, 0))
 	if err != nil {
 		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
 	}
@@ -227,16 +230,19 @@ func (q *Queries) RecentConversation(ctx context.Context, sender, project string
 	)
 	for rows.Next() {
 		var (
-			last             int64
-			role, text, turn sql.NullString
+			kind, last, at   int64
+			id               string
+			isClosed         bool
+			role, text, turn string
 		)
-		if err := rows.Scan(&out.ID, &last, &closed, &role, &text, &turn); err != nil {
+		if err := rows.Scan(&kind, &id, &last, &isClosed, &role, &text, &turn, &at); err != nil {
 			return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
 		}
-		found, out.LastAt = true, time.UnixMicro(last)
-		if role.Valid && len(out.History) < limit {
-			out.History = append(out.History, domain.HistoryMessage{Role: role.String, Text: text.String, Turn: turn.String})
+		if kind == 0 {
+			found, closed, out.ID, out.LastAt = true, isClosed, id, time.UnixMicro(last)
+			continue
 		}
+		out.History = append(out.History, domain.HistoryMessage{Role: role, Text: text, Turn: turn})
 	}
 	if err := rows.Err(); err != nil {
 		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)

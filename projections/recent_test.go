@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore/postgres"
+	"github.com/omega-gateway/omega/eventstore/sqlite"
+	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -104,5 +107,71 @@ func TestRecentConversation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRecentConversation: a turn's read of its conversation costs
+// the same whatever the conversation's length (the messages are read
+// backwards along their index and stopped at the limit).
+func BenchmarkRecentConversation(b *testing.B) {
+	stores := []struct {
+		name    string
+		dialect projections.Dialect
+		open    func(b *testing.B) store
+	}{
+		{"sqlite", projections.SQLite, func(b *testing.B) store {
+			s, err := sqlite.Open(context.Background(), b.TempDir()+"/omega.db", sqlite.Options{Logger: quiet})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		}},
+		{"postgres", projections.Postgres, func(b *testing.B) store {
+			s, err := postgres.Open(context.Background(), pgtest.DSN(b), postgres.Options{Logger: quiet})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		}},
+	}
+	for _, st := range stores {
+		for _, n := range []int{100, 10_000} {
+			b.Run(fmt.Sprintf("%s/messages=%d", st.name, n), func(b *testing.B) {
+				ctx := context.Background()
+				s := st.open(b)
+				eng := projections.New(s.DB(), s, st.dialect, turnsRegistry(), quiet, projections.Turns{})
+				if err := eng.Setup(ctx); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.DB().ExecContext(ctx, `INSERT INTO conversations (id, sender, project, started_at, last_at, messages) VALUES ('c', 'http-ann', '', 1, $1, $2)`, n, n); err != nil {
+					b.Fatal(err)
+				}
+				tx, err := s.DB().BeginTx(ctx, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range n {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO messages (turn_id, role, conversation_id, sender, project, text, at) VALUES ($1, 'user', 'c', 'http-ann', '', 'a message of some length', $2)`,
+						fmt.Sprintf("t%d", i), i); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := tx.Commit(); err != nil {
+					b.Fatal(err)
+				}
+				q, err := projections.NewQueries(s.DB(), st.dialect)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					c, ok, err := q.RecentConversation(ctx, "http-ann", "", 20)
+					if err != nil || !ok || len(c.History) != 20 {
+						b.Fatalf("%v %v %d", ok, err, len(c.History))
+					}
+				}
+			})
+		}
 	}
 }
