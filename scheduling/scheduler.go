@@ -121,19 +121,18 @@ func (s *Scheduler) relay(ctx context.Context) {
 	// the log (unapplied): the shared reader's progress wakes it too,
 	// without making the copy of the queues stale.
 	var (
-		read <-chan struct{}
-		tail *eventstore.Tail
+		read   <-chan struct{}
+		window logWindow
 	)
 	if shared, ok := s.driver.Store.(interface{ Tail() *eventstore.Tail }); ok && shared.Tail() != nil {
-		tail = shared.Tail()
-		read = tail.Grown(ctx)
+		read, window = shared.Tail().Grown(ctx), shared.Tail().Window
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-applied:
-			if s.queueMayHaveMoved(tail, s.through) {
+			if s.queueMayHaveMoved(window, s.through) {
 				s.gen.Add(1)
 			}
 			s.moved.Notify()
@@ -142,6 +141,13 @@ func (s *Scheduler) relay(ctx context.Context) {
 		}
 	}
 }
+
+// logWindow is eventstore.Tail.Window: the events after a position, from
+// memory only.
+type logWindow func(after int64, limit int) ([]domain.Event, bool)
+
+// windowLimit bounds how much of the window queueMayHaveMoved looks at.
+const windowLimit = 512
 
 // queueEvents are the events that change what Queries.OpenQueue returns
 // (a turn received, acknowledged or completed).
@@ -157,11 +163,11 @@ var queueEvents = map[string]bool{
 // a turn writes hold none, and the copy is then kept instead of read
 // again. Without the applied position, or when the log past the copy is
 // not in the shared reader's window, it may have moved.
-func (s *Scheduler) queueMayHaveMoved(tail *eventstore.Tail, through func() (int64, bool)) bool {
+func (s *Scheduler) queueMayHaveMoved(window logWindow, through func() (int64, bool)) bool {
 	s.qmu.Lock()
 	q := s.queue
 	s.qmu.Unlock()
-	if q == nil || tail == nil || through == nil {
+	if q == nil || window == nil || through == nil {
 		return true
 	}
 	last, ok := through()
@@ -171,8 +177,7 @@ func (s *Scheduler) queueMayHaveMoved(tail *eventstore.Tail, through func() (int
 	if last == q.applied {
 		return false
 	}
-	const window = 512
-	evs, ok := tail.Window(q.applied, window)
+	evs, ok := window(q.applied, windowLimit)
 	if !ok {
 		return true
 	}
