@@ -31,14 +31,14 @@ type store interface {
 type backend struct {
 	name    string
 	dialect projections.Dialect
-	open    func(t *testing.T) func() store // returns an opener for the same database
+	open    func(t testing.TB) func() store // returns an opener for the same database
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func backends() []backend {
 	return []backend{
-		{"sqlite", projections.SQLite, func(t *testing.T) func() store {
+		{"sqlite", projections.SQLite, func(t testing.TB) func() store {
 			path := t.TempDir() + "/omega.db"
 			return func() store {
 				s, err := sqlite.Open(context.Background(), path, sqlite.Options{Logger: quiet})
@@ -49,7 +49,7 @@ func backends() []backend {
 				return s
 			}
 		}},
-		{"postgres", projections.Postgres, func(t *testing.T) func() store {
+		{"postgres", projections.Postgres, func(t testing.TB) func() store {
 			dsn := pgtest.DSN(t)
 			return func() store {
 				s, err := postgres.Open(context.Background(), dsn, postgres.Options{Logger: quiet})

@@ -178,24 +178,6 @@ func strings1(ctx context.Context, db *sql.DB, q string, args ...any) ([]string,
 	return out, rows.Err()
 }
 
-// LastConversation returns a sender's most recent conversation in a
-// project and when it was last active; none if that conversation was
-// closed on purpose (forget), so the next message starts a new one.
-func (q *Queries) LastConversation(ctx context.Context, sender, project string) (string, time.Time, bool, error) {
-	var id string
-	var last int64
-	var closed bool
-	err := q.queryRow(ctx, `SELECT id, last_at, closed_at IS NOT NULL FROM conversations
-		WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1`, sender, project).Scan(&id, &last, &closed)
-	if errors.Is(err, sql.ErrNoRows) || closed {
-		return "", time.Time{}, false, nil
-	}
-	if err != nil {
-		return "", time.Time{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
-	}
-	return id, time.UnixMicro(last), true, nil
-}
-
 // RecentConversation is a sender's latest conversation in a project with
 // its last messages, oldest first.
 type RecentConversation struct {
@@ -204,10 +186,10 @@ type RecentConversation struct {
 	History []domain.HistoryMessage
 }
 
-// RecentConversation is LastConversation and History in one query (a
-// turn's context needs both, and a round trip less shortens every turn):
-// false when the sender has no conversation in the project or the latest
-// is closed.
+// RecentConversation returns the sender's latest conversation in the
+// project with its last limit messages, in one query (a turn's context
+// needs both, and a round trip less shortens every turn): false when the
+// sender has no conversation in the project or the latest is closed.
 func (q *Queries) RecentConversation(ctx context.Context, sender, project string, limit int) (RecentConversation, bool, error) {
 	// The conversation's row, then its last messages read backwards
 	// along (conversation_id, at) and stopped at the limit: a join sorted

@@ -275,12 +275,12 @@ func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
 	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(project, "forget") }); err != nil {
 		return "", err
 	}
-	id, _, ok, err := c.Read().LastConversation(ctx, call.sender, project)
+	conv, ok, err := c.Read().RecentConversation(ctx, call.sender, project, 0)
 	if err != nil {
 		return "", err
 	}
 	if ok {
-		call.events = append(call.events, domain.ConversationClosed{ConversationID: id, Sender: call.sender, Project: project})
+		call.events = append(call.events, domain.ConversationClosed{ConversationID: conv.ID, Sender: call.sender, Project: project})
 	}
 	return i18n.Text(call.lang, i18n.ConversationCleared), nil
 }
