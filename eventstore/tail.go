@@ -230,25 +230,50 @@ func (t *Tail) offer(after int64) {
 func (t *Tail) take(after int64, limit int) (evs []domain.Event, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.started {
+	from, ok := t.after(after)
+	if !ok {
 		return nil, false
 	}
-	if after == t.head {
-		return nil, true
-	}
-	seq, found := t.index[after]
-	if !found {
-		return nil, false
-	}
-	from := int(seq-t.first) + 1
 	to := min(from+limit, len(t.buf))
 	return append([]domain.Event(nil), t.buf[from:to]...), true
 }
 
-// Window returns up to limit events that follow position after, from
-// memory only; ok is false when after is neither in the window nor at its
-// end (the caller must then assume it knows nothing of what follows).
-func (t *Tail) Window(after int64, limit int) ([]domain.Event, bool) { return t.take(after, limit) }
+// after returns the index in buf of the event that follows position pos
+// (len(buf) at the end); false when pos is neither in the window nor at
+// its end. The caller holds mu.
+func (t *Tail) after(pos int64) (int, bool) {
+	if !t.started {
+		return 0, false
+	}
+	if pos == t.head {
+		return len(t.buf), true
+	}
+	seq, found := t.index[pos]
+	if !found {
+		return 0, false
+	}
+	return int(seq-t.first) + 1, true
+}
+
+// Scan calls fn, from memory and without copying, with each event of the
+// window that follows position after, until fn returns false; false when
+// after is neither in the window nor at its end (the caller must then
+// assume it knows nothing of what follows). fn runs under the Tail's
+// lock: it must not call the Tail.
+func (t *Tail) Scan(after int64, fn func(domain.Event) bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	from, ok := t.after(after)
+	if !ok {
+		return false
+	}
+	for _, e := range t.buf[from:] {
+		if !fn(e) {
+			break
+		}
+	}
+	return true
+}
 
 // Follow is eventstore.Follow served by the Tail: fn sees the same
 // batches' events in the same order, read once for every follower.

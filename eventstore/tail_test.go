@@ -3,6 +3,7 @@ package eventstore
 import (
 	"context"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -44,5 +45,42 @@ func TestTailWindowSlidesWithoutCopying(t *testing.T) {
 	evs, ok := tail.take(pos-2, 10)
 	if !ok || len(evs) != 2 || evs[0].Position != pos-1 || evs[1].Position != pos {
 		t.Fatalf("take after %d: %v %v", pos-2, ok, evs)
+	}
+}
+
+// Scan walks the window after a position without copying it and says
+// when the position is not in it.
+func TestTailScan(t *testing.T) {
+	tail := NewTail(func(context.Context, int64, int) ([]domain.Event, error) { return nil, nil },
+		func(context.Context) <-chan struct{} { return nil })
+	if tail.Scan(0, func(domain.Event) bool { return true }) {
+		t.Fatal("a Tail that has not started scanned")
+	}
+	tail.offer(10)
+	tail.add([]domain.Event{{Position: 11}, {Position: 12}, {Position: 13}})
+	positions := func(after int64, stopAt int64) ([]int64, bool) {
+		var got []int64
+		ok := tail.Scan(after, func(e domain.Event) bool {
+			got = append(got, e.Position)
+			return e.Position != stopAt
+		})
+		return got, ok
+	}
+	tests := []struct {
+		after, stopAt int64
+		want          []int64
+		ok            bool
+	}{
+		{11, 0, []int64{12, 13}, true},
+		{11, 12, []int64{12}, true},
+		{13, 0, nil, true},  // at the end
+		{10, 0, nil, false}, // the start is not an event of the window
+		{7, 0, nil, false},
+	}
+	for _, tc := range tests {
+		got, ok := positions(tc.after, tc.stopAt)
+		if ok != tc.ok || !slices.Equal(got, tc.want) {
+			t.Errorf("scan after %d (stop at %d): %v %v, want %v %v", tc.after, tc.stopAt, got, ok, tc.want, tc.ok)
+		}
 	}
 }

@@ -17,17 +17,22 @@ func TestQueueMayHaveMoved(t *testing.T) {
 		{Position: 13, Type: completed},
 		{Position: 14, Type: received},
 	}
-	window := func(after int64, limit int) ([]domain.Event, bool) {
-		if after != 10 {
-			return nil, false
+	scan := func(evs []domain.Event) logWindow {
+		return func(after int64, fn func(domain.Event) bool) bool {
+			if after != 10 {
+				return false
+			}
+			for _, e := range evs {
+				if !fn(e) {
+					break
+				}
+			}
+			return true
 		}
-		return log[:min(limit, len(log))], true
 	}
+	window := scan(log)
 	// A window that holds no queue event at all.
-	quiet := func(after int64, limit int) ([]domain.Event, bool) {
-		evs, ok := window(after, limit)
-		return evs[:min(2, len(evs))], ok
-	}
+	quiet := scan(log[:2])
 	at := func(pos int64) func() (int64, bool) { return func() (int64, bool) { return pos, true } }
 	tests := []struct {
 		name    string

@@ -125,7 +125,7 @@ func (s *Scheduler) relay(ctx context.Context) {
 		window logWindow
 	)
 	if shared, ok := s.driver.Store.(interface{ Tail() *eventstore.Tail }); ok && shared.Tail() != nil {
-		read, window = shared.Tail().Grown(ctx), shared.Tail().Window
+		read, window = shared.Tail().Grown(ctx), shared.Tail().Scan
 	}
 	for {
 		select {
@@ -142,12 +142,9 @@ func (s *Scheduler) relay(ctx context.Context) {
 	}
 }
 
-// logWindow is eventstore.Tail.Window: the events after a position, from
+// logWindow is eventstore.Tail.Scan: the events after a position, from
 // memory only.
-type logWindow func(after int64, limit int) ([]domain.Event, bool)
-
-// windowLimit bounds how much of the window queueMayHaveMoved looks at.
-const windowLimit = 512
+type logWindow func(after int64, fn func(domain.Event) bool) bool
 
 // queueEvents are the events that change what Queries.OpenQueue returns
 // (a turn received, acknowledged or completed).
@@ -177,19 +174,15 @@ func (s *Scheduler) queueMayHaveMoved(window logWindow, through func() (int64, b
 	if last == q.applied {
 		return false
 	}
-	evs, ok := window(q.applied, windowLimit)
-	if !ok {
+	moved, reached := false, false
+	if !window(q.applied, func(e domain.Event) bool {
+		moved, reached = queueEvents[e.Type], e.Position == last
+		return !moved && !reached
+	}) {
 		return true
 	}
-	for _, e := range evs {
-		if queueEvents[e.Type] {
-			return true
-		}
-		if e.Position == last {
-			return false
-		}
-	}
-	return true // the applied position is beyond what the window holds
+	// Not reached: the applied position is beyond what the window holds.
+	return moved || !reached
 }
 
 type doneTurn struct{ sender, turn string }
