@@ -140,16 +140,22 @@ func storeBackends() []storeBackend {
 			}
 		}},
 		{"postgres", func(t *testing.T) ([]string, func() eventstore.Store) {
-			dsn := pgtest.DSN(t)
-			return []string{"OMEGA_DATA_DIR=" + t.TempDir(), "OMEGA_DATABASE_URL=" + dsn}, func() eventstore.Store {
-				s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
+			_, vars, open := postgresEnv(t)
+			return vars, open
 		}},
+	}
+}
+
+// postgresEnv is the postgres backend's environment, with its DSN.
+func postgresEnv(t *testing.T) (dsn string, vars []string, open func() eventstore.Store) {
+	dsn = pgtest.DSN(t)
+	return dsn, []string{"OMEGA_DATA_DIR=" + t.TempDir(), "OMEGA_DATABASE_URL=" + dsn}, func() eventstore.Store {
+		s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
 	}
 }
 

@@ -16,8 +16,6 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
 // shutdownClaude answers turns with "done: <last line>" (slowly for
@@ -278,16 +276,8 @@ func TestShutdownSummarizesBehindAnOpenTransaction(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildOmega(t)
-	dsn := pgtest.DSN(t)
-	open := func() eventstore.Store {
-		s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
-	e := newShutdownEnv(t, []string{"OMEGA_DATA_DIR=" + t.TempDir(), "OMEGA_DATABASE_URL=" + dsn}, open)
+	dsn, vars, open := postgresEnv(t)
+	e := newShutdownEnv(t, vars, open)
 	p := startServe(t, bin, e.env)
 	waitHTTP(t, e.url)
 
