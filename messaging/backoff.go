@@ -35,3 +35,23 @@ func cancelledByUs(err error) bool {
 	}
 	return errors.As(err, &coded) && coded.SQLState() == "57014" && strings.Contains(coded.Error(), "user request")
 }
+
+// stopQuiet is the subscriber's logger with one error moved to debug: when
+// a stop cancels its query, lib/pq may leave the connection unusable and
+// the rollback that follows fails ("could not rollback tx for querying
+// message ... driver: bad connection"). Nothing is lost (the transaction
+// never committed, the message stays for the next start); an error logged
+// on every such stop would hide real ones.
+type stopQuiet struct{ watermill.LoggerAdapter }
+
+func (l stopQuiet) Error(msg string, err error, fields watermill.LogFields) {
+	if q, ok := fields["query_err"].(error); ok && (errors.Is(q, context.Canceled) || cancelledByUs(q)) {
+		l.Debug(msg, fields.Add(watermill.LogFields{"err": err}))
+		return
+	}
+	l.LoggerAdapter.Error(msg, err, fields)
+}
+
+func (l stopQuiet) With(fields watermill.LogFields) watermill.LoggerAdapter {
+	return stopQuiet{l.LoggerAdapter.With(fields)}
+}

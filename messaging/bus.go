@@ -222,7 +222,7 @@ func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Pu
 		SchemaAdapter:  wsql.DefaultPostgreSQLSchema{},
 		OffsetsAdapter: wsql.DefaultPostgreSQLOffsetsAdapter{},
 		BackoffManager: backoff,
-	}, wlog)
+	}, stopQuiet{wlog})
 	if err != nil {
 		_ = stop()
 		return nil, nil, nil, fmt.Errorf("command subscriber: %w", err)

@@ -707,8 +707,14 @@ func followSlowly(ctx context.Context, s Store, batch int, pause time.Duration) 
 	return f, done
 }
 
+// readAll reads the whole log, settled first: a transaction still open
+// elsewhere in the database (another test's, in parallel) would otherwise
+// hold back events these tests just committed.
 func readAll(t *testing.T, ctx context.Context, s Store, batch int) []domain.Event {
 	t.Helper()
+	if err := s.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
 	var out []domain.Event
 	var after int64
 	for {
