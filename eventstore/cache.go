@@ -345,21 +345,23 @@ func eventSize(e domain.Event) int {
 	return len(e.Data) + len(e.StreamID) + len(e.Type) + eventOverhead
 }
 
-// Committed records an append this process committed: at holds each
-// event's recording time as stored, versions the stamps the backend put on
-// the metadata, so the cached events are exactly what a Load returns.
-func (c *StreamCache) Committed(stream string, events []domain.NewEvent, res AppendResult, at []time.Time, versions SchemaVersions) {
+// Committed records an append this process committed, as Recorded
+// returned it (nil: the stream is dropped).
+func (c *StreamCache) Committed(stream string, evs []domain.Event) {
 	if c == nil {
 		return
 	}
-	if evs := recorded(stream, events, res, at, versions); evs != nil {
+	if evs != nil {
 		c.Appended(stream, evs)
 		return
 	}
 	c.Drop(stream)
 }
 
-func recorded(stream string, events []domain.NewEvent, res AppendResult, at []time.Time, versions SchemaVersions) []domain.Event {
+// Recorded returns the events of an append as a read of the log returns
+// them: at holds each event's recording time as stored, versions the
+// stamps the backend put on the metadata. Nil when the lengths disagree.
+func Recorded(stream string, events []domain.NewEvent, res AppendResult, at []time.Time, versions SchemaVersions) []domain.Event {
 	if len(at) != len(events) || len(res.Positions) != len(events) {
 		return nil
 	}

@@ -145,7 +145,7 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 			return
 		}
 		if len(evs) > 0 {
-			t.add(evs)
+			t.add(after, evs)
 			retry = time.Millisecond
 			if len(evs) == tailBatch {
 				continue
@@ -173,8 +173,72 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 	}
 }
 
-func (t *Tail) add(evs []domain.Event) {
+// add appends what a read after position after returned. Events handed
+// over by Delivered while the read was in flight begin its result: those
+// are skipped (and anything a read returns that does not go on from the
+// window's end is dropped; the next read starts from there).
+func (t *Tail) add(after int64, evs []domain.Event) {
 	t.mu.Lock()
+	if t.head != after {
+		evs = following(evs, t.head)
+	}
+	t.addLocked(evs)
+	t.mu.Unlock()
+	t.grown.Notify()
+}
+
+// following returns the events of evs after the one at position pos; none
+// if pos is not among them.
+func following(evs []domain.Event, pos int64) []domain.Event {
+	for i, e := range evs {
+		if e.Position == pos {
+			return evs[i+1:]
+		}
+	}
+	return nil
+}
+
+// Delivered hands the Tail events this process has just committed whose
+// place in the delivery order the backend knows: they come right after
+// the event at position prev, and nothing can ever be delivered between
+// (no older transaction was still running). If the window ends at prev,
+// they join it at once and the followers are served without waiting for a
+// read of the log, and true is returned: the change needs no signal to
+// the Tail. Otherwise the Tail must be signalled to read them as any other
+// change.
+func (t *Tail) Delivered(prev int64, evs []domain.Event) bool {
+	if len(evs) == 0 {
+		return false
+	}
+	t.mu.Lock()
+	if !t.started || t.head != prev {
+		t.mu.Unlock()
+		return false
+	}
+	t.addLocked(evs)
+	t.mu.Unlock()
+	t.grown.Notify()
+	return true
+}
+
+// Holds reports whether the event at position pos is in the Tail's window
+// or is where it started.
+func (t *Tail) Holds(pos int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.started {
+		return false
+	}
+	_, ok := t.index[pos]
+	return ok || pos == t.head
+}
+
+// addLocked appends evs to the window and slides it; the caller holds mu
+// and signals grown after unlocking.
+func (t *Tail) addLocked(evs []domain.Event) {
+	if len(evs) == 0 {
+		return
+	}
 	for _, e := range evs {
 		t.index[e.Position] = t.first + int64(len(t.buf))
 		t.buf = append(t.buf, e)
@@ -197,8 +261,6 @@ func (t *Tail) add(evs []domain.Event) {
 		t.buf = t.buf[drop:]
 		t.first += int64(drop)
 	}
-	t.mu.Unlock()
-	t.grown.Notify()
 }
 
 func (t *Tail) reset() {

@@ -18,18 +18,18 @@ func TestTailWindowSlidesWithoutCopying(t *testing.T) {
 		func(context.Context) <-chan struct{} { return nil })
 	tail.offer(0)
 	pos := int64(0)
-	next := func() []domain.Event {
+	add := func() {
 		pos++
-		return []domain.Event{{Position: pos, StreamID: "s", Data: []byte(`{}`)}}
+		tail.add(pos-1, []domain.Event{{Position: pos, StreamID: "s", Data: []byte(`{}`)}})
 	}
 	for range tailEvents + 10 {
-		tail.add(next())
+		add()
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	const adds = 1000
 	for range adds {
-		tail.add(next())
+		add()
 	}
 	runtime.ReadMemStats(&after)
 	// Amortized, an add allocates its own event and a share of the
@@ -57,7 +57,7 @@ func TestTailScan(t *testing.T) {
 		t.Fatal("a Tail that has not started scanned")
 	}
 	tail.offer(10)
-	tail.add([]domain.Event{{Position: 11}, {Position: 12}, {Position: 13}})
+	tail.add(10, []domain.Event{{Position: 11}, {Position: 12}, {Position: 13}})
 	positions := func(after int64, stopAt int64) ([]int64, bool) {
 		var got []int64
 		ok := tail.Scan(after, func(e domain.Event) bool {
@@ -82,5 +82,53 @@ func TestTailScan(t *testing.T) {
 		if ok != tc.ok || !slices.Equal(got, tc.want) {
 			t.Errorf("scan after %d (stop at %d): %v %v, want %v %v", tc.after, tc.stopAt, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// Events handed over by the appender join the window only where it ends,
+// and a read that was in flight meanwhile does not add them twice.
+func TestTailDelivered(t *testing.T) {
+	tail := NewTail(func(context.Context, int64, int) ([]domain.Event, error) { return nil, nil },
+		func(context.Context) <-chan struct{} { return nil })
+	evs := func(positions ...int64) []domain.Event {
+		out := make([]domain.Event, len(positions))
+		for i, p := range positions {
+			out[i] = domain.Event{Position: p}
+		}
+		return out
+	}
+	window := func() []int64 {
+		var got []int64
+		for _, e := range tail.buf {
+			got = append(got, e.Position)
+		}
+		return got
+	}
+	if tail.Delivered(0, evs(1)) {
+		t.Fatal("a Tail that has not started took events")
+	}
+	tail.offer(10)
+	steps := []struct {
+		name      string
+		do        func() bool
+		want      []int64
+		delivered bool
+	}{
+		{"at the end", func() bool { return tail.Delivered(10, evs(11, 12)) }, []int64{11, 12}, true},
+		{"not at the end", func() bool { return tail.Delivered(11, evs(13)) }, []int64{11, 12}, false},
+		{"a read from before, cut short", func() bool { tail.add(10, evs(11)); return false }, []int64{11, 12}, false},
+		{"a read from before, going on", func() bool { tail.add(10, evs(11, 12, 13)); return false }, []int64{11, 12, 13}, false},
+		{"after the read", func() bool { return tail.Delivered(13, evs(14)) }, []int64{11, 12, 13, 14}, true},
+	}
+	for _, st := range steps {
+		if got := st.do(); got != st.delivered {
+			t.Fatalf("%s: delivered = %v, want %v", st.name, got, st.delivered)
+		}
+		if got := window(); !slices.Equal(got, st.want) {
+			t.Fatalf("%s: window %v, want %v", st.name, got, st.want)
+		}
+	}
+	if !tail.Holds(14) || !tail.Holds(11) || tail.Holds(15) {
+		t.Fatal("Holds disagrees with the window")
 	}
 }

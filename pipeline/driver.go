@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
@@ -679,11 +681,21 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	sender := domain.SenderKey(m.Channel, m.SenderID)
 	now := d.now()
 
+	// The sender's tasks and the conversation are independent reads: one
+	// round trip's wait instead of two before the provider is called.
+	var (
+		tasks   []promptctx.Task
+		reading errgroup.Group
+	)
+	reading.Go(func() (err error) {
+		tasks, err = d.pendingTasks(ctx, sender)
+		return err
+	})
 	// A conversation continues while it is active; after the idle time the
 	// next message starts a new one. The choice is recorded, so a replay
 	// never depends on the configuration of the day.
 	conv, history, err := d.conversation(ctx, sender, project, now, st.ID)
-	if err != nil {
+	if err := errors.Join(err, reading.Wait()); err != nil {
 		return domain.ContextBuilt{}, err
 	}
 	clean := sanitize.Clean(m.Text)
@@ -705,10 +717,6 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	}
 	sections, caps := d.turnPrompts(known, len(sk.lines) > 0)
 	hint := d.formatHint(m.Channel)
-	tasks, err := d.pendingTasks(ctx, sender)
-	if err != nil {
-		return domain.ContextBuilt{}, err
-	}
 	lessons, outcomes, err := d.learning(ctx, sender, project)
 	if err != nil {
 		return domain.ContextBuilt{}, err

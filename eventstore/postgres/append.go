@@ -22,6 +22,13 @@ import (
 // one row carrying the version it saw; the inserted columns are NULL when
 // the check failed. The INSERT is the transaction's first write, so it is
 // what assigns the transaction id (see the package doc).
+//
+// The last column tells where the events go in the delivery order when no
+// reader can be told otherwise: if the statement's snapshot saw no
+// transaction running and none took an id between the snapshot and this
+// one's (its horizon is this very transaction), every older transaction has
+// ended, so the events come right after the last one of an older
+// transaction, and that position is returned (0 for none). Otherwise NULL.
 const appendSQL = `
 WITH cur AS (
     SELECT coalesce(max(version), 0) AS v FROM events WHERE stream_id = $1
@@ -32,9 +39,15 @@ WITH cur AS (
         WITH ORDINALITY AS t(id, type, data, metadata, ord)
     WHERE $2::bigint < 0 OR cur.v = $2::bigint
     ORDER BY t.ord
-    RETURNING position, version, recorded_at
+    RETURNING position, version, recorded_at, transaction_id
+), prev AS (
+    SELECT coalesce((SELECT e.position FROM events e WHERE e.transaction_id < x.xid
+        ORDER BY e.transaction_id DESC, e.position DESC LIMIT 1), 0) AS position
+    FROM (SELECT transaction_id AS xid FROM ins LIMIT 1) x
+    WHERE pg_snapshot_xmin(pg_current_snapshot()) = x.xid
 )
-SELECT cur.v, ins.position, ins.version, ins.recorded_at FROM cur LEFT JOIN ins ON true ORDER BY ins.version`
+SELECT cur.v, ins.position, ins.version, ins.recorded_at, (SELECT position FROM prev)
+FROM cur LEFT JOIN ins ON true ORDER BY ins.version`
 
 // anyRetries bounds how often an append with expected version Any is
 // retried after losing a race for the next version number to another
@@ -56,7 +69,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		return eventstore.AppendResult{}, err
 	}
 	for attempt := 1; ; attempt++ {
-		res, at, err := s.appendOnce(ctx, stream, expected, args, len(events))
+		in, err := s.appendOnce(ctx, stream, expected, args, len(events))
 		var ce *eventstore.ConcurrencyError
 		if err != nil {
 			s.cache.Drop(stream) // a failed commit may still have committed
@@ -70,8 +83,13 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		if err != nil {
 			return eventstore.AppendResult{}, err
 		}
-		s.cache.Committed(stream, events, res, at, s.versions)
-		s.tail.Committed(res.Positions)
+		res := in.result(len(events))
+		recorded := eventstore.Recorded(stream, events, res, in.at, s.versions)
+		s.cache.Committed(stream, recorded)
+		if !in.prev.Valid || recorded == nil || !s.tail.Delivered(in.prev.Int64, recorded) {
+			s.tail.Committed(res.Positions)
+			s.unread.Notify()
+		}
 		s.local.Notify()
 		s.notifier.signal()
 		return res, nil
@@ -101,65 +119,75 @@ func appendArgs(stream string, expected eventstore.ExpectedVersion, events []dom
 	return []any{stream, int64(expected), pq.Array(ids), pq.Array(types), pq.Array(data), pq.Array(meta)}, nil
 }
 
-func (s *Store) appendOnce(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (res eventstore.AppendResult, at []time.Time, err error) {
+func (s *Store) appendOnce(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (in inserted, err error) {
 	if !eventstore.HasBeforeCommit(ctx) {
 		return s.appendStatement(ctx, stream, expected, args, n)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return res, nil, fmt.Errorf("append %s: begin: %w", stream, err)
+		return in, fmt.Errorf("append %s: begin: %w", stream, err)
 	}
 	defer func() {
 		if err != nil {
 			_ = tx.Rollback()
 		}
 	}()
-
-	seen, positions, at, err := insertEvents(ctx, tx.StmtContext(ctx, s.appendStmt), args, n)
-	if err != nil {
-		if isViolation(err, "events_stream_version_key") {
-			_ = tx.Rollback()
-			return res, nil, s.conflict(ctx, stream, expected)
-		}
-		return res, nil, fmt.Errorf("append %s: %w", stream, err)
-	}
-	if positions == nil {
-		return res, nil, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: seen}
+	if in, err = s.checked(ctx, tx.StmtContext(ctx, s.appendStmt), stream, expected, args, n); err != nil {
+		return in, err
 	}
 	if err := eventstore.BeforeCommit(ctx); err != nil {
-		return res, nil, fmt.Errorf("append %s: %w", stream, err)
+		return in, fmt.Errorf("append %s: %w", stream, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return res, nil, fmt.Errorf("append %s: commit: %w", stream, err)
+		return in, fmt.Errorf("append %s: commit: %w", stream, err)
 	}
-	return eventstore.AppendResult{FromVersion: seen + 1, ToVersion: seen + int64(n), Positions: positions}, at, nil
+	return in, nil
 }
 
 // appendStatement runs appendSQL on its own, without BEGIN and COMMIT: one
 // statement is one transaction, atomic and checked just the same, and it
 // saves the explicit transaction's round trips (measured at about half the
 // cost of a single-event append). The INSERT still assigns the xid.
-func (s *Store) appendStatement(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (eventstore.AppendResult, []time.Time, error) {
-	seen, positions, at, err := insertEvents(ctx, s.appendStmt, args, n)
-	if err != nil {
-		if isViolation(err, "events_stream_version_key") {
-			return eventstore.AppendResult{}, nil, s.conflict(ctx, stream, expected)
-		}
-		return eventstore.AppendResult{}, nil, fmt.Errorf("append %s: %w", stream, err)
-	}
-	if positions == nil {
-		return eventstore.AppendResult{}, nil, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: seen}
-	}
-	return eventstore.AppendResult{FromVersion: seen + 1, ToVersion: seen + int64(n), Positions: positions}, at, nil
+func (s *Store) appendStatement(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (inserted, error) {
+	return s.checked(ctx, s.appendStmt, stream, expected, args, n)
 }
 
-// insertEvents runs appendSQL. It returns the version the statement saw
-// and the positions and recording times in version order, or nil
-// positions if the expected version did not match.
-func insertEvents(ctx context.Context, stmt *sql.Stmt, args []any, n int) (seen int64, positions []int64, at []time.Time, err error) {
+// checked runs appendSQL and turns a version that did not match into a
+// *eventstore.ConcurrencyError.
+func (s *Store) checked(ctx context.Context, stmt *sql.Stmt, stream string, expected eventstore.ExpectedVersion, args []any, n int) (inserted, error) {
+	in, err := insertEvents(ctx, stmt, args, n)
+	if err != nil {
+		if isViolation(err, "events_stream_version_key") {
+			return in, s.conflict(ctx, stream, expected)
+		}
+		return in, fmt.Errorf("append %s: %w", stream, err)
+	}
+	if in.positions == nil {
+		return in, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: in.seen}
+	}
+	return in, nil
+}
+
+// result is the AppendResult of n events inserted after version seen.
+func (in inserted) result(n int) eventstore.AppendResult {
+	return eventstore.AppendResult{FromVersion: in.seen + 1, ToVersion: in.seen + int64(n), Positions: in.positions}
+}
+
+// inserted is what appendSQL returned: the version it saw, the positions
+// and recording times in version order (nil positions if the expected
+// version did not match), and the delivery predecessor when known.
+type inserted struct {
+	seen      int64
+	positions []int64
+	at        []time.Time
+	prev      sql.NullInt64
+}
+
+// insertEvents runs appendSQL.
+func insertEvents(ctx context.Context, stmt *sql.Stmt, args []any, n int) (in inserted, err error) {
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
-		return 0, nil, nil, err
+		return in, err
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -167,21 +195,21 @@ func insertEvents(ctx context.Context, stmt *sql.Stmt, args []any, n int) (seen 
 			pos, version sql.NullInt64
 			recorded     sql.NullTime
 		)
-		if err := rows.Scan(&seen, &pos, &version, &recorded); err != nil {
-			return 0, nil, nil, err
+		if err := rows.Scan(&in.seen, &pos, &version, &recorded, &in.prev); err != nil {
+			return inserted{}, err
 		}
 		if pos.Valid {
-			positions = append(positions, pos.Int64)
-			at = append(at, recorded.Time)
+			in.positions = append(in.positions, pos.Int64)
+			in.at = append(in.at, recorded.Time)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return 0, nil, nil, err
+		return inserted{}, err
 	}
-	if positions != nil && len(positions) != n {
-		return 0, nil, nil, fmt.Errorf("inserted %d of %d events", len(positions), n)
+	if in.positions != nil && len(in.positions) != n {
+		return inserted{}, fmt.Errorf("inserted %d of %d events", len(in.positions), n)
 	}
-	return seen, positions, at, nil
+	return in, nil
 }
 
 // conflict builds the error for a lost race on the next version number,

@@ -83,11 +83,13 @@ func (s *Store) listen(ctx context.Context, instance string) {
 			// could have been missed meanwhile.
 			switch {
 			case n == nil:
+				s.unread.Notify()
 				s.local.Notify()
 				s.commands.Notify()
 			case n.Channel == commandChannel:
 				s.commands.Notify()
 			case n.Extra != instance:
+				s.unread.Notify()
 				s.local.Notify()
 			}
 		}

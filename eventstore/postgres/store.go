@@ -42,9 +42,12 @@ const (
 
 // Store is the PostgreSQL event store. It is safe for concurrent use.
 type Store struct {
-	db       *sql.DB
-	log      *slog.Logger
-	local    eventstore.Broadcaster
+	db    *sql.DB
+	log   *slog.Logger
+	local eventstore.Broadcaster
+	// unread signals changes the Tail has not been handed (Delivered):
+	// other processes' appends and local ones it must read.
+	unread   eventstore.Broadcaster
 	commands eventstore.Broadcaster
 	notifier *notifier
 	listener *pq.Listener
@@ -117,7 +120,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.listener = pq.NewListener(dsn, 100*time.Millisecond, 30*time.Second, s.listenerEvent)
 	s.tail = eventstore.NewTail(func(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
 		return s.readAll(ctx, after, limit, false)
-	}, s.Changes)
+	}, s.unread.Subscribe)
 	s.cache = eventstore.NewStreamCache(0)
 	s.tail.SetCache(s.cache)
 	s.wg.Add(3)

@@ -14,6 +14,10 @@ import (
 
 const selectVersion = `SELECT COALESCE(MAX(version), 0) FROM events WHERE stream_id = ?`
 
+// selectLast is the position the appended events follow in the delivery
+// order: with the write lock held, nothing else can commit in between.
+const selectLast = `SELECT COALESCE(MAX(position), 0) FROM events`
+
 const insertEvent = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
 VALUES (?, ?, ?, ?, ?, ?, ?)`
 
@@ -36,7 +40,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	if err != nil {
 		return eventstore.AppendResult{}, fmt.Errorf("append %s: begin: %w", stream, err)
 	}
-	res, at, err := st.appendTx(ctx, tx, stream, expected, rows)
+	res, at, prev, err := st.appendTx(ctx, tx, stream, expected, rows)
 	if err == nil {
 		err = eventstore.BeforeCommit(ctx)
 	}
@@ -55,7 +59,11 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 	for i := range ats {
 		ats[i] = at
 	}
-	s.cache.Committed(stream, events, res, ats, s.versions)
+	recorded := eventstore.Recorded(stream, events, res, ats, s.versions)
+	s.cache.Committed(stream, recorded)
+	if recorded == nil || s.tail == nil || !s.tail.Delivered(prev, recorded) {
+		s.unread.Notify()
+	}
 	s.bcast.Notify()
 	return res, nil
 }
@@ -87,7 +95,7 @@ func encodeEvents(stream string, events []domain.NewEvent, versions eventstore.S
 // appendStmts are prepared once on the write pool's single connection, so
 // appends skip SQL compilation while they hold the write lock.
 type appendStmts struct {
-	version, insert *sql.Stmt
+	version, last, insert *sql.Stmt
 }
 
 // appendStatements prepares lazily rather than in Open: with SkipMigrate the
@@ -102,12 +110,18 @@ func (s *Store) appendStatements(ctx context.Context) (*appendStmts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare version query: %w", err)
 	}
+	last, err := s.write.PrepareContext(ctx, selectLast)
+	if err != nil {
+		version.Close()
+		return nil, fmt.Errorf("prepare last position query: %w", err)
+	}
 	insert, err := s.write.PrepareContext(ctx, insertEvent)
 	if err != nil {
 		version.Close()
+		last.Close()
 		return nil, fmt.Errorf("prepare insert: %w", err)
 	}
-	s.stmts = &appendStmts{version: version, insert: insert}
+	s.stmts = &appendStmts{version: version, last: last, insert: insert}
 	return s.stmts, nil
 }
 
@@ -115,32 +129,36 @@ func (st *appendStmts) close() error {
 	if st == nil {
 		return nil
 	}
-	return errors.Join(st.version.Close(), st.insert.Close())
+	return errors.Join(st.version.Close(), st.last.Close(), st.insert.Close())
 }
 
-// appendTx inserts the rows and returns what it wrote and the recording
-// time of every row (as a read returns it).
-func (st *appendStmts) appendTx(ctx context.Context, tx *sql.Tx, stream string, expected eventstore.ExpectedVersion, rows []eventRow) (eventstore.AppendResult, time.Time, error) {
+// appendTx inserts the rows and returns what it wrote, the recording time
+// of every row (as a read returns it) and the position they follow in the
+// delivery order.
+func (st *appendStmts) appendTx(ctx context.Context, tx *sql.Tx, stream string, expected eventstore.ExpectedVersion, rows []eventRow) (res eventstore.AppendResult, at time.Time, prev int64, err error) {
 	var current int64
 	if err := tx.StmtContext(ctx, st.version).QueryRowContext(ctx, stream).Scan(&current); err != nil {
-		return eventstore.AppendResult{}, time.Time{}, fmt.Errorf("append %s: read version: %w", stream, err)
+		return res, at, 0, fmt.Errorf("append %s: read version: %w", stream, err)
 	}
 	if expected != eventstore.Any && int64(expected) != current {
-		return eventstore.AppendResult{}, time.Time{}, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: current}
+		return res, at, 0, &eventstore.ConcurrencyError{Stream: stream, Expected: expected, Actual: current}
+	}
+	if err := tx.StmtContext(ctx, st.last).QueryRowContext(ctx).Scan(&prev); err != nil {
+		return res, at, 0, fmt.Errorf("append %s: read last position: %w", stream, err)
 	}
 	insert := tx.StmtContext(ctx, st.insert)
 	now := time.Now().UnixMicro()
-	res := eventstore.AppendResult{FromVersion: current + 1, ToVersion: current + int64(len(rows)), Positions: make([]int64, len(rows))}
+	res = eventstore.AppendResult{FromVersion: current + 1, ToVersion: current + int64(len(rows)), Positions: make([]int64, len(rows))}
 	for i, r := range rows {
 		// A duplicate event id fails here with SQLite's "UNIQUE constraint
 		// failed: events.event_id"; the rollback leaves nothing behind.
 		out, err := insert.ExecContext(ctx, stream, current+1+int64(i), r.id, r.typ, r.data, r.metadata, now)
 		if err != nil {
-			return eventstore.AppendResult{}, time.Time{}, fmt.Errorf("append %s: insert event %s: %w", stream, r.id, err)
+			return eventstore.AppendResult{}, at, 0, fmt.Errorf("append %s: insert event %s: %w", stream, r.id, err)
 		}
 		if res.Positions[i], err = out.LastInsertId(); err != nil {
-			return eventstore.AppendResult{}, time.Time{}, fmt.Errorf("append %s: position of event %s: %w", stream, r.id, err)
+			return eventstore.AppendResult{}, at, 0, fmt.Errorf("append %s: position of event %s: %w", stream, r.id, err)
 		}
 	}
-	return res, time.UnixMicro(now).UTC(), nil
+	return res, time.UnixMicro(now).UTC(), prev, nil
 }

@@ -84,11 +84,14 @@ type Options struct {
 // Store is the SQLite event store. It implements eventstore.Store and
 // eventstore.Checkpoints and is safe for concurrent use.
 type Store struct {
-	path     string
-	write    *sql.DB
-	read     *sql.DB
-	logger   *slog.Logger
-	bcast    eventstore.Broadcaster
+	path   string
+	write  *sql.DB
+	read   *sql.DB
+	logger *slog.Logger
+	bcast  eventstore.Broadcaster
+	// unread signals changes the Tail has not been handed (Delivered):
+	// other processes' appends and local ones it must read.
+	unread   eventstore.Broadcaster
 	versions eventstore.SchemaVersions
 
 	stmtMu sync.Mutex
@@ -152,7 +155,7 @@ func open(ctx context.Context, path string, opts Options, synchronous string) (*
 // startTail runs the shared reader of the end of the log (see
 // eventstore.Follow).
 func (s *Store) startTail() {
-	s.tail = eventstore.NewTail(s.readAll, s.Changes)
+	s.tail = eventstore.NewTail(s.readAll, s.unread.Subscribe)
 	s.cache = eventstore.NewStreamCache(0)
 	s.tail.SetCache(s.cache)
 	tctx, cancel := context.WithCancel(context.Background())
@@ -298,8 +301,22 @@ func (s *Store) poll(ctx context.Context, conn *sql.Conn, last int64, every time
 		if v != last {
 			last = v
 			s.bcast.Notify()
+			if !s.tailHoldsEnd(ctx, conn) {
+				s.unread.Notify()
+			}
 		}
 	}
+}
+
+// tailHoldsEnd reports whether the Tail has the last event of the log:
+// then the commit data_version saw was this process's own (an append
+// handed to the Tail, a read model) and the Tail need not read.
+func (s *Store) tailHoldsEnd(ctx context.Context, conn *sql.Conn) bool {
+	var end int64
+	if err := conn.QueryRowContext(ctx, selectLast).Scan(&end); err != nil {
+		return false
+	}
+	return s.tail != nil && s.tail.Holds(end)
 }
 
 func dataVersion(ctx context.Context, conn *sql.Conn) (int64, error) {

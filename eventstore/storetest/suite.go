@@ -80,6 +80,7 @@ func Run(t *testing.T, newStore func(t *testing.T) Store, opts Options) {
 		{"ConcurrentFollowNoHook", testConcurrentFollow, false},
 		{"SharedFollowers", testSharedFollowers, false},
 		{"Settle", func(t *testing.T, s Store) { testSettle(t, s, opts) }, false},
+		{"AppendHandedToTheTail", func(t *testing.T, s Store) { testHandedToTheTail(t, s, opts) }, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -570,6 +571,64 @@ func testSettle(t *testing.T, s Store, o Options) {
 	must(t, <-settled)
 	if got := names(); len(got) != 3 {
 		t.Fatalf("after settling ReadAll returned %v, want all three streams", got)
+	}
+}
+
+// testHandedToTheTail: an append committed while no older transaction can
+// still commit is in the shared Tail's window when Append returns, without
+// a read of the log; one committed behind an older open append is not
+// (something may still come before it), and the followers then see both in
+// delivery order.
+func testHandedToTheTail(t *testing.T, s Store, o Options) {
+	shared, ok := s.(interface{ Tail() *eventstore.Tail })
+	if !ok || shared.Tail() == nil {
+		t.Skip("the store has no shared Tail")
+	}
+	tail := shared.Tail()
+	ctx := ctxT(t, 60*time.Second)
+	fctx, stop := context.WithCancel(ctx)
+	defer stop()
+	f, _ := follow(fctx, s, 100)
+	within(t, 10*time.Second, "the Tail to start", func() bool { return tail.Holds(0) })
+
+	// On PostgreSQL any transaction of the server (another test's) holds
+	// the horizon back while it runs, so an append may have to wait for a
+	// read like any other change: one of several must be handed over.
+	appended := 0
+	within(t, 10*time.Second, "an append handed to the Tail", func() bool {
+		res, err := s.Append(ctx, "tail-direct", eventstore.Any, ev(t, "Direct", appended))
+		must(t, err)
+		appended++
+		return tail.Holds(res.Positions[0])
+	})
+	if o.SerializedWriters {
+		f.waitFor(t, appended, 10*time.Second)
+		f.check(t, ctx, s, appended)
+		return
+	}
+	release := make(chan struct{})
+	held := heldAppend(t, ctx, s, "tail-held", 2, release, false)
+	res, err := s.Append(ctx, "tail-behind", eventstore.Any, ev(t, "Behind", 0))
+	must(t, err)
+	if tail.Holds(res.Positions[0]) {
+		t.Fatal("an append committed behind an open older transaction was handed to the Tail")
+	}
+	close(release)
+	must(t, <-held)
+	f.waitFor(t, appended+3, 10*time.Second)
+	time.Sleep(20 * time.Millisecond)
+	f.check(t, ctx, s, appended+3)
+}
+
+// within polls cond until it holds, failing the test after d.
+func within(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s after %v", what, d)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
