@@ -18,8 +18,10 @@ PKGS      := ./...
 
 all: lint test build
 
+# Without cgo, as the Dockerfile builds: omega needs no C library, and
+# not mapping libc saves about 1 MiB of resident memory.
 build:
-	$(GO) build -tags $(TAGS) -o $(BIN) ./cmd/omega
+	CGO_ENABLED=0 $(GO) build -tags $(TAGS) -o $(BIN) ./cmd/omega
 
 # Runs the gateway on the embedded default (SQLite under OMEGA_DATA_DIR,
 # ~/.omega unless set). Ctrl-C stops it.

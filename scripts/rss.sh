@@ -38,7 +38,7 @@ trap cleanup EXIT
 bin=${OMEGA_BIN:-}
 if [[ -z $bin ]]; then
 	bin=$tmp/omega
-	(cd "$(dirname "$0")/.." && go build -tags stdjson -o "$bin" ./cmd/omega) # as make build
+	(cd "$(dirname "$0")/.." && CGO_ENABLED=0 go build -tags stdjson -o "$bin" ./cmd/omega) # as make build
 fi
 
 cat >"$tmp/claude" <<'CLAUDE'
