@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Group modes.
@@ -25,6 +26,14 @@ type Config struct {
 	TranscribeURL    string `env:"TRANSCRIBE_URL"`
 	TranscribeAPIKey string `env:"TRANSCRIBE_API_KEY"`
 	TranscribeModel  string `env:"TRANSCRIBE_MODEL" envDefault:"whisper-1"`
+	// PollTimeout is getUpdates' long-poll timeout (whole seconds).
+	PollTimeout time.Duration `env:"TELEGRAM_POLL_TIMEOUT" envDefault:"30s"`
+	// StallGrace is how long past PollTimeout a getUpdates may go
+	// unanswered before it is abandoned as stalled.
+	StallGrace time.Duration `env:"TELEGRAM_STALL_GRACE" envDefault:"5s"`
+	// BackoffMax caps the wait between failed calls, so polling resumes
+	// within it once the Bot API answers again.
+	BackoffMax time.Duration `env:"TELEGRAM_BACKOFF_MAX" envDefault:"5s"`
 }
 
 // Validate reports configuration errors. It never includes the token.
@@ -36,6 +45,9 @@ func (c Config) Validate() error {
 	case GroupModeMention, GroupModeAll, "":
 	default:
 		return fmt.Errorf("telegram: TELEGRAM_GROUP_MODE %q: want mention or all", c.GroupMode)
+	}
+	if c.PollTimeout < 0 || c.StallGrace < 0 || c.BackoffMax < 0 {
+		return fmt.Errorf("telegram: TELEGRAM_POLL_TIMEOUT, TELEGRAM_STALL_GRACE and TELEGRAM_BACKOFF_MAX must not be negative")
 	}
 	return nil
 }

@@ -23,7 +23,8 @@ const mediaAttempts = 3
 // and the pipeline deduplicates them on PlatformID.
 func (c *Channel) poll(ctx context.Context, deliver channels.Deliver) {
 	var offset int64
-	b := newBackoff()
+	b := c.newBackoff()
+	h := &pollHealth{c: c, state: channels.HealthUp}
 	for ctx.Err() == nil {
 		updates, err := c.fetchUpdates(ctx, offset)
 		if err != nil {
@@ -31,13 +32,15 @@ func (c *Channel) poll(ctx context.Context, deliver channels.Deliver) {
 				return
 			}
 			wait := b.next()
-			c.log.Warn("telegram getUpdates failed", "err", err, "backoff", wait)
+			h.failed(err)
+			c.log.Warn("telegram getUpdates failed", "err", err, "backoff", wait, "failed_polls", h.failures)
 			if c.sleep(ctx, wait) != nil {
 				return
 			}
 			continue
 		}
 		b.reset()
+		h.ok()
 		for _, raw := range updates {
 			id, ok := updateID(raw)
 			if !ok {
@@ -66,11 +69,18 @@ func (c *Channel) fetchUpdates(ctx context.Context, offset int64) ([]json.RawMes
 	if err != nil {
 		return nil, fmt.Errorf("encode getUpdates: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.pollTimeout+sendTimeout/4)
+	// The API answers a long poll within its timeout; one unanswered
+	// StallGrace later is abandoned, so a stalled connection costs
+	// seconds, not a restart.
+	deadline := c.pollTimeout + c.stallGrace
+	callCtx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	url := c.cfg.APIURL + "/bot" + c.cfg.Token + "/getUpdates"
-	resp, err := c.caller.Call(ctx, url, &ta.RequestData{ContentType: ta.ContentTypeJSON, BodyRaw: body})
+	resp, err := c.caller.Call(callCtx, url, &ta.RequestData{ContentType: ta.ContentTypeJSON, BodyRaw: body})
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w: no answer within %s", errStalled, deadline)
+		}
 		return nil, fmt.Errorf("getUpdates: %w", c.redact(err))
 	}
 	if !resp.Ok {
@@ -99,7 +109,7 @@ func updateID(raw json.RawMessage) (int64, bool) {
 // handle maps and delivers one update, retrying with backoff until it
 // succeeds or ctx ends. It returns non-nil only when ctx ended.
 func (c *Channel) handle(ctx context.Context, id int64, raw json.RawMessage, deliver channels.Deliver) error {
-	b := newBackoff()
+	b := c.newBackoff()
 	for attempt := 1; ; attempt++ {
 		in, ok, err := c.toIncoming(ctx, raw, attempt >= mediaAttempts)
 		if err == nil && !ok {

@@ -3,6 +3,7 @@
 package telegram
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,13 +25,16 @@ const Name = "telegram"
 
 const (
 	defaultPollTimeout = 30 * time.Second
+	defaultStallGrace  = 5 * time.Second
+	defaultBackoffMax  = 5 * time.Second
 	sendTimeout        = 60 * time.Second
 	downloadTimeout    = 2 * time.Minute
 )
 
 var (
 	_ channels.Channel      = (*Channel)(nil)
-	_ channels.FormatHinter = (*Channel)(nil)
+	_ channels.FormatHinter   = (*Channel)(nil)
+	_ channels.HealthReporter = (*Channel)(nil)
 )
 
 // Channel is the Telegram channel.
@@ -43,6 +47,8 @@ type Channel struct {
 	sleep       func(ctx context.Context, d time.Duration) error
 	now         func() time.Time
 	pollTimeout time.Duration
+	stallGrace  time.Duration
+	backoffMax  time.Duration
 	pacer       *pacer
 	transcriber *transcriber
 
@@ -52,6 +58,7 @@ type Channel struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	stopped  bool // Stop was called; a later Start returns at once
+	health   channels.HealthFunc
 }
 
 // Option customises a Channel, mostly for tests.
@@ -79,7 +86,18 @@ func WithClock(now func() time.Time) Option {
 // WithPollTimeout sets getUpdates' long-poll timeout (default 30 s,
 // rounded down to whole seconds, at least 1 s).
 func WithPollTimeout(d time.Duration) Option {
-	return func(c *Channel) { c.pollTimeout = max(d.Truncate(time.Second), time.Second) }
+	return func(c *Channel) { c.pollTimeout = wholeSeconds(d) }
+}
+
+// wholeSeconds is d rounded down to whole seconds, at least 1 s: the Bot
+// API takes the poll timeout in seconds.
+func wholeSeconds(d time.Duration) time.Duration { return max(d.Truncate(time.Second), time.Second) }
+
+// ReportHealth implements channels.HealthReporter.
+func (c *Channel) ReportHealth(f channels.HealthFunc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.health = f
 }
 
 // New creates the channel. It does not contact Telegram; Start does.
@@ -106,7 +124,9 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		http:        &http.Client{},
 		sleep:       wait.Sleep,
 		now:         time.Now,
-		pollTimeout: defaultPollTimeout,
+		pollTimeout: wholeSeconds(cmp.Or(cfg.PollTimeout, defaultPollTimeout)),
+		stallGrace:  cmp.Or(cfg.StallGrace, defaultStallGrace),
+		backoffMax:  cmp.Or(cfg.BackoffMax, defaultBackoffMax),
 		pacer:       newPacer(),
 	}
 	for _, opt := range opts {
@@ -209,7 +229,7 @@ func (c *Channel) Stop(ctx context.Context) error {
 // identify calls getMe, retrying transient failures; an unauthorised
 // token is fatal.
 func (c *Channel) identify(ctx context.Context) error {
-	b := newBackoff()
+	b := c.newBackoff()
 	for {
 		callCtx, cancel := context.WithTimeout(ctx, sendTimeout)
 		me, err := c.bot.GetMe(callCtx)
@@ -259,21 +279,19 @@ func (e redactedError) Error() string {
 
 func (e redactedError) Unwrap() error { return e.err }
 
-// backoff doubles from 1 s to 60 s.
-type backoff struct{ cur time.Duration }
+// backoff doubles from 1 s up to its cap (TELEGRAM_BACKOFF_MAX): the cap
+// bounds how long after the Bot API answers again polling resumes.
+type backoff struct{ cur, max time.Duration }
 
-const (
-	backoffMin = time.Second
-	backoffMax = 60 * time.Second
-)
+const backoffMin = time.Second
 
-func newBackoff() *backoff { return &backoff{} }
+func (c *Channel) newBackoff() *backoff { return &backoff{max: c.backoffMax} }
 
 func (b *backoff) next() time.Duration {
 	if b.cur == 0 {
-		b.cur = backoffMin
+		b.cur = min(backoffMin, b.max)
 	} else {
-		b.cur = min(b.cur*2, backoffMax)
+		b.cur = min(b.cur*2, b.max)
 	}
 	return b.cur
 }

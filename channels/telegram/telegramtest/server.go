@@ -72,6 +72,8 @@ type Server struct {
 	nextMsg  int64
 	files    map[string][]byte
 	failures map[string][]failure
+	outages  map[string]int // method -> status every call fails with; OutageReset drops the connection
+	stalled  bool           // getUpdates never answers
 	sent     []Call
 	changed  chan struct{} // closed and replaced on every state change
 }
@@ -86,6 +88,7 @@ func New(t testing.TB, token string) *Server {
 		nextMsg:  1000,
 		files:    map[string][]byte{},
 		failures: map[string][]failure{},
+		outages:  map[string]int{},
 		changed:  make(chan struct{}),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
@@ -199,6 +202,72 @@ func (s *Server) FailNextWith(method string, n, status int, description string) 
 	}
 }
 
+// OutageReset makes Outage drop the connection without an answer, as a
+// refused or reset connection does.
+const OutageReset = 0
+
+// Outage makes every call of method fail with status (5xx, or
+// OutageReset) until EndOutage. Failed calls are recorded in Sent with
+// their error.
+func (s *Server) Outage(method string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.outages[method] = status
+}
+
+// EndOutage makes method answer again.
+func (s *Server) EndOutage(method string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.outages, method)
+}
+
+// StallUpdates makes getUpdates hang without ever answering (on) until
+// the client gives up; each abandoned call is recorded in Sent with the
+// error "stalled".
+func (s *Server) StallUpdates(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stalled = on
+	s.notify()
+}
+
+// Calls returns the recorded calls of method, accepted or not.
+func (s *Server) Calls(method string) []Call {
+	var out []Call
+	for _, c := range s.Sent() {
+		if c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (s *Server) outage(method string) (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	status, ok := s.outages[method]
+	return status, ok
+}
+
+// fail answers a call during an outage: an error status, or a dropped
+// connection.
+func (s *Server) fail(w http.ResponseWriter, method string, p params, status int) {
+	if status == OutageReset {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				s.record(method, p, nil, "connection reset")
+				_ = conn.Close()
+				return
+			}
+		}
+		status = http.StatusBadGateway
+	}
+	desc := failureDescription(failure{status: status})
+	s.record(method, p, nil, desc)
+	writeError(w, status, desc, 0)
+}
+
 // Sent returns every outbound call so far, accepted or not, in order.
 func (s *Server) Sent() []Call {
 	s.mu.Lock()
@@ -269,6 +338,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Bad Request: "+err.Error(), 0)
 		return
 	}
+	if status, ok := s.outage(method); ok {
+		s.fail(w, method, p, status)
+		return
+	}
 	if f, ok := s.takeFailure(method); ok {
 		s.record(method, p, nil, failureDescription(f))
 		writeError(w, f.status, failureDescription(f), f.retryAfter)
@@ -322,6 +395,10 @@ func failureDescription(f failure) string {
 
 // getUpdates confirms updates below offset and long-polls for the rest.
 func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
+	if s.stall(r) {
+		s.record("getUpdates", p, nil, "stalled")
+		return
+	}
 	offset, _ := strconv.ParseInt(p.get("offset"), 10, 64)
 	limit, _ := strconv.Atoi(p.get("limit"))
 	if limit <= 0 || limit > 100 {
@@ -365,6 +442,24 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 		case <-timer.C:
 		}
 		timer.Stop()
+	}
+}
+
+// stall holds a getUpdates call while updates are stalled and reports
+// whether the client gave up on it.
+func (s *Server) stall(r *http.Request) bool {
+	for {
+		s.mu.Lock()
+		stalled, changed := s.stalled, s.changed
+		s.mu.Unlock()
+		if !stalled {
+			return false
+		}
+		select {
+		case <-r.Context().Done():
+			return true
+		case <-changed:
+		}
 	}
 }
 
