@@ -32,7 +32,7 @@ const (
 )
 
 var (
-	_ channels.Channel      = (*Channel)(nil)
+	_ channels.Channel        = (*Channel)(nil)
 	_ channels.FormatHinter   = (*Channel)(nil)
 	_ channels.HealthReporter = (*Channel)(nil)
 )
