@@ -63,6 +63,7 @@ type Runtime struct {
 	// Access is sender pairing and identity links.
 	Access   *access.Service
 	channels map[string]channels.Channel
+	health   *channelWatch
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
 	summarizeOnShutdown bool
 
@@ -101,6 +102,10 @@ type RuntimeOptions struct {
 	// importing the projects folder (a re-run's scratch has none).
 	FrozenProjects bool
 }
+
+// UnhealthyChannels lists the channels that cannot receive now
+// ("telegram: down"), for /readyz.
+func (r *Runtime) UnhealthyChannels() []string { return r.health.Unhealthy() }
 
 // Channel implements pipeline.ChannelSet.
 func (r *Runtime) Channel(name string) (channels.Channel, bool) {
@@ -165,6 +170,8 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	}
 	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown}
 	names := r.addChannels(opts.Channels)
+	r.health = newChannelWatch(a.Store, owner{r}, cfg.ChannelDownAlert, a.Logger)
+	r.health.attach(r.channels)
 
 	if err := r.startSkills(ctx); err != nil {
 		return nil, err
@@ -662,6 +669,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	})
 	r.runClock(gctx, g)
 	g.Go(func() error { return ignoreStop(gctx, r.Access.Run(gctx)) })
+	r.health.run(gctx)
 	for _, ch := range r.channels {
 		g.Go(func() error {
 			err := ch.Start(gctx, r.Deliver)

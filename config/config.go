@@ -34,6 +34,9 @@ type Config struct {
 	// ReadyMaxLag is how far projections may trail the log before /readyz
 	// answers not ready.
 	ReadyMaxLag time.Duration `env:"READY_MAX_LAG" envDefault:"1m"`
+	// ChannelDownAlert is how long a channel may stay unable to receive
+	// (down or stalled) before the owner is alerted; 0 never alerts.
+	ChannelDownAlert time.Duration `env:"CHANNEL_DOWN_ALERT" envDefault:"5m"`
 
 	// ConversationIdle is how long a conversation may rest before the next
 	// message starts a new one.

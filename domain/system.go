@@ -24,6 +24,9 @@ func RegisterSystemEvents(r *Registry) {
 	r.Register(ProjectionEventPoisoned{}, 1)
 	r.Register(CommandHandled{}, 1)
 	r.Register(CommandFailed{}, 1)
+	r.Register(ChannelDown{}, 1)
+	r.Register(ChannelStalled{}, 1)
+	r.Register(ChannelRecovered{}, 1)
 }
 
 // CommandHandled records that a command on the bus was handled, so the

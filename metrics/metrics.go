@@ -30,6 +30,12 @@ type State interface {
 	PoisonedCount(ctx context.Context) (int64, error)
 }
 
+// Channels reports the channels that cannot receive now, "name: state"
+// (app.Runtime).
+type Channels interface {
+	UnhealthyChannels() []string
+}
+
 // Metrics holds omega's collectors.
 type Metrics struct {
 	registry *prometheus.Registry
@@ -41,6 +47,9 @@ type Metrics struct {
 	ReadyLag time.Duration
 	// SampleEvery bounds how often a scrape measures the state gauges.
 	SampleEvery time.Duration
+	// Channels, when set, makes /readyz answer not ready while a channel
+	// cannot receive.
+	Channels Channels
 
 	turns         *prometheus.CounterVec
 	turnLatency   *prometheus.HistogramVec
@@ -50,6 +59,8 @@ type Metrics struct {
 	cost          prometheus.Counter
 	appendLatency prometheus.Histogram
 	lateness      prometheus.Histogram
+	channelUp     *prometheus.GaugeVec
+	channelDowns  *prometheus.CounterVec
 
 	mu       sync.Mutex
 	sampled  time.Time
@@ -88,8 +99,13 @@ func New(state State, decoder *domain.Registry, logger *slog.Logger) (*Metrics, 
 			Help: "Latency of appends to the event log by this process.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
 		lateness: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omega_scheduler_lateness_seconds",
 			Help: "How late due work fired after its due time.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 16)}),
+		channelUp: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "omega_channel_up",
+			Help: "Whether a channel receives (1) or not (0), as its last recorded health change says."}, []string{"channel"}),
+		channelDowns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_channel_failures_total",
+			Help: "Times a channel stopped receiving, by state (down: the platform failed requests; stalled: a receive went unanswered)."}, []string{"channel", "state"}),
 	}
 	m.registry.MustRegister(m.turns, m.turnLatency, m.providerCalls, m.providerErrs, m.tokens, m.cost, m.appendLatency, m.lateness,
+		m.channelUp, m.channelDowns,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gauge := func(name, help string, read func(gauges) float64) {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
@@ -153,7 +169,8 @@ func (m *Metrics) Follow(ctx context.Context, store eventstore.Store, after int6
 
 func (m *Metrics) observe(e domain.Event) {
 	switch e.Type {
-	case "TurnCompleted", "ProviderReplied", "ProviderFailed", "PlanStepCompleted", "RouteDecided", "TaskFired":
+	case "TurnCompleted", "ProviderReplied", "ProviderFailed", "PlanStepCompleted", "RouteDecided", "TaskFired",
+		"ChannelDown", "ChannelStalled", "ChannelRecovered":
 	default:
 		return
 	}
@@ -183,6 +200,22 @@ func (m *Metrics) observe(e domain.Event) {
 		if !ev.Due.IsZero() && !ev.FiredAt.IsZero() {
 			m.lateness.Observe(max(ev.FiredAt.Sub(ev.Due), 0).Seconds())
 		}
+	default:
+		m.channelHealth(p)
+	}
+}
+
+// channelHealth follows the channels' recorded health changes.
+func (m *Metrics) channelHealth(p domain.Payload) {
+	switch ev := p.(type) {
+	case domain.ChannelDown:
+		m.channelUp.WithLabelValues(ev.Channel).Set(0)
+		m.channelDowns.WithLabelValues(ev.Channel, "down").Inc()
+	case domain.ChannelStalled:
+		m.channelUp.WithLabelValues(ev.Channel).Set(0)
+		m.channelDowns.WithLabelValues(ev.Channel, "stalled").Inc()
+	case domain.ChannelRecovered:
+		m.channelUp.WithLabelValues(ev.Channel).Set(1)
 	}
 }
 
@@ -198,9 +231,10 @@ func (m *Metrics) usage(u domain.CallUsage) {
 	m.cost.Add(u.CostUSD)
 }
 
-// Ready answers /readyz: 200 when the database answers and projections
-// trail the log by less than ReadyLag, else 503. The body says nothing
-// more: the probe has no authentication.
+// Ready answers /readyz: 200 when the database answers, projections
+// trail the log by less than ReadyLag and every channel receives, else
+// 503. The body says nothing more than which channel cannot receive: the
+// probe has no authentication.
 func (m *Metrics) Ready() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
@@ -212,12 +246,20 @@ func (m *Metrics) Ready() http.Handler {
 				err = errors.New("projections lag behind the log")
 			}
 		}
+		var down []string
+		if m.Channels != nil {
+			down = m.Channels.UnhealthyChannels()
+		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if err != nil {
-			m.logger.Warn("not ready", "err", err)
+		if err != nil || len(down) > 0 {
+			m.logger.Warn("not ready", "err", err, "channels", down)
 			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte("not ready\n"))
+			body := "not ready\n"
+			for _, c := range down {
+				body += "channel " + c + "\n"
+			}
+			_, _ = w.Write([]byte(body))
 			return
 		}
 		_, _ = w.Write([]byte("ready\n"))

@@ -57,6 +57,7 @@ func serve(ctx context.Context) error {
 		return err
 	}
 	set.Attach(rt)
+	m.Channels = rt
 	if set.API != nil {
 		if err := operatorViews(set.API, a, m); err != nil {
 			return err

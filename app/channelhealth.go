@@ -1,0 +1,169 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+)
+
+// ownerAlerter sends omega's own notices to its owner (owner).
+type ownerAlerter interface {
+	Alert(ctx context.Context, text string) (channel, chat string, err error)
+}
+
+// channelWatch records the health changes the channels report as events,
+// keeps each channel's state for /readyz, and alerts the owner when a
+// channel stays unable to receive for alertAfter (and again when it
+// recovers after such an alert).
+type channelWatch struct {
+	store      eventstore.Store
+	owner      ownerAlerter
+	alertAfter time.Duration
+	log        *slog.Logger
+
+	mu     sync.Mutex
+	ctx    context.Context // the process's; set by run before channels start
+	states map[string]*channelState
+}
+
+type channelState struct {
+	state   string
+	since   time.Time
+	timer   *time.Timer
+	alerted bool
+}
+
+func newChannelWatch(store eventstore.Store, owner ownerAlerter, alertAfter time.Duration, log *slog.Logger) *channelWatch {
+	return &channelWatch{store: store, owner: owner, alertAfter: alertAfter, log: log, ctx: context.Background(), states: map[string]*channelState{}}
+}
+
+// attach makes the channels that report their health report to w.
+func (w *channelWatch) attach(chs map[string]channels.Channel) {
+	for _, ch := range chs {
+		if hr, ok := ch.(channels.HealthReporter); ok {
+			hr.ReportHealth(w.report)
+		}
+	}
+}
+
+// run sets the context the records and alerts run in.
+func (w *channelWatch) run(ctx context.Context) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ctx = ctx
+}
+
+// Unhealthy lists the channels that cannot receive now, "name: state",
+// sorted.
+func (w *channelWatch) Unhealthy() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for name, s := range w.states {
+		if s.state != channels.HealthUp {
+			out = append(out, name+": "+s.state)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// report takes one health change from a channel's receiving goroutine.
+func (w *channelWatch) report(h channels.Health) {
+	ctx, downFor, alerted := w.change(h)
+	w.record(ctx, h, downFor)
+	if h.State == channels.HealthUp && alerted {
+		w.alert(ctx, h.Channel, domain.AlertChannelRecovered,
+			fmt.Sprintf("%s is receiving messages again, after %s.", h.Channel, downFor.Round(time.Second)))
+	}
+}
+
+// change updates the channel's state and its alert timer; it returns how
+// long the channel was unable to receive (on recovery) and whether the
+// owner was alerted about it.
+func (w *channelWatch) change(h channels.Health) (context.Context, time.Duration, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := w.states[h.Channel]
+	if s == nil {
+		s = &channelState{state: channels.HealthUp}
+		w.states[h.Channel] = s
+	}
+	now := time.Now()
+	if h.State == channels.HealthUp {
+		downFor, alerted := now.Sub(s.since), s.alerted
+		if s.timer != nil {
+			s.timer.Stop()
+		}
+		*s = channelState{state: channels.HealthUp, since: now}
+		return w.ctx, downFor, alerted
+	}
+	if s.state == channels.HealthUp {
+		s.since = now
+		if w.alertAfter > 0 {
+			s.timer = time.AfterFunc(w.alertAfter, func() { w.stillDown(h.Channel, s) })
+		}
+	}
+	s.state = h.State
+	return w.ctx, 0, false
+}
+
+// stillDown alerts the owner when the outage the timer was set for goes on.
+func (w *channelWatch) stillDown(name string, s *channelState) {
+	w.mu.Lock()
+	if w.states[name] != s || s.state == channels.HealthUp || s.alerted {
+		w.mu.Unlock()
+		return
+	}
+	s.alerted = true
+	ctx, state, since := w.ctx, s.state, s.since
+	w.mu.Unlock()
+	w.alert(ctx, name, domain.AlertChannelDown, fmt.Sprintf(
+		"%s has not received messages for %s (%s). omega keeps retrying; check the network, the token and the platform's status.",
+		name, time.Since(since).Round(time.Second), state))
+}
+
+// record appends the change to the channel's stream; a failure is logged,
+// never stops the channel.
+func (w *channelWatch) record(ctx context.Context, h channels.Health, downFor time.Duration) {
+	var p domain.Payload
+	switch h.State {
+	case channels.HealthDown:
+		p = domain.ChannelDown{Channel: h.Channel, Error: h.Err, FailedPolls: h.Failures}
+	case channels.HealthStalled:
+		p = domain.ChannelStalled{Channel: h.Channel, Error: h.Err, FailedPolls: h.Failures}
+	default:
+		p = domain.ChannelRecovered{Channel: h.Channel, FailedPolls: h.Failures, DownMs: downFor.Milliseconds()}
+	}
+	w.appendOn(ctx, h.Channel, p)
+}
+
+// alert tells the owner and records the outcome.
+func (w *channelWatch) alert(ctx context.Context, name, kind, text string) {
+	ch, chat, err := w.owner.Alert(ctx, text)
+	out := domain.OwnerAlerted{Kind: kind, Text: text, Channel: ch, Chat: chat}
+	if err != nil {
+		w.log.Warn("owner alert about a channel not delivered", "channel", name, "kind", kind, "err", err)
+		out.Error = err.Error()
+	}
+	w.appendOn(ctx, name, out)
+}
+
+func (w *channelWatch) appendOn(ctx context.Context, name string, p domain.Payload) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	ev, err := domain.NewEventFrom(p, domain.Metadata{Channel: name})
+	if err == nil {
+		_, err = w.store.Append(ctx, domain.ChannelStream(name), eventstore.Any, ev)
+	}
+	if err != nil {
+		w.log.Error("could not record a channel's health", "channel", name, "event", p.EventType(), "err", err)
+	}
+}
