@@ -4,6 +4,7 @@
 package export
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,15 +30,29 @@ type Message struct {
 	TurnID         string    `json:"turn_id"`
 	ConversationID string    `json:"conversation_id,omitempty"`
 	At             time.Time `json:"at"`
-	Role           string    `json:"role"` // user or assistant
-	Text           string    `json:"text"`
-	Status         string    `json:"status,omitempty"`
-	Provider       string    `json:"provider,omitempty"`
-	Model          string    `json:"model,omitempty"`
-	InputTokens    *int      `json:"input_tokens,omitempty"`
-	OutputTokens   *int      `json:"output_tokens,omitempty"`
-	CostUSD        *float64  `json:"cost_usd,omitempty"`
+	// Role is who the text is from: user (the sender), assistant (omega)
+	// or task (a scheduled action that fell due, not something the
+	// sender wrote).
+	Role string `json:"role"`
+	// Kind says what an assistant message that was not a reply is:
+	// reminder, heartbeat_alert, self_heal or owner_alert; empty for
+	// replies and messages.
+	Kind         string   `json:"kind,omitempty"`
+	Text         string   `json:"text"`
+	Status       string   `json:"status,omitempty"`
+	Provider     string   `json:"provider,omitempty"`
+	Model        string   `json:"model,omitempty"`
+	InputTokens  *int     `json:"input_tokens,omitempty"`
+	OutputTokens *int     `json:"output_tokens,omitempty"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
 }
+
+// Roles of a message.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTask      = "task"
+)
 
 // Messages reads the turns' messages and replies, in order.
 func Messages(ctx context.Context, log Log, dec Decoder, turnIDs []string) ([]Message, error) {
@@ -69,6 +84,9 @@ func take(user, bot *Message, p domain.Payload, at time.Time) {
 	switch ev := p.(type) {
 	case domain.MessageReceived:
 		user.At, user.Text = at, ev.Text
+		if ev.Task != nil {
+			user.Role = RoleTask
+		}
 	case domain.ContextBuilt:
 		user.ConversationID, bot.ConversationID = ev.ConversationID, ev.ConversationID
 	case domain.ProviderReplied:
@@ -117,17 +135,30 @@ func Markdown(w io.Writer, title string, msgs []Message) error {
 			conv = m.ConversationID
 			fmt.Fprintf(&b, "\n## Conversation %s\n", orDash(conv))
 		}
-		who := "**" + title + "**"
-		if m.Role == "assistant" {
-			who = "**omega**"
-			if m.Model != "" {
-				who += " (" + m.Model + ")"
-			}
-		}
+		who := author(title, m)
 		fmt.Fprintf(&b, "\n%s · %s\n\n%s\n", who, m.At.Format("2006-01-02 15:04:05 UTC"), quote(m.Text))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// author is the line that says who a message is from.
+func author(title string, m Message) string {
+	switch m.Role {
+	case RoleAssistant:
+		who := "**omega**"
+		if detail := cmp.Or(kindNames[m.Kind], m.Model); detail != "" {
+			who += " (" + detail + ")"
+		}
+		return who
+	case RoleTask:
+		return "**scheduled task**"
+	}
+	return "**" + title + "**"
+}
+
+var kindNames = map[string]string{
+	KindReminder: "reminder", KindHeartbeatAlert: "heartbeat alert", KindSelfHeal: "self-healing", KindOwnerAlert: "alert",
 }
 
 func orDash(s string) string {

@@ -30,14 +30,24 @@ func exportCmd() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			ids, err := log.TurnsOf(cmd.Context(), domain.SenderKey(channel, id), conversation)
+			// Every turn: a command turn records no conversation of its
+			// own, and the transcript places it in the one it fell in.
+			ids, err := log.TurnsOf(cmd.Context(), domain.SenderKey(channel, id), "")
 			if err != nil {
 				return err
 			}
-			msgs, err := export.Messages(cmd.Context(), a.Store, a.Registry, ids)
+			turns, err := export.Messages(cmd.Context(), a.Store, a.Registry, ids)
 			if err != nil {
 				return err
 			}
+			ownerChannel, ownerChat, _ := a.Config.HeartbeatDestination()
+			notices, err := export.Notices(cmd.Context(), a.Store, a.Registry, export.Recipient{
+				Channel: channel, ID: id, Owner: ownerChannel == channel && ownerChat == id,
+			})
+			if err != nil {
+				return err
+			}
+			msgs := export.Transcript(turns, notices, conversation)
 			if format == "jsonl" {
 				return export.JSONL(cmd.OutOrStdout(), msgs)
 			}
