@@ -18,15 +18,23 @@ type ownerAlerter interface {
 	Alert(ctx context.Context, text string) (channel, chat string, err error)
 }
 
+// appender is where the watch records (the event store).
+type appender interface {
+	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...domain.NewEvent) (eventstore.AppendResult, error)
+}
+
 // channelWatch records the health changes the channels report as events,
 // keeps each channel's state for /readyz, and alerts the owner when a
 // channel stays unable to receive for alertAfter (and again when it
 // recovers after such an alert).
 type channelWatch struct {
-	store      eventstore.Store
+	store      appender
 	owner      ownerAlerter
 	alertAfter time.Duration
 	log        *slog.Logger
+	// after runs f once d has passed, unless the returned stop is called
+	// first (time.AfterFunc; tests fire it themselves).
+	after func(d time.Duration, f func()) (stop func() bool)
 
 	mu     sync.Mutex
 	ctx    context.Context // the process's; set by run before channels start
@@ -34,15 +42,18 @@ type channelWatch struct {
 }
 
 type channelState struct {
-	state   string
-	since   time.Time
-	timer   *time.Timer
-	alerted bool
+	state     string
+	since     time.Time
+	stopTimer func() bool
+	alerted   bool
 }
 
-func newChannelWatch(store eventstore.Store, owner ownerAlerter, alertAfter time.Duration, log *slog.Logger) *channelWatch {
-	return &channelWatch{store: store, owner: owner, alertAfter: alertAfter, log: log, ctx: context.Background(), states: map[string]*channelState{}}
+func newChannelWatch(store appender, owner ownerAlerter, alertAfter time.Duration, log *slog.Logger) *channelWatch {
+	return &channelWatch{store: store, owner: owner, alertAfter: alertAfter, log: log, ctx: context.Background(),
+		states: map[string]*channelState{}, after: afterFunc}
 }
+
+func afterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // attach makes the channels that report their health report to w.
 func (w *channelWatch) attach(chs map[string]channels.Channel) {
@@ -98,17 +109,22 @@ func (w *channelWatch) change(h channels.Health) (context.Context, time.Duration
 	}
 	now := time.Now()
 	if h.State == channels.HealthUp {
-		downFor, alerted := now.Sub(s.since), s.alerted
-		if s.timer != nil {
-			s.timer.Stop()
+		if s.state == channels.HealthUp {
+			return w.ctx, 0, false
 		}
-		*s = channelState{state: channels.HealthUp, since: now}
+		downFor, alerted := now.Sub(s.since), s.alerted
+		if s.stopTimer != nil {
+			s.stopTimer()
+		}
+		// A new state, so a timer of this outage that fired already finds
+		// itself replaced.
+		w.states[h.Channel] = &channelState{state: channels.HealthUp, since: now}
 		return w.ctx, downFor, alerted
 	}
 	if s.state == channels.HealthUp {
 		s.since = now
 		if w.alertAfter > 0 {
-			s.timer = time.AfterFunc(w.alertAfter, func() { w.stillDown(h.Channel, s) })
+			s.stopTimer = w.after(w.alertAfter, func() { w.stillDown(h.Channel, s) })
 		}
 	}
 	s.state = h.State
