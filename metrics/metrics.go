@@ -231,10 +231,13 @@ func (m *Metrics) usage(u domain.CallUsage) {
 	m.cost.Add(u.CostUSD)
 }
 
-// Ready answers /readyz: 200 when the database answers, projections
-// trail the log by less than ReadyLag and every channel receives, else
-// 503. The body says nothing more than which channel cannot receive: the
-// probe has no authentication.
+// Ready answers /readyz: 200 when the database answers and projections
+// trail the log by less than ReadyLag, else 503. A channel that cannot
+// receive is named in the body ("degraded") but keeps the probe at 200: a
+// Bot API outage is nothing a restart or a load balancer can fix, and
+// taking the process out of rotation would close the HTTP door too. The
+// body says nothing more than which channel cannot receive: the probe has
+// no authentication.
 func (m *Metrics) Ready() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
@@ -252,16 +255,18 @@ func (m *Metrics) Ready() http.Handler {
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if err != nil || len(down) > 0 {
+		body := "ready\n"
+		if len(down) > 0 {
+			body = "ready, degraded\n"
+		}
+		if err != nil {
 			m.logger.Warn("not ready", "err", err, "channels", down)
 			w.WriteHeader(http.StatusServiceUnavailable)
-			body := "not ready\n"
-			for _, c := range down {
-				body += "channel " + c + "\n"
-			}
-			_, _ = w.Write([]byte(body))
-			return
+			body = "not ready\n"
 		}
-		_, _ = w.Write([]byte("ready\n"))
+		for _, c := range down {
+			body += "channel " + c + "\n"
+		}
+		_, _ = w.Write([]byte(body))
 	})
 }

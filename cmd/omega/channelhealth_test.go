@@ -32,22 +32,31 @@ func TestServeTelegramOutageAndStall(t *testing.T) {
 				"OMEGA_TELEGRAM_BACKOFF_MAX=1s", "OMEGA_CHANNEL_DOWN_ALERT=1s"))
 			waitHTTP(t, e.url)
 
-			waitReadyz(t, e.url, http.StatusServiceUnavailable, "channel telegram: down")
+			waitReadyz(t, e.url, http.StatusOK, "ready, degraded\nchannel telegram: down")
 			waitOwnerMessage(t, api, "telegram has not received messages")
 			api.EndOutage("getUpdates")
 			api.PushText(42, 42, "anyone there")
 			waitOwnerMessage(t, api, "telegram is receiving messages again")
 			waitOwnerMessage(t, api, "done: anyone there")
-			waitReadyz(t, e.url, http.StatusOK, "ready\n")
+			waitReadyzExactly(t, e.url, "ready\n")
 
 			api.StallUpdates(true)
-			waitReadyz(t, e.url, http.StatusServiceUnavailable, "channel telegram: stalled")
+			waitReadyz(t, e.url, http.StatusOK, "ready, degraded\nchannel telegram: stalled")
 			api.StallUpdates(false)
-			waitReadyz(t, e.url, http.StatusOK, "ready\n")
+			waitReadyzExactly(t, e.url, "ready\n")
 			waitMetrics(t, e.url, `omega_channel_up{channel="telegram"} 1`,
 				`omega_channel_failures_total{channel="telegram",state="down"} 1`,
 				`omega_channel_failures_total{channel="telegram",state="stalled"} 1`)
 		})
+	}
+}
+
+// waitReadyzExactly waits for a ready probe that names no channel.
+func waitReadyzExactly(t *testing.T, url, body string) {
+	t.Helper()
+	waitReadyz(t, url, http.StatusOK, body)
+	if _, b := httpBody(t, url+"/readyz"); b != body {
+		t.Fatalf("/readyz body %q, want exactly %q", b, body)
 	}
 }
 
