@@ -135,7 +135,7 @@ func (f *Firer) Handle(ctx context.Context, it duework.Item) (err error) {
 				f.cfg.Clock.Set(duework.Item{Kind: Kind, ID: t.ID, Due: due})
 				return nil
 			}
-		case t.Firing.Open && now.Sub(t.Changed) < f.cfg.Stale && !f.cutOffHere(t):
+		case f.maybeBeingSent(t, now):
 			// Another process (or an earlier run of this one) is sending;
 			// look again once it would count as dead.
 			f.cfg.Clock.Set(duework.Item{Kind: Kind, ID: t.ID, Due: t.Changed.Add(f.cfg.Stale)})
@@ -206,6 +206,12 @@ func (f *Firer) markSending(id string) func() {
 			delete(f.sending, id)
 		}
 	}
+}
+
+// maybeBeingSent reports an open delivery attempt that may still be in
+// progress: this process's own, or another process's until it is stale.
+func (f *Firer) maybeBeingSent(t domain.Task, now time.Time) bool {
+	return t.Firing.Open && now.Sub(t.Changed) < f.cfg.Stale && !f.cutOffHere(t)
 }
 
 // cutOffHere reports an open attempt this node started that this process
