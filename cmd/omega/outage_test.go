@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -56,10 +57,12 @@ func newOutageDB(t *testing.T) *outageDB {
 			t.Errorf("drop database %s: %v", d.name, err)
 		}
 	})
-	d.dsn = strings.Replace(base, "/test?", "/"+d.name+"?", 1)
-	if d.dsn == base {
-		t.Fatalf("cannot derive a DSN for %s from %s", d.name, base)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("test database URL: %v", err)
 	}
+	u.Path = "/" + d.name
+	d.dsn = u.String()
 	return d
 }
 
