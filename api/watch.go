@@ -73,7 +73,7 @@ func (w *turnWatcher) forget(stream string, ch chan struct{}) {
 func (w *turnWatcher) run(ctx context.Context, after int64) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := eventstore.Follow(ctx, w.store, after, eventstore.FollowOptions{BatchSize: 500, PollInterval: 100 * time.Millisecond},
+		err := eventstore.Follow(ctx, w.store, after, eventstore.FollowOptions{BatchSize: 500, PollInterval: 100 * time.Millisecond, Name: "reply watcher", Logger: w.logger},
 			func(_ context.Context, evs []domain.Event) (int64, error) {
 				w.mu.Lock()
 				for _, e := range evs {

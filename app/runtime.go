@@ -391,6 +391,7 @@ func (r *Runtime) startClock(loc *time.Location) error {
 	firer, err := taskwork.NewFirer(taskwork.Config{
 		Store: r.Store, Registry: r.Registry, Channels: r, Profiles: r.Senders,
 		Clock: r.Clock, Kick: r.Scheduler.Kick, Location: loc, Logger: r.Logger, LateAfter: r.Config.TaskLateAfter,
+		Node: r.node.ID,
 	})
 	if err != nil {
 		return err

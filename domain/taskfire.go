@@ -39,6 +39,9 @@ type (
 		ID         string `json:"id"`
 		Occurrence int    `json:"occurrence"`
 		Attempt    int    `json:"attempt"`
+		// Owner is the stable node id of the process that sends: that
+		// node, restarted, knows at once that the send was cut off.
+		Owner string `json:"owner,omitempty"`
 	}
 	TaskDelivered struct {
 		ID          string   `json:"id"`
@@ -79,8 +82,9 @@ type TaskFiring struct {
 	Occurrence int
 	Due        time.Time
 	Late       bool
-	Attempts   int  // delivery attempts started
-	Open       bool // the last attempt has no recorded outcome
+	Attempts   int    // delivery attempts started
+	Open       bool   // the last attempt has no recorded outcome
+	Owner      string // node that started the last attempt ("" before nodes were recorded)
 }
 
 // Firing decision errors.
@@ -102,7 +106,7 @@ func (t *Task) applyFiring(p Payload) {
 		t.Due = e.Due
 	case TaskDeliveryStarted:
 		if t.Firing != nil {
-			t.Firing.Attempts, t.Firing.Open = e.Attempt, true
+			t.Firing.Attempts, t.Firing.Open, t.Firing.Owner = e.Attempt, true, e.Owner
 		}
 	case TaskDelivered, TaskActionStarted:
 		t.Firing, t.LastError = nil, ""

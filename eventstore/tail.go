@@ -342,16 +342,18 @@ func (t *Tail) Scan(after int64, fn func(domain.Event) bool) bool {
 func (t *Tail) Follow(ctx context.Context, s Store, after int64, opts FollowOptions, fn func(context.Context, []domain.Event) (int64, error)) error {
 	opts = opts.withDefaults()
 	grown := t.grown.Subscribe(ctx)
+	failures := readRetry{opts: opts}
 	for {
 		events, ok := t.take(after, opts.BatchSize)
 		if !ok {
 			var err error
 			if events, err = s.ReadAll(ctx, after, opts.BatchSize); err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
+				if err := failures.failed(ctx, after, fmt.Errorf("follow after %d: %w", after, err)); err != nil {
+					return err
 				}
-				return fmt.Errorf("follow after %d: %w", after, err)
+				continue
 			}
+			failures.succeeded(after)
 			if len(events) == 0 {
 				t.offer(after)
 			}

@@ -3,6 +3,7 @@ package messaging
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/wait"
 )
 
 // Options configures the buses.
@@ -227,7 +229,45 @@ func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Pu
 		_ = stop()
 		return nil, nil, nil, fmt.Errorf("command subscriber: %w", err)
 	}
-	return pub, &closeOnce{Subscriber: sub}, stop, nil
+	return pub, &closeOnce{Subscriber: retrySubscribe{Subscriber: sub, logger: opts.Logger}}, stop, nil
+}
+
+// Bounds of the pause before a failed subscription is tried again.
+const (
+	subscribeRetryMin = 100 * time.Millisecond
+	subscribeRetryMax = 5 * time.Second
+)
+
+// retrySubscribe tries a subscription again, with a capped backoff, when
+// the database fails it: the router stops, and the process with it, on
+// the first subscription it cannot make, and a database that restarts
+// or refuses connections for a while must not stop a process.
+type retrySubscribe struct {
+	message.Subscriber
+	logger *slog.Logger
+}
+
+func (r retrySubscribe) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
+	pause := subscribeRetryMin
+	for {
+		out, err := r.Subscriber.Subscribe(ctx, topic)
+		if err == nil || ctx.Err() != nil || errors.Is(err, wsql.ErrSubscriberClosed) {
+			return out, err
+		}
+		r.logger.Warn("command subscription failed; retrying", "topic", topic, "retry_in", pause, "err", err)
+		if werr := wait.Sleep(ctx, pause); werr != nil {
+			return nil, err
+		}
+		pause = min(pause*2, subscribeRetryMax)
+	}
+}
+
+// SubscribeInitialize forwards to the subscriber.
+func (r retrySubscribe) SubscribeInitialize(topic string) error {
+	if i, ok := r.Subscriber.(message.SubscribeInitializer); ok {
+		return i.SubscribeInitialize(topic)
+	}
+	return nil
 }
 
 // closeOnce lets every router handler close the subscriber they share:

@@ -83,7 +83,7 @@ func (s *StoreSubscriber) run(ctx context.Context, consumer string, out chan<- *
 	for ctx.Err() == nil {
 		pos, err := s.log.Checkpoint(ctx, consumer)
 		if err == nil {
-			err = eventstore.Follow(ctx, s.log, pos, eventstore.FollowOptions{BatchSize: 100},
+			err = eventstore.Follow(ctx, s.log, pos, eventstore.FollowOptions{BatchSize: 100, Name: "consumer " + consumer, Logger: s.logger},
 				func(ctx context.Context, evs []domain.Event) (int64, error) {
 					for _, e := range evs {
 						if err := s.deliver(ctx, consumer, e, out); err != nil {

@@ -155,7 +155,7 @@ func (m *Metrics) Handler() http.Handler {
 // head at start-up), until ctx ends. An event it cannot decode is logged
 // and skipped.
 func (m *Metrics) Follow(ctx context.Context, store eventstore.Store, after int64) error {
-	err := eventstore.Follow(ctx, store, after, eventstore.FollowOptions{PollInterval: time.Second}, func(_ context.Context, evs []domain.Event) (int64, error) {
+	err := eventstore.Follow(ctx, store, after, eventstore.FollowOptions{PollInterval: time.Second, Name: "metrics", Logger: m.logger}, func(_ context.Context, evs []domain.Event) (int64, error) {
 		for _, e := range evs {
 			m.observe(e)
 		}

@@ -236,7 +236,7 @@ func (e *Engine) groups(ctx context.Context) (map[int64][]Projection, error) {
 func (e *Engine) followGroup(ctx context.Context, ps []Projection, pos int64) bool {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := eventstore.Follow(ctx, e.store, pos, eventstore.FollowOptions{BatchSize: e.BatchSize},
+		err := eventstore.Follow(ctx, e.store, pos, eventstore.FollowOptions{BatchSize: e.BatchSize, Name: "projections", Logger: e.logger},
 			func(ctx context.Context, evs []domain.Event) (int64, error) {
 				next, err := e.applyIsolating(ctx, ps, "", pos, evs)
 				if next != pos {

@@ -453,7 +453,37 @@ func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done 
 	for _, t := range tail {
 		reached[t.ID] = true
 	}
-	return append(tail, kickedTurns(sender, kicked, reached)...), !settled || len(tail) == 0, nil
+	rest, err := s.dropCompleted(ctx, w, kickedTurns(sender, kicked, reached), done)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(tail, rest...), !settled || (len(tail) == 0 && len(rest) > 0), nil
+}
+
+// dropCompleted takes out of the worker's kicked turns those whose stream
+// records their completion: a turn received here that another process
+// ran (it held the lease when the turn arrived) is neither open in the
+// read model nor after its checkpoint, and without this check the worker
+// would wait for it forever, holding the sender's lease. They count as
+// done, so the next turn still waits for the read model to show them
+// completed.
+func (s *Scheduler) dropCompleted(ctx context.Context, w *worker, kicked []projections.OpenTurn, done map[string]bool) ([]projections.OpenTurn, error) {
+	var rest []projections.OpenTurn
+	for _, t := range kicked {
+		completed, err := s.completedErr(ctx, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !completed {
+			rest = append(rest, t)
+			continue
+		}
+		done[t.ID] = true
+		s.mu.Lock()
+		w.kicked = slices.DeleteFunc(w.kicked, func(id string) bool { return id == t.ID })
+		s.mu.Unlock()
+	}
+	return rest, nil
 }
 
 func kickedTurns(sender string, kicked []string, skip map[string]bool) []projections.OpenTurn {
@@ -679,8 +709,17 @@ func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head
 
 // completed reports whether the turn's stream records its completion.
 func (s *Scheduler) completed(ctx context.Context, turn string) bool {
+	ok, err := s.completedErr(ctx, turn)
+	return err == nil && ok
+}
+
+// completedErr is completed with the read's error.
+func (s *Scheduler) completedErr(ctx context.Context, turn string) (bool, error) {
 	evs, err := s.driver.Store.Load(ctx, domain.TurnStream(turn), 1)
-	return err == nil && len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType()
+	if err != nil {
+		return false, fmt.Errorf("read turn %s: %w", turn, err)
+	}
+	return len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType(), nil
 }
 
 // ackQueued acknowledges the queued turns not acknowledged yet; it stops

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
@@ -60,6 +61,10 @@ type Config struct {
 	// Stale is how long a delivery attempt may stay unsettled before
 	// another process presumes its sender dead and sends again (0: 30 s).
 	Stale time.Duration
+	// Node is this process's stable node id: an attempt it started that
+	// it is not sending now was cut off by a crash of this node, and is
+	// tried again at once instead of after Stale.
+	Node string
 	// Backoff is the pause before the second attempt of a failed
 	// delivery; each further attempt waits four times longer (0: 2 s).
 	Backoff time.Duration
@@ -67,7 +72,12 @@ type Config struct {
 }
 
 // Firer fires due tasks; Handle is its due-work handler.
-type Firer struct{ cfg Config }
+type Firer struct {
+	cfg Config
+
+	mu      sync.Mutex
+	sending map[string]int // task id -> its delivery attempts this process is making
+}
 
 // NewFirer checks the dependencies and returns a firer.
 func NewFirer(cfg Config) (*Firer, error) {
@@ -83,7 +93,7 @@ func NewFirer(cfg Config) (*Firer, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Firer{cfg: cfg}, nil
+	return &Firer{cfg: cfg, sending: map[string]int{}}, nil
 }
 
 // Handle fires the task named by it if it is due: it claims the
@@ -125,7 +135,7 @@ func (f *Firer) Handle(ctx context.Context, it duework.Item) (err error) {
 				f.cfg.Clock.Set(duework.Item{Kind: Kind, ID: t.ID, Due: due})
 				return nil
 			}
-		case t.Firing.Open && now.Sub(t.Changed) < f.cfg.Stale:
+		case f.maybeBeingSent(t, now):
 			// Another process (or an earlier run of this one) is sending;
 			// look again once it would count as dead.
 			f.cfg.Clock.Set(duework.Item{Kind: Kind, ID: t.ID, Due: t.Changed.Add(f.cfg.Stale)})
@@ -168,15 +178,52 @@ func (f *Firer) step(ctx context.Context, t *domain.Task, version int64, now tim
 	if err != nil {
 		return true, nil //nolint:nilerr // no delivery to start (settled meanwhile): the firing is done
 	}
+	start.Owner = f.cfg.Node
 	claim = append(claim, start)
 	if key == "" {
 		key = fmt.Sprintf("deliver/%d/%d", start.Occurrence, start.Attempt)
 	}
+	// Marked before the claim is visible, so that this process never
+	// takes its own send in progress for one a crash cut off.
+	defer f.markSending(t.ID)()
 	if err := f.append(ctx, *t, version, key, claim...); err != nil {
 		return !errors.Is(err, eventstore.ErrConcurrency), ignoreConflict(err)
 	}
 	applyAll(t, version, now, []domain.Payload{start})
 	return true, f.deliver(ctx, *t, start, unsettled, zone)
+}
+
+// markSending notes that this process is making a delivery attempt of
+// the task until the returned func is called.
+func (f *Firer) markSending(id string) func() {
+	f.mu.Lock()
+	f.sending[id]++
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.sending[id]--; f.sending[id] <= 0 {
+			delete(f.sending, id)
+		}
+	}
+}
+
+// maybeBeingSent reports an open delivery attempt that may still be in
+// progress: this process's own, or another process's until it is stale.
+func (f *Firer) maybeBeingSent(t domain.Task, now time.Time) bool {
+	return t.Firing.Open && now.Sub(t.Changed) < f.cfg.Stale && !f.cutOffHere(t)
+}
+
+// cutOffHere reports an open attempt this node started that this process
+// is not making: an earlier run of the node died around the send (the
+// node id is kept across restarts and held by one process at a time).
+func (f *Firer) cutOffHere(t domain.Task) bool {
+	if f.cfg.Node == "" || t.Firing.Owner != f.cfg.Node {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sending[t.ID] == 0
 }
 
 func applyAll(t *domain.Task, version int64, now time.Time, ps []domain.Payload) {

@@ -293,3 +293,42 @@ func TestActionRefiredAfterCrashReusesItsTurn(t *testing.T) {
 		t.Fatalf("turn input %+v", m)
 	}
 }
+
+// An attempt this node started and is not making (an earlier run of the
+// node died around the send) is sent again at once, without waiting for
+// it to go stale; one another node started is left alone until then.
+func TestOwnCutOffAttemptResentAtOnce(t *testing.T) {
+	for _, c := range []struct {
+		owner  string
+		resent bool
+	}{{"node-a", true}, {"node-b", false}, {"", false}} {
+		t.Run("owner="+c.owner, func(t *testing.T) {
+			due := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+			r := newRig(t, due)
+			f, err := taskwork.NewFirer(taskwork.Config{Store: r.store, Registry: r.reg, Channels: r.ch, Profiles: senders.MustNew(r.store, r.reg),
+				Clock: r.clock, Kick: func(string, string) {}, Logger: quiet, Now: func() time.Time { return r.now }, Node: "node-a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := r.schedule(t, domain.RepeatOnce, due)
+			evs, err := domain.NewEvents(domain.Metadata{}, domain.TaskFired{ID: id, Occurrence: 1, Due: due, FiredAt: due},
+				domain.TaskDeliveryStarted{ID: id, Occurrence: 1, Attempt: 1, Owner: c.owner})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.store.Append(context.Background(), domain.TaskStream(id), eventstore.Exact(1), evs...); err != nil {
+				t.Fatal(err)
+			}
+			r.now = time.Now() // the attempt was just recorded
+			if err := f.Handle(context.Background(), duework.Item{Kind: taskwork.Kind, ID: id}); err != nil {
+				t.Fatal(err)
+			}
+			if resent := len(r.ch.sent) == 1; resent != c.resent {
+				t.Fatalf("sent %q, events %s", r.ch.sent, r.types(t, id))
+			}
+			if c.resent && !strings.HasSuffix(r.types(t, id), "TaskDeliveryStarted TaskDeliveryStarted TaskDelivered") {
+				t.Fatalf("events %s", r.types(t, id))
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package taskwork
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/duework"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -46,17 +48,43 @@ func NewFollower(store eventstore.Store, reg *domain.Registry, due DueTasks, clo
 const idlePoll = 5 * time.Minute
 
 // Run loads the tasks that need the clock, then follows the log from the
-// position that load reflects until ctx ends.
+// position that load reflects until ctx ends. A database that cannot be
+// read (restarting, refusing connections) delays the clock's view, it
+// never ends it: the load is tried again with a capped backoff, and the
+// log's reads are retried by eventstore.Follow.
 func (f *Follower) Run(ctx context.Context) error {
+	backoff := loadRetryMin
+	for {
+		err := f.follow(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		f.logger.Error("task clock: following the tasks failed; retrying", "err", err, "retry_in", backoff)
+		if err := wait.Sleep(ctx, backoff); err != nil {
+			return err
+		}
+		backoff = min(backoff*2, loadRetryMax)
+	}
+}
+
+// Bounds of the pause before the tasks are loaded again after a failure.
+const (
+	loadRetryMin = 100 * time.Millisecond
+	loadRetryMax = 5 * time.Second
+)
+
+// follow loads the due tasks and follows the log after the load's
+// position until ctx ends or a step fails.
+func (f *Follower) follow(ctx context.Context) error {
 	pos, due, err := f.due.DueTasks(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("load the due tasks: %w", err)
 	}
 	for _, t := range due {
 		f.clock.Set(duework.Item{Kind: Kind, ID: t.ID, Due: t.Due})
 	}
 	f.logger.Info("task clock started", "tasks", len(due), "after", pos)
-	return eventstore.Follow(ctx, f.store, pos, eventstore.FollowOptions{BatchSize: 500, PollInterval: idlePoll},
+	return eventstore.Follow(ctx, f.store, pos, eventstore.FollowOptions{BatchSize: 500, PollInterval: idlePoll, Name: "task clock", Logger: f.logger},
 		func(_ context.Context, evs []domain.Event) (int64, error) {
 			for _, e := range evs {
 				f.apply(e)

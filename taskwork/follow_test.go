@@ -105,3 +105,59 @@ func mustQueries(t *testing.T, db *sql.DB) *projections.Queries {
 	}
 	return q
 }
+
+// flakyDue fails its first loads, like a database that is restarting.
+type flakyDue struct {
+	mu    sync.Mutex
+	fails int
+	next  taskwork.DueTasks
+}
+
+func (d *flakyDue) DueTasks(ctx context.Context) (int64, []projections.DueTask, error) {
+	d.mu.Lock()
+	failing := d.fails > 0
+	d.fails--
+	d.mu.Unlock()
+	if failing {
+		return 0, nil, sql.ErrConnDone
+	}
+	return d.next.DueTasks(ctx)
+}
+
+// A load of the due tasks that fails (the database restarts) is tried
+// again: the follower does not end, and the clock learns of the tasks.
+func TestFollowerOutlivesFailedLoads(t *testing.T) {
+	ctx := context.Background()
+	due := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
+	r := newRig(t, due)
+	engine := projections.New(r.sq.DB(), r.sq, projections.SQLite, r.reg, quiet, projections.Tasks{})
+	if err := engine.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := r.schedule(t, domain.RepeatOnce, due)
+	if err := engine.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock := &syncClock{due: map[string]time.Time{}}
+	f, err := taskwork.NewFollower(r.sq, r.reg, &flakyDue{fails: 2, next: mustQueries(t, r.sq.ReadDB())}, clock, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	ended := make(chan error, 1)
+	go func() { ended <- f.Run(runCtx) }()
+	t.Cleanup(cancel)
+	deadline := time.After(5 * time.Second)
+	for {
+		if d, ok := clock.get(a); ok && d.Equal(due) {
+			return
+		}
+		select {
+		case err := <-ended:
+			t.Fatalf("the follower ended: %v", err)
+		case <-deadline:
+			t.Fatal("timed out: the loaded task")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
