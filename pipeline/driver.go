@@ -696,7 +696,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		reading errgroup.Group
 	)
 	reading.Go(func() (err error) {
-		tasks, err = d.pendingTasks(ctx, sender)
+		tasks, err = d.pendingTasks(ctx, m)
 		return err
 	})
 	// A conversation continues while it is active; after the idle time the
@@ -789,15 +789,19 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	return built, nil
 }
 
-// pendingTasks lists the sender's scheduled tasks for the prompt.
-func (d *Driver) pendingTasks(ctx context.Context, sender string) ([]promptctx.Task, error) {
-	rows, err := d.Read.SenderTasks(ctx, sender, true)
+// pendingTasks lists the sender's scheduled tasks for the prompt; in a
+// group only those set for that group, since its session is shared.
+func (d *Driver) pendingTasks(ctx context.Context, m *domain.MessageReceived) ([]promptctx.Task, error) {
+	rows, err := d.Read.SenderTasks(ctx, domain.SenderKey(m.Channel, m.SenderID), true)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]promptctx.Task, len(rows))
-	for i, r := range rows {
-		out[i] = promptctx.Task{ID: r.ID, Description: r.Description, Due: r.Due, Repeat: r.Repeat, Action: r.Kind == "action"}
+	out := make([]promptctx.Task, 0, len(rows))
+	for _, r := range rows {
+		if m.IsGroup && r.ChatID != m.ChatID {
+			continue
+		}
+		out = append(out, promptctx.Task{ID: r.ID, Description: r.Description, Due: r.Due, Repeat: r.Repeat, Action: r.Kind == "action"})
 	}
 	return out, nil
 }
