@@ -208,3 +208,49 @@ func tgSay(t *testing.T, n *tgNode, api *telegramtest.Server, chat, from int64, 
 	}
 	return c
 }
+
+// A group conversation that went idle is summarized under the group: the
+// summary comes back in the group's next conversation and never in a
+// private one, no fact is extracted from the members' mixed transcript,
+// and the group's session is cleared.
+func TestGroupConversationSummaryStaysInTheGroup(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			claude := newMemoryClaude(t)
+			claude.set(t, "summary", "The group planned GROUP-SUMMARY.")
+			api := telegramtest.New(t, tgToken)
+			vars := baseVars(t, b, claude.bin)
+			vars["OMEGA_CONVERSATION_IDLE"] = "1s"
+			n := startTelegramNode(t, telegramVars(vars, api, "42, 7"))
+
+			group := tgSay(t, n, api, tgGroup, tgUser, mention+"let us plan GROUPMARK")
+			groupKey := fmt.Sprintf("telegram-group:%d", tgGroup) // the group's own key beside its members'
+			waitFor(t, "the group conversation summarized", func() bool {
+				return n.queryInt(t, `SELECT COUNT(*) FROM summaries WHERE conversation_id = $1 AND sender = $2`, group.ConversationID, groupKey) == 1
+			})
+
+			tgSay(t, n, api, tgUser, tgUser, "hello in private")
+			if p := claude.lastTurnCall(t).prompt; strings.Contains(p, "GROUP-SUMMARY") || strings.Contains(p, "GROUPMARK") {
+				t.Fatalf("the group's conversation reached a private prompt:\n%s", p)
+			}
+			tgSay(t, n, api, tgGroup, tgMember, mention+"what did we plan?")
+			if call := claude.lastTurnCall(t); call.resume != "-" || !strings.Contains(call.prompt, "The group planned GROUP-SUMMARY.") {
+				t.Fatalf("the group's next conversation (resume %q) lacks its summary:\n%s", call.resume, call.prompt)
+			}
+			var cleared bool
+			evs, err := n.rt.Store.Load(context.Background(), "sender-"+groupKey, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range evs {
+				if e.Type == (domain.FactRecorded{}).EventType() {
+					t.Fatalf("a fact recorded on the group: %s", e.Data)
+				}
+				cleared = cleared || e.Type == (domain.SessionCleared{}).EventType()
+			}
+			if !cleared {
+				t.Fatalf("the group's session was not cleared: %s", eventTypes(evs))
+			}
+		})
+	}
+}
