@@ -254,3 +254,31 @@ func TestGroupConversationSummaryStaysInTheGroup(t *testing.T) {
 		})
 	}
 }
+
+// /forget in a group closes the group's conversation and session, which
+// its members share, and leaves the sender's private one alone.
+func TestForgetInAGroupForgetsTheGroup(t *testing.T) {
+	b := backends()[0]
+	claude := newMemoryClaude(t)
+	api := telegramtest.New(t, tgToken)
+	n := startTelegramNode(t, telegramVars(baseVars(t, b, claude.bin), api, "42, 7"))
+
+	private := tgSay(t, n, api, tgUser, tgUser, "hello in private")
+	tgSay(t, n, api, tgUser, tgUser, "still private")
+	privateSession := claude.lastTurnCall(t).resume
+	group := tgSay(t, n, api, tgGroup, tgUser, mention+"hello group")
+
+	id := api.PushText(tgGroup, tgMember, "/forget@"+telegramtest.BotUsername)
+	if evs := n.waitTurn(t, tgTurnID(tgGroup, id)); countType(evs, "CommandAnswered") != 1 {
+		t.Fatalf("/forget in the group was not answered as a command: %s", eventTypes(evs))
+	}
+
+	again := tgSay(t, n, api, tgGroup, tgUser, mention+"hello again")
+	if call := claude.lastTurnCall(t); call.resume != "-" || again.ConversationID == group.ConversationID {
+		t.Fatalf("after /forget the group resumed %q in conversation %s (was %s)", call.resume, again.ConversationID, group.ConversationID)
+	}
+	back := tgSay(t, n, api, tgUser, tgUser, "and private again")
+	if call := claude.lastTurnCall(t); call.resume != privateSession || back.ConversationID != private.ConversationID {
+		t.Fatalf("a group's /forget ended the private conversation: resumed %q (want %s)", call.resume, privateSession)
+	}
+}
