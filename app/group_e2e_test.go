@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/providers/providertest"
@@ -250,6 +251,11 @@ func TestGroupConversationSummaryStaysInTheGroup(t *testing.T) {
 			}
 			if !cleared {
 				t.Fatalf("the group's session was not cleared: %s", eventTypes(evs))
+			}
+			// `omega replay --verify`: the read models rebuilt from the log
+			// are the ones the running process built.
+			if diffs, err := n.rt.Engine.Verify(context.Background(), app.Projections(), nil); err != nil || len(diffs) > 0 {
+				t.Fatalf("replay differs: %v %v", diffs, err)
 			}
 		})
 	}
