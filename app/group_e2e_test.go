@@ -288,3 +288,41 @@ func TestForgetInAGroupForgetsTheGroup(t *testing.T) {
 		t.Fatalf("a group's /forget ended the private conversation: resumed %q (want %s)", call.resume, privateSession)
 	}
 }
+
+// An action the model scheduled in a group runs, when due, in the group's
+// conversation under the group rules: its call carries nothing said in
+// private, and its result goes to the group.
+func TestGroupActionRunsInTheGroup(t *testing.T) {
+	b := backends()[0]
+	dir := t.TempDir()
+	claude := memoryClaude{dir: dir, bin: writeClaude(t, dir, `mkdir -p "`+dir+`/calls"; f="`+dir+`/calls/$(date +%s%N)-$$"
+printf '%s\n%s' "${resume:--}" "$prompt" > "$f"
+due=$(date -u -d '+2 seconds' +%Y-%m-%dT%H:%M:%SZ)
+case "$last" in
+  *ACTION_OUTCOME*) reply='Checked: GROUP-ACTION-DONE\nACTION_OUTCOME: success' ;;
+  *ACTNOW*) reply="On it.\nSCHEDULE_ACTION: Check the group calendar | $due | once" ;;
+  *) reply="echo: $last" ;;
+esac
+sess=${resume:-sess-$(date +%s%N)}
+printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"%s","num_turns":1}\n' "$reply" "$sess"
+`)}
+	api := telegramtest.New(t, tgToken)
+	n := startTelegramNode(t, telegramVars(baseVars(t, b, claude.bin), api, "42, 7"))
+
+	tgSay(t, n, api, tgUser, tgUser, "my secret is PRIVMARK-one")
+	tgSay(t, n, api, tgUser, tgUser, "and PRIVMARK-two")
+	tgSay(t, n, api, tgGroup, tgUser, mention+"ACTNOW please")
+	waitFor(t, "the action's result in the group", func() bool {
+		for _, m := range api.Messages(tgGroup) {
+			if strings.Contains(m.Text, "GROUP-ACTION-DONE") {
+				return true
+			}
+		}
+		return false
+	})
+	call := claude.lastTurnCall(t)
+	if !strings.Contains(call.prompt, "Check the group calendar") || call.resume != "-" {
+		t.Fatalf("the last call is not the action's (resume %q):\n%s", call.resume, call.prompt)
+	}
+	assertGroupPrompt(t, call.prompt)
+}

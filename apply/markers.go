@@ -450,7 +450,7 @@ func applySchedule(ctx context.Context, h *Markers, run *markerRun, md domain.Me
 		return domain.AppliedMarker{}, err
 	}
 	task, err := h.ScheduleTask(ctx, md, domain.TaskScheduled{ID: id, Description: s.Description, Due: s.Due.UTC(), Repeat: string(s.Repeat),
-		Kind: kind, Project: run.project, Channel: m.Channel, SenderID: m.SenderID, ChatID: m.ChatID, TurnID: run.turn.ID})
+		Kind: kind, Project: run.project, Channel: m.Channel, SenderID: m.SenderID, ChatID: m.ChatID, IsGroup: m.IsGroup, TurnID: run.turn.ID})
 	if errors.Is(err, domain.ErrTaskInvalid) {
 		return domain.AppliedMarker{Effect: "rejected: " + err.Error()}, nil
 	}
