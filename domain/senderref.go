@@ -2,9 +2,10 @@ package domain
 
 import "strings"
 
-// SenderRef names one person on one channel. Its Key ("channel-id") is
-// how read models and the scheduler know the sender; its Stream holds the
-// sender's profile events.
+// SenderRef names one person on one channel, or a group chat's own
+// conversation (GroupRef). Its Key ("channel-id") is how read models and
+// the scheduler know the sender; its Stream holds the sender's profile
+// events.
 type SenderRef struct {
 	Channel string
 	ID      string

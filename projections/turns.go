@@ -301,7 +301,8 @@ func addMessageText(exec func(string, ...any) error, tx *Tx, c turnConversation,
 		c.id, role, c.conv, c.chat, c.project, text, at)
 }
 
-// Sessions is the read model of provider sessions per sender and project.
+// Sessions is the read model of provider sessions per sender (or group
+// chat, see domain.GroupRef) and project.
 type Sessions struct{}
 
 func (Sessions) Name() string     { return "sessions" }
