@@ -75,7 +75,9 @@ func startTelegramNode(t *testing.T, vars map[string]string) *tgNode {
 		t.Fatal(err)
 	}
 	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
-	return startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg}, Auth: auth}, nil)
+	// BotName as `omega serve` wires it (ChannelSet.RuntimeOptions), so
+	// that "/cmd@bot" in a group is a command.
+	return startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg}, Auth: auth, BotName: tg.BotUsername}, nil)
 }
 
 func loadConfig(t *testing.T, vars map[string]string) config.Config {

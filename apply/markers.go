@@ -224,26 +224,44 @@ func effectOnly[M markers.Marker](effect string) func(context.Context, *Markers,
 // onSender applies a decision on the sender's own stream and keeps the
 // run's profile current.
 func (h *Markers) onSender(ctx context.Context, run *markerRun, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, error) {
+	am, p, err := h.onProfile(ctx, run.turn.Received.Sender(), md, effect, decide)
+	if err == nil {
+		run.profile = p
+	}
+	return am, err
+}
+
+// onChat applies a decision on the profile holding the chat's provider
+// session: the sender's, or in a group the group's own.
+func (h *Markers) onChat(ctx context.Context, run *markerRun, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, error) {
 	m := run.turn.Received
+	if m.Chat() == m.Sender() {
+		return h.onSender(ctx, run, md, effect, decide)
+	}
+	am, _, err := h.onProfile(ctx, m.Chat(), md, effect, decide)
+	return am, err
+}
+
+// onProfile applies a decision on ref's profile stream, once per marker.
+func (h *Markers) onProfile(ctx context.Context, ref domain.SenderRef, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, domain.SenderProfile, error) {
 	profiles, err := senders.New(h.Store(), h.Registry())
 	if err != nil {
-		return domain.AppliedMarker{}, err
+		return domain.AppliedMarker{}, domain.SenderProfile{}, err
 	}
-	senderStream, err := profiles.ProfileStream(ctx, m.Channel, m.SenderID)
+	stream, err := profiles.ProfileStream(ctx, ref.Channel, ref.ID)
 	if err != nil {
-		return domain.AppliedMarker{}, err
+		return domain.AppliedMarker{}, domain.SenderProfile{}, err
 	}
 	p := &domain.SenderProfile{}
-	done, err := h.Once(ctx, senderStream, md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
+	done, err := h.Once(ctx, stream, md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
 		func() ([]domain.Payload, error) { return decide(*p), nil })
 	if err != nil {
-		return domain.AppliedMarker{}, err
+		return domain.AppliedMarker{}, domain.SenderProfile{}, err
 	}
-	run.profile = *p
 	if done {
 		effect += " (already recorded)"
 	}
-	return domain.AppliedMarker{Effect: effect, Stream: senderStream}, nil
+	return domain.AppliedMarker{Effect: effect, Stream: stream}, *p, nil
 }
 
 func applyProjectActivate(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.ProjectActivate) (domain.AppliedMarker, error) {
@@ -295,7 +313,7 @@ func applyPurgeFacts(ctx context.Context, h *Markers, run *markerRun, md domain.
 }
 
 func applyForget(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, _ markers.ForgetConversation) (domain.AppliedMarker, error) {
-	am, err := h.onSender(ctx, run, md, "conversation closed, session cleared", func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(run.project, "forget") })
+	am, err := h.onChat(ctx, run, md, "conversation closed, session cleared", func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(run.project, "forget") })
 	if err == nil && !run.forgot && run.turn.Context != nil {
 		run.forgot = true
 		run.events = append(run.events, domain.ConversationClosed{ConversationID: run.turn.Context.ConversationID, Sender: run.sender, Project: run.project})
@@ -432,7 +450,7 @@ func applySchedule(ctx context.Context, h *Markers, run *markerRun, md domain.Me
 		return domain.AppliedMarker{}, err
 	}
 	task, err := h.ScheduleTask(ctx, md, domain.TaskScheduled{ID: id, Description: s.Description, Due: s.Due.UTC(), Repeat: string(s.Repeat),
-		Kind: kind, Project: run.project, Channel: m.Channel, SenderID: m.SenderID, ChatID: m.ChatID, TurnID: run.turn.ID})
+		Kind: kind, Project: run.project, Channel: m.Channel, SenderID: m.SenderID, ChatID: m.ChatID, IsGroup: m.IsGroup, TurnID: run.turn.ID})
 	if errors.Is(err, domain.ErrTaskInvalid) {
 		return domain.AppliedMarker{Effect: "rejected: " + err.Error()}, nil
 	}

@@ -12,3 +12,26 @@ func TestSenderRefNamesKeyAndStream(t *testing.T) {
 		t.Fatalf("SenderStream disagrees with SenderRef.Stream")
 	}
 }
+
+func TestMessageChat(t *testing.T) {
+	tests := []struct {
+		name string
+		m    MessageReceived
+		want SenderRef
+	}{
+		{"private", MessageReceived{Channel: "telegram", SenderID: "42", ChatID: "42"}, SenderRef{Channel: "telegram", ID: "42"}},
+		{"group", MessageReceived{Channel: "telegram", SenderID: "42", ChatID: "-100555", IsGroup: true}, SenderRef{Channel: "telegram", ID: "group:-100555"}},
+		{"group without chat", MessageReceived{Channel: "whatsapp", SenderID: "49151", IsGroup: true}, SenderRef{Channel: "whatsapp", ID: "49151"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.m.Chat()
+			if got != tt.want || got.IsGroup() != (tt.name == "group") {
+				t.Fatalf("Chat() = %+v (group %v), want %+v", got, got.IsGroup(), tt.want)
+			}
+		})
+	}
+	if k := GroupRef("telegram", "-100555").Key(); k != "telegram-group:-100555" {
+		t.Fatalf("group key %q", k)
+	}
+}

@@ -44,7 +44,10 @@ type (
 		Channel     string    `json:"channel"`
 		SenderID    string    `json:"sender_id"`
 		ChatID      string    `json:"chat_id"`
-		TurnID      string    `json:"turn_id,omitempty"`
+		// IsGroup: ChatID is a group chat, whose conversation an action
+		// runs in (see MessageReceived.Chat).
+		IsGroup bool   `json:"is_group,omitempty"`
+		TurnID  string `json:"turn_id,omitempty"`
 	}
 	TaskCancelled struct {
 		ID     string `json:"id"`

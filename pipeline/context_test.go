@@ -59,3 +59,31 @@ func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 		t.Errorf("in project shop, its lesson (at %d) must come before the general one (at %d):\n%s", shop, general, built.System)
 	}
 }
+
+// In a group the prompt lists only the sender's tasks set in that group:
+// the group's session is shared by its members, and a private reminder is
+// not theirs to see.
+func TestGroupContextListsOnlyTheGroupsTasks(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	due := time.Date(2030, 6, 2, 17, 0, 0, 0, time.UTC)
+	f.appendTo(t, domain.TaskStream("task-p"), 0, domain.TaskScheduled{ID: "task-p", Description: "See the doctor", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID, ChatID: senderID})
+	f.appendTo(t, domain.TaskStream("task-g"), 0, domain.TaskScheduled{ID: "task-g", Description: "Book the team dinner", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID, ChatID: "group-1"})
+	if err := f.engine.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m := message("what is scheduled tomorrow")
+	m.ChatID, m.IsGroup = "group-1", true
+	id := f.turn(t, m)
+	var built domain.ContextBuilt
+	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
+		full, err := promptstore.Resolve(ctx, f.store, f.reg, id, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built = full
+	}
+	if !strings.Contains(built.System, "Book the team dinner") || strings.Contains(built.System, "See the doctor") {
+		t.Fatalf("the group's prompt should list its task and not the private one:\n%s", built.System)
+	}
+}

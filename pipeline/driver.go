@@ -438,11 +438,15 @@ func (d *Driver) command(ctx context.Context, st *turnState, profile domain.Send
 }
 
 func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
-	built, err := d.buildContext(ctx, st, profile)
+	sessions, err := d.chatSessions(ctx, st.Received, profile)
 	if err != nil {
 		return err
 	}
-	if err := d.closeStaleSession(ctx, st, profile, built); err != nil {
+	built, err := d.buildContext(ctx, st, profile, sessions)
+	if err != nil {
+		return err
+	}
+	if err := d.closeStaleSession(ctx, st, sessions, built); err != nil {
 		return err
 	}
 	if err := d.recordContext(ctx, st, built); err != nil {
@@ -623,10 +627,10 @@ func (d *Driver) welcome(ctx context.Context, st *turnState, profile domain.Send
 const recentSummaries = 3
 
 // conversation returns the conversation a turn belongs to and its
-// history: the sender's last one while it is active, else a new one named
+// history: the chat's last one while it is active, else a new one named
 // after the turn.
-func (d *Driver) conversation(ctx context.Context, sender, project string, now time.Time, turnID string) (string, []domain.HistoryMessage, error) {
-	c, ok, err := d.Read.RecentConversation(ctx, sender, project, d.Config.HistoryLimit)
+func (d *Driver) conversation(ctx context.Context, chat, project string, now time.Time, turnID string) (string, []domain.HistoryMessage, error) {
+	c, ok, err := d.Read.RecentConversation(ctx, chat, project, d.Config.HistoryLimit)
 	if err != nil {
 		return "", nil, err
 	}
@@ -674,11 +678,15 @@ func neutralizeHistory(history []domain.HistoryMessage) []promptctx.Turn {
 	return turns
 }
 
-func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain.SenderProfile) (domain.ContextBuilt, error) {
+// buildContext assembles what the provider is given. The conversation,
+// its summaries and the session (sessions, see chatSessions) are the
+// chat's: a group turn sees only what was said in that group.
+func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain.SenderProfile, sessions map[string]string) (domain.ContextBuilt, error) {
 	m := st.Received
 	lang := d.language(st, profile)
 	project := profile.ActiveProject
 	sender := domain.SenderKey(m.Channel, m.SenderID)
+	chat := m.Chat().Key()
 	now := d.now()
 
 	// The sender's tasks and the conversation are independent reads: one
@@ -688,19 +696,19 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 		reading errgroup.Group
 	)
 	reading.Go(func() (err error) {
-		tasks, err = d.pendingTasks(ctx, sender)
+		tasks, err = d.pendingTasks(ctx, m)
 		return err
 	})
 	// A conversation continues while it is active; after the idle time the
 	// next message starts a new one. The choice is recorded, so a replay
 	// never depends on the configuration of the day.
-	conv, history, err := d.conversation(ctx, sender, project, now, st.ID)
+	conv, history, err := d.conversation(ctx, chat, project, now, st.ID)
 	if err := errors.Join(err, reading.Wait()); err != nil {
 		return domain.ContextBuilt{}, err
 	}
 	clean := sanitize.Clean(m.Text)
 	message := userMessage(m, clean.Text)
-	session := profile.Sessions[project]
+	session := sessions[project]
 	model := d.Config.ModelFast
 	if m.Task != nil {
 		// A scheduled action runs in its task's project, with the full
@@ -725,7 +733,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	if newConversation {
 		session = "" // a closed conversation's session is not resumed (see addContext)
 	}
-	summaries, err := d.summaries(ctx, sender, project, message, newConversation)
+	summaries, err := d.summaries(ctx, chat, project, message, newConversation)
 	if err != nil {
 		return domain.ContextBuilt{}, err
 	}
@@ -781,15 +789,19 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	return built, nil
 }
 
-// pendingTasks lists the sender's scheduled tasks for the prompt.
-func (d *Driver) pendingTasks(ctx context.Context, sender string) ([]promptctx.Task, error) {
-	rows, err := d.Read.SenderTasks(ctx, sender, true)
+// pendingTasks lists the sender's scheduled tasks for the prompt; in a
+// group only those set for that group, since its session is shared.
+func (d *Driver) pendingTasks(ctx context.Context, m *domain.MessageReceived) ([]promptctx.Task, error) {
+	rows, err := d.Read.SenderTasks(ctx, domain.SenderKey(m.Channel, m.SenderID), true)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]promptctx.Task, len(rows))
-	for i, r := range rows {
-		out[i] = promptctx.Task{ID: r.ID, Description: r.Description, Due: r.Due, Repeat: r.Repeat, Action: r.Kind == "action"}
+	out := make([]promptctx.Task, 0, len(rows))
+	for _, r := range rows {
+		if m.IsGroup && r.ChatID != m.ChatID {
+			continue
+		}
+		out = append(out, promptctx.Task{ID: r.ID, Description: r.Description, Due: r.Due, Repeat: r.Repeat, Action: r.Kind == "action"})
 	}
 	return out, nil
 }
@@ -870,17 +882,18 @@ func (d *Driver) providerFailed(ctx context.Context, st *turnState, err error, r
 	return d.recordOutcome(ctx, st, failed)
 }
 
-// startSession records the provider's session on the sender's profile, so
-// that the next turn resumes it; nothing when the provider keeps none.
+// startSession records the provider's session on the chat's profile (the
+// sender's, or the group's), so that the chat's next turn resumes it;
+// nothing when the provider keeps none.
 func (d *Driver) startSession(ctx context.Context, st *turnState, sessionID string) error {
 	if sessionID == "" {
 		return nil
 	}
 	st.senderWritten = true
-	m, project := st.Received, st.Context.Project
+	m, project, chat := st.Received, st.Context.Project, st.Received.Chat()
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
 	return d.durably(ctx, st.ID, "session started", func(bool) error {
-		_, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
 			return p.StartSession(project, sessionID, d.providerName()), nil
 		})
 		return err
@@ -945,11 +958,12 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 	return nil
 }
 
+// clearSession forgets the chat's provider session in project.
 func (d *Driver) clearSession(ctx context.Context, st *turnState, project, reason string) error {
 	st.senderWritten = true
-	m := st.Received
+	m, chat := st.Received, st.Received.Chat()
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
-	_, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
 		return p.ClearSession(project, reason), nil
 	})
 	return err

@@ -17,18 +17,18 @@ const (
 	recallScan        = 200
 )
 
-// summaries are the past conversations a context recalls: the recent ones
+// summaries are the past conversations of the chat a context recalls: the recent ones
 // when a new conversation starts or the message asks to recall, and on a
 // recall also the older summaries that best match the message's words.
-func (d *Driver) summaries(ctx context.Context, sender, project, message string, newConversation bool) ([]string, error) {
+func (d *Driver) summaries(ctx context.Context, chat, project, message string, newConversation bool) ([]string, error) {
 	recall := promptctx.Gate(message).Recall
 	if !newConversation && !recall {
 		return nil, nil
 	}
 	if !recall {
-		return d.Read.RecentSummaries(ctx, sender, project, recentSummaries)
+		return d.Read.RecentSummaries(ctx, chat, project, recentSummaries)
 	}
-	all, err := d.Read.RecentSummaries(ctx, sender, project, recallScan)
+	all, err := d.Read.RecentSummaries(ctx, chat, project, recallScan)
 	if err != nil {
 		return nil, err
 	}
@@ -46,12 +46,28 @@ func (d *Driver) summaries(ctx context.Context, sender, project, message string,
 // idle: a new conversation starts a fresh session with the summaries
 // instead of resuming the old one, even when the summarizer has not closed
 // the old conversation yet (it clears the session too, when it does).
-func (d *Driver) closeStaleSession(ctx context.Context, st *turnState, profile domain.SenderProfile, built domain.ContextBuilt) error {
-	if st.Received.Task != nil || built.ConversationID != st.ID || profile.Sessions[built.Project] == "" {
+func (d *Driver) closeStaleSession(ctx context.Context, st *turnState, sessions map[string]string, built domain.ContextBuilt) error {
+	if st.Received.Task != nil || built.ConversationID != st.ID || sessions[built.Project] == "" {
 		return nil
 	}
 	if err := d.clearSession(ctx, st, built.Project, "conversation idle"); err != nil {
 		return fmt.Errorf("close the idle conversation's session: %w", err)
 	}
 	return nil
+}
+
+// chatSessions are the provider sessions the turn's chat continues, by
+// project: the sender's own in a private chat; in a group chat the
+// group's, which every member's turns there share and no private turn
+// resumes.
+func (d *Driver) chatSessions(ctx context.Context, m *domain.MessageReceived, profile domain.SenderProfile) (map[string]string, error) {
+	chat := m.Chat()
+	if chat == m.Sender() {
+		return profile.Sessions, nil
+	}
+	group, err := d.Senders.Load(ctx, chat.Channel, chat.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read the sessions of %s: %w", chat.Key(), err)
+	}
+	return group.Sessions, nil
 }

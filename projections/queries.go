@@ -387,6 +387,7 @@ type TaskRow struct {
 	Due                                            time.Time
 	Sender, LastError                              string
 	Fired                                          int
+	ChatID                                         string // where it is delivered
 }
 
 // ShortID is the id prefix shown to users and accepted by /cancel.
@@ -412,7 +413,7 @@ func (q *Queries) AllTasks(ctx context.Context, all bool) ([]TaskRow, error) {
 	return q.tasks(ctx, query+` ORDER BY due_at, id`)
 }
 
-const taskColumns = `SELECT id, description, repeat, kind, project, status, due_at, sender, last_error, fired FROM tasks`
+const taskColumns = `SELECT id, description, repeat, kind, project, status, due_at, sender, last_error, fired, chat_id FROM tasks`
 
 func (q *Queries) tasks(ctx context.Context, query string, args ...any) ([]TaskRow, error) {
 	rows, err := q.query(ctx, query, args...)
@@ -424,7 +425,7 @@ func (q *Queries) tasks(ctx context.Context, query string, args ...any) ([]TaskR
 	for rows.Next() {
 		var t TaskRow
 		var due int64
-		if err := rows.Scan(&t.ID, &t.Description, &t.Repeat, &t.Kind, &t.Project, &t.Status, &due, &t.Sender, &t.LastError, &t.Fired); err != nil {
+		if err := rows.Scan(&t.ID, &t.Description, &t.Repeat, &t.Kind, &t.Project, &t.Status, &due, &t.Sender, &t.LastError, &t.Fired, &t.ChatID); err != nil {
 			return nil, fmt.Errorf("read tasks: %w", err)
 		}
 		t.Due = time.UnixMicro(due).UTC()

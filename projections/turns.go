@@ -20,8 +20,9 @@ func (Turns) Name() string { return "turns" }
 // Version 2 added conversations.closed_at; 3 bounds sender keys and
 // replaces NUL (see domain.SenderKey, Tx.ExecContext); 4 adds usage (tokens,
 // cost, provider time over every call) and the audit's query columns and
-// indexes (see audit.go).
-func (Turns) Version() int { return 4 }
+// indexes (see audit.go); 5 adds turns.chat, whose conversation a turn
+// joins: a group chat's own rather than its member's (domain.MessageReceived.Chat).
+func (Turns) Version() int { return 5 }
 func (Turns) Tables() []string {
 	return []string{"turns", "conversations", "messages", "audit"}
 }
@@ -34,6 +35,7 @@ func (Turns) Schema(_ Dialect, t func(string) string) []string {
 			channel         TEXT NOT NULL,
 			sender_id       TEXT NOT NULL,
 			chat_id         TEXT NOT NULL,
+			chat            TEXT NOT NULL,
 			arrival         BIGINT NOT NULL,
 			received_at     BIGINT NOT NULL,
 			input           TEXT NOT NULL,
@@ -177,9 +179,9 @@ func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 }
 
 func turnReceived(s turnStep, ev domain.MessageReceived) error {
-	return s.exec(fmt.Sprintf(`INSERT INTO %[1]s (turn_id, sender, channel, sender_id, chat_id, arrival, received_at, input)
-			SELECT $1, $2, $3, $4, $5, COALESCE(MAX(arrival), 0) + 1, $6, $7 FROM %[1]s`, s.tx.T("turns")),
-		s.id, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, s.at, ev.Text)
+	return s.exec(fmt.Sprintf(`INSERT INTO %[1]s (turn_id, sender, channel, sender_id, chat_id, chat, arrival, received_at, input)
+			SELECT $1, $2, $3, $4, $5, $6, COALESCE(MAX(arrival), 0) + 1, $7, $8 FROM %[1]s`, s.tx.T("turns")),
+		s.id, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Chat().Key(), s.at, ev.Text)
 }
 
 func turnAcked(s turnStep, _ domain.AckSent) error {
@@ -193,13 +195,13 @@ func turnContextBuilt(s turnStep, ev domain.ContextBuilt) error {
 		return s.messageInOneStatement("ContextBuilt", set, args, "user", "t.input")
 	}
 	// The update returns what the user's message needs.
-	var input, sender string
-	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET %s WHERE turn_id = $1 RETURNING input, sender`, s.tx.T("turns"), set),
-		append([]any{s.id}, args...)...).Scan(&input, &sender)
+	var input, chat string
+	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET %s WHERE turn_id = $1 RETURNING input, chat`, s.tx.T("turns"), set),
+		append([]any{s.id}, args...)...).Scan(&input, &chat)
 	if err != nil {
 		return fmt.Errorf("turns: apply ContextBuilt of %s: %w", s.id, err)
 	}
-	return addMessageText(s.exec, s.tx, turnConversation{id: s.id, conv: ev.ConversationID, sender: sender, project: ev.Project}, "user", input, s.at)
+	return addMessageText(s.exec, s.tx, turnConversation{id: s.id, conv: ev.ConversationID, chat: chat, project: ev.Project}, "user", input, s.at)
 }
 
 // messageInOneStatement updates the turn (set, with args from $2) and
@@ -210,14 +212,14 @@ func (s turnStep) messageInOneStatement(event, set string, args []any, role, tex
 	n := len(args) + 1
 	at, roleArg := fmt.Sprintf("$%d::bigint", n+1), fmt.Sprintf("$%d::text", n+2)
 	q := fmt.Sprintf(`WITH t AS (
-	UPDATE %[1]s SET %[2]s WHERE turn_id = $1 RETURNING turn_id, conversation_id, sender, project, input, output
+	UPDATE %[1]s SET %[2]s WHERE turn_id = $1 RETURNING turn_id, conversation_id, chat, project, input, output
 ), c AS (
 	INSERT INTO %[3]s (id, sender, project, started_at, last_at, messages)
-	SELECT t.conversation_id, t.sender, t.project, %[4]s, %[4]s, 1 FROM t WHERE t.conversation_id <> ''
+	SELECT t.conversation_id, t.chat, t.project, %[4]s, %[4]s, 1 FROM t WHERE t.conversation_id <> ''
 	ON CONFLICT (id) DO UPDATE SET last_at = excluded.last_at, messages = %[3]s.messages + 1
 ), m AS (
 	INSERT INTO %[5]s (turn_id, role, conversation_id, sender, project, text, at)
-	SELECT t.turn_id, %[6]s, t.conversation_id, t.sender, t.project, %[7]s, %[4]s FROM t WHERE t.conversation_id <> ''
+	SELECT t.turn_id, %[6]s, t.conversation_id, t.chat, t.project, %[7]s, %[4]s FROM t WHERE t.conversation_id <> ''
 	ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text
 )
 SELECT count(*) FROM t`, s.tx.T("turns"), set, s.tx.T("conversations"), at, s.tx.T("messages"), roleArg, text)
@@ -237,8 +239,8 @@ func turnReplyReady(s turnStep, ev domain.ReplyReady) error {
 		return s.messageInOneStatement("ReplyReady", "output = $2", []any{ev.Text}, "assistant", "t.output")
 	}
 	c := turnConversation{id: s.id}
-	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1 RETURNING conversation_id, sender, project`, s.tx.T("turns")),
-		s.id, ev.Text).Scan(&c.conv, &c.sender, &c.project)
+	err := s.tx.QueryRowContext(s.ctx, fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1 RETURNING conversation_id, chat, project`, s.tx.T("turns")),
+		s.id, ev.Text).Scan(&c.conv, &c.chat, &c.project)
 	if err != nil {
 		return fmt.Errorf("turns: apply ReplyReady of %s: %w", s.id, err)
 	}
@@ -276,9 +278,10 @@ func turnCompleted(s turnStep, ev domain.TurnCompleted) error {
 	return s.exec(auditInsert(s.tx), s.id, s.at)
 }
 
-// turnConversation is where a turn's messages go.
+// turnConversation is where a turn's messages go; chat is the key the
+// conversation is kept under (the conversations' sender column).
 type turnConversation struct {
-	id, conv, sender, project string
+	id, conv, chat, project string
 }
 
 // addMessageText appends a message to the turn's conversation, starting
@@ -290,15 +293,16 @@ func addMessageText(exec func(string, ...any) error, tx *Tx, c turnConversation,
 	}
 	if err := exec(fmt.Sprintf(`INSERT INTO %s (id, sender, project, started_at, last_at, messages) VALUES ($1, $2, $3, $4, $4, 1)
 		ON CONFLICT (id) DO UPDATE SET last_at = excluded.last_at, messages = %s.messages + 1`, tx.T("conversations"), tx.T("conversations")),
-		c.conv, c.sender, c.project, at); err != nil {
+		c.conv, c.chat, c.project, at); err != nil {
 		return err
 	}
 	return exec(fmt.Sprintf(`INSERT INTO %s (turn_id, role, conversation_id, sender, project, text, at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text`, tx.T("messages")),
-		c.id, role, c.conv, c.sender, c.project, text, at)
+		c.id, role, c.conv, c.chat, c.project, text, at)
 }
 
-// Sessions is the read model of provider sessions per sender and project.
+// Sessions is the read model of provider sessions per sender (or group
+// chat, see domain.GroupRef) and project.
 type Sessions struct{}
 
 func (Sessions) Name() string     { return "sessions" }

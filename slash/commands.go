@@ -253,12 +253,16 @@ func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
 
 // onSender records a decision on the sender's profile, once per turn.
 func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
-	m := call.turn.Received
+	return c.onProfile(ctx, call, call.turn.Received.Sender(), decide)
+}
+
+// onProfile records a decision on ref's profile, once per turn.
+func (c *Commands) onProfile(ctx context.Context, call *cmdCall, ref domain.SenderRef, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
 	profiles, err := senders.New(c.Store(), c.Registry())
 	if err != nil {
 		return domain.SenderProfile{}, err
 	}
-	stream, err := profiles.ProfileStream(ctx, m.Channel, m.SenderID)
+	stream, err := profiles.ProfileStream(ctx, ref.Channel, ref.ID)
 	if err != nil {
 		return domain.SenderProfile{}, err
 	}
@@ -270,12 +274,14 @@ func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(doma
 	return *p, nil
 }
 
+// forget closes the chat's conversation and its provider session: in a
+// group the group's, which its members share.
 func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
-	project := call.profile.ActiveProject
-	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(project, "forget") }); err != nil {
+	project, chat := call.profile.ActiveProject, call.turn.Received.Chat()
+	if _, err := c.onProfile(ctx, call, chat, func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(project, "forget") }); err != nil {
 		return "", err
 	}
-	conv, ok, err := c.Read().RecentConversation(ctx, call.sender, project, 0)
+	conv, ok, err := c.Read().RecentConversation(ctx, chat.Key(), project, 0)
 	if err != nil {
 		return "", err
 	}

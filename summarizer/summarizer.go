@@ -188,6 +188,12 @@ func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, r
 		}
 		return false, s.append(ctx, stream, version, c, written)
 	case domain.SummaryStepFacts:
+		if (domain.SenderRef{Channel: c.Channel, ID: c.SenderID}).IsGroup() {
+			// A group's transcript mixes its members: no fact in it is
+			// about the one user a profile belongs to.
+			log.Info("group conversation: no facts extracted")
+			return false, s.append(ctx, stream, version, c, domain.FactsExtracted{})
+		}
 		facts, err := s.facts(ctx, c)
 		if err != nil {
 			return false, err

@@ -288,7 +288,7 @@ func (f *Firer) startAction(ctx context.Context, t domain.Task, version int64) (
 	platformID := fmt.Sprintf("task:%s:%d", t.ID, occ)
 	turnID := intake.TurnID(channels.Incoming{Channel: t.Channel, PlatformID: platformID})
 	ev, err := domain.NewEventFrom(domain.MessageReceived{
-		Channel: t.Channel, SenderID: t.SenderID, ChatID: t.ChatID, Text: actionPrompt(t.Description),
+		Channel: t.Channel, SenderID: t.SenderID, ChatID: t.ChatID, IsGroup: t.IsGroup, Text: actionPrompt(t.Description),
 		PlatformID: platformID, ReceivedAt: f.cfg.Now().UTC(),
 		Task: &domain.TaskOrigin{ID: t.ID, Occurrence: occ, Project: t.Project, Description: t.Description},
 	}, domain.Metadata{CorrelationID: turnID, CausationID: domain.TaskStream(t.ID), Channel: t.Channel, Sender: t.SenderID, Project: t.Project})

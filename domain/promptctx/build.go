@@ -2,6 +2,7 @@ package promptctx
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -160,11 +161,9 @@ func Build(in Input) Output {
 	if in.IsGroup {
 		full.add(BlockGroupRules, groupRules)
 	}
-	if gate.Profile {
-		full.add(BlockProfile, profileBlock(in))
-	} else if in.SenderName != "" {
-		full.add(BlockProfile, "You are talking to "+in.SenderName+".")
-	}
+	// The seed loads the profile always: a question about the user needs
+	// it whatever its words (the block is bounded, see MaxProfileFacts).
+	full.add(BlockProfile, profileBlock(in))
 	addData(&full, in, gate)
 	full.add(BlockLessons, list("Learned behavioral rules:", in.Lessons))
 	full.add(BlockSkills, skillsLine(in.Skills))
@@ -198,6 +197,16 @@ func continuation(in Input, gate Sections, lang string) (text string, pieces []d
 	}
 	addProjectBlocks(&c, in)
 	addGated(&c, in, gate)
+	if in.IsGroup {
+		// A group's session is shared by its members: the rules hold on
+		// every turn, and the model is told who is talking this time.
+		c.add(BlockGroupRules, groupRules)
+		c.add(BlockProfile, profileBlock(in))
+	} else if gate.Profile {
+		// The session has the profile of its first turn; a message about
+		// the user gets the current one.
+		c.add(BlockProfile, profileBlock(in))
+	}
 	addData(&c, in, gate)
 	c.add(BlockSkillInstructions, skillInstructions(in.MatchedSkills))
 	pieces = append(append([]domain.TextPiece{{Text: "[Context update]\n"}}, c.pieces()...),
@@ -246,21 +255,76 @@ func addData(b *builder, in Input, gate Sections) {
 	}
 }
 
+// Bounds of the profile block, which every full prompt carries: at most
+// MaxProfileFacts facts, and the whole block at most MaxProfileBytes.
+// Facts past a bound are left out and counted in a last line.
+const (
+	MaxProfileFacts = 40
+	MaxProfileBytes = 4 << 10
+)
+
+const profileHeader = "User profile:"
+
+// firstFacts come before the others (alphabetical): replies and
+// schedules depend on them.
+var firstFacts = []string{"preferred_language", "timezone"}
+
+// profileBlock is what the model knows about who is talking. In a group it
+// is only their name: the group's session and history are shared by its
+// members, and one member's facts must not reach another.
 func profileBlock(in Input) string {
+	if in.IsGroup {
+		if in.SenderName == "" {
+			return ""
+		}
+		return "This message is from " + in.SenderName + ", a member of this group chat."
+	}
 	var lines []string
+	// size counts the block as it would be written with every line so
+	// far and the omitted line, so the block never outgrows its bound.
+	size, shown, omitted := len(profileHeader)+1+len(omittedLine(len(in.Facts))), 0, 0
 	if in.SenderName != "" {
 		lines = append(lines, "- name: "+in.SenderName)
+		size += 1 + len(lines[0])
 	}
-	for _, f := range in.Facts {
+	for _, f := range orderFacts(in.Facts) {
 		if f[0] == "name" && in.SenderName != "" {
 			continue
 		}
-		lines = append(lines, "- "+f[0]+": "+f[1])
+		line := "- " + f[0] + ": " + f[1]
+		if shown == MaxProfileFacts || size+1+len(line) > MaxProfileBytes {
+			omitted++
+			continue
+		}
+		lines, size, shown = append(lines, line), size+1+len(line), shown+1
 	}
 	if len(lines) == 0 {
 		return ""
 	}
-	return "User profile:\n" + strings.Join(lines, "\n")
+	if omitted > 0 {
+		lines = append(lines, omittedLine(omitted))
+	}
+	return profileHeader + "\n" + strings.Join(lines, "\n")
+}
+
+// omittedLine counts the facts a bounded profile leaves out.
+func omittedLine(n int) string { return fmt.Sprintf("(%d more facts not shown)", n) }
+
+func orderFacts(facts [][2]string) [][2]string {
+	out := make([][2]string, 0, len(facts))
+	for _, k := range firstFacts {
+		for _, f := range facts {
+			if f[0] == k {
+				out = append(out, f)
+			}
+		}
+	}
+	for _, f := range facts {
+		if !slices.Contains(firstFacts, f[0]) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // tasksBlock is emitted even when empty: "no tasks" is information the

@@ -76,9 +76,12 @@ func baseInput(msg string) Input {
 	}
 }
 
-func TestBuildHelloGetsOnlyCore(t *testing.T) {
+// "hello" gets the core and the profile (always loaded, as the seed's
+// context does), nothing keyword-gated.
+func TestBuildHelloGetsCoreAndProfile(t *testing.T) {
 	out := Build(baseInput("hello"))
-	for _, want := range []string{"IDENTITY-TEXT", "SOUL-TEXT", "SYSTEM-TEXT", "You are talking to Daniel.",
+	for _, want := range []string{"IDENTITY-TEXT", "SOUL-TEXT", "SYSTEM-TEXT",
+		"User profile:\n- name: Daniel\n- timezone: Europe/Lisbon\n- location: Portugal",
 		"Learned behavioral rules:\n- [scheduling] User prefers", "IMPORTANT: Always respond in English.",
 		"Current time: Monday 2026-02-23 14:30 WET (Europe/Lisbon, UTC+00:00)"} {
 		if !strings.Contains(out.System, want) {
@@ -86,7 +89,7 @@ func TestBuildHelloGetsOnlyCore(t *testing.T) {
 		}
 	}
 	for _, absent := range []string{"SCHEDULING-TEXT", "PROJECTS-TEXT", "META-TEXT", "User's scheduled tasks",
-		"timezone: Europe/Lisbon", "Recent outcomes", "summaries", "Group chat rules"} {
+		"Recent outcomes", "summaries", "Group chat rules"} {
 		if strings.Contains(out.System, absent) {
 			t.Errorf("System should not contain %q for hello", absent)
 		}
@@ -147,14 +150,14 @@ func TestBuildContinuation(t *testing.T) {
 		{
 			msg:         "hello",
 			wantIn:      []string{"[Context update]\nCurrent time: Monday 2026-02-23 14:30 WET", "Respond in English.", "[End of context update]\n\nhello"},
-			wantNot:     []string{"IDENTITY-TEXT", "SOUL-TEXT", "SYSTEM-TEXT", "SCHEDULING-TEXT", "Learned behavioral", "hello!"},
+			wantNot:     []string{"IDENTITY-TEXT", "SOUL-TEXT", "SYSTEM-TEXT", "SCHEDULING-TEXT", "Learned behavioral", "hello!", "User profile:"},
 			wantSection: []string{BlockTime, BlockLanguage},
 		},
 		{
 			msg:         "remind me tomorrow",
-			wantIn:      []string{"SCHEDULING-TEXT", "User's scheduled tasks:", "\n\nremind me tomorrow"},
+			wantIn:      []string{"SCHEDULING-TEXT", "User's scheduled tasks:", "timezone: Europe/Lisbon", "\n\nremind me tomorrow"},
 			wantNot:     []string{"IDENTITY-TEXT", "PROJECTS-TEXT"},
-			wantSection: []string{BlockTime, BlockLanguage, Scheduling, BlockTasks},
+			wantSection: []string{BlockTime, BlockLanguage, Scheduling, BlockProfile, BlockTasks},
 		},
 	}
 	for _, tt := range tests {
