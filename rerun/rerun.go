@@ -62,8 +62,12 @@ type Options struct {
 type Result struct {
 	TurnID    string
 	Identical bool
-	// Diff lists the differing events, "- recorded" and "+ produced".
+	// Diff is a unified diff of the recorded events (---) and the
+	// re-run's (+++), one line per field or line of text.
 	Diff []string
+	// Changed names what differs: prompt, model, route, reply, markers,
+	// access, effects.
+	Changed []string
 	// Note says what the re-run could not take from the log, if anything.
 	Note string
 }
@@ -126,7 +130,7 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 	if recorded, err = withTexts(ctx, src, reg, recorded); err != nil {
 		return res, err
 	}
-	res.Diff = diff(normalize(recorded), normalize(produced))
+	res.Diff, res.Changed = compare(normalize(recorded), normalize(produced))
 	res.Identical = len(res.Diff) == 0
 	return res, nil
 }
@@ -508,29 +512,4 @@ func strip(v any) {
 			strip(val)
 		}
 	}
-}
-
-// diff pairs the events in order and lists those that differ.
-func diff(recorded, produced []string) []string {
-	var out []string
-	for i := 0; i < max(len(recorded), len(produced)); i++ {
-		var r, p string
-		if i < len(recorded) {
-			r = recorded[i]
-		}
-		if i < len(produced) {
-			p = produced[i]
-		}
-		if r == p {
-			continue
-		}
-		out = append(out, fmt.Sprintf("event %d:", i+1))
-		if r != "" {
-			out = append(out, "- "+r)
-		}
-		if p != "" {
-			out = append(out, "+ "+p)
-		}
-	}
-	return out
 }
