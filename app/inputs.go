@@ -35,6 +35,8 @@ func (a *App) configuredInputs(allowed map[string][]string) (domain.DecisionInpu
 		Allowed: allowed, Pairing: a.Config.PairingEnabled,
 		PairingCodeTTL: a.Config.PairingCodeTTL, PairingMaxCodes: a.Config.PairingMaxCodes,
 		OwnerChannel: ch, OwnerChat: chat, Timezone: cmp.Or(a.Config.Timezone, "Local"),
+		Classify: a.Config.Classify, ModelFast: a.Config.Provider.ModelFast, ModelComplex: a.Config.Provider.ModelComplex,
+		HistoryLimit: a.Config.HistoryLimit, ConversationIdle: a.Config.ConversationIdle,
 	}.Normalized(), nil
 }
 

@@ -8,7 +8,8 @@ import (
 
 // DecisionInputs is the configuration a process decides turns with: who
 // may talk on each channel, whether unknown senders may pair (and the
-// code policy), where owner notices go, and the time zone. A process
+// code policy), where owner notices go, the time zone, and how a turn is
+// routed (classification, models, history, conversation idle). A process
 // records it at start, once per distinct content, on a stream named by
 // its hash; each turn's access decision names that hash (AccessGranted
 // and AccessDenied Inputs), so a re-run decides with the configuration in
@@ -16,13 +17,18 @@ import (
 type DecisionInputs struct {
 	// Allowed maps a channel to its allowlist (owner first); a channel
 	// listed with no ids is one where unknown senders may pair.
-	Allowed         map[string][]string `json:"allowed"`
-	Pairing         bool                `json:"pairing"`
-	PairingCodeTTL  time.Duration       `json:"pairing_code_ttl"`
-	PairingMaxCodes int                 `json:"pairing_max_codes"`
-	OwnerChannel    string              `json:"owner_channel,omitempty"`
-	OwnerChat       string              `json:"owner_chat,omitempty"`
-	Timezone        string              `json:"timezone"`
+	Allowed          map[string][]string `json:"allowed"`
+	Pairing          bool                `json:"pairing"`
+	PairingCodeTTL   time.Duration       `json:"pairing_code_ttl"`
+	PairingMaxCodes  int                 `json:"pairing_max_codes"`
+	OwnerChannel     string              `json:"owner_channel,omitempty"`
+	OwnerChat        string              `json:"owner_chat,omitempty"`
+	Timezone         string              `json:"timezone"`
+	Classify         bool                `json:"classify"`
+	ModelFast        string              `json:"model_fast,omitempty"`
+	ModelComplex     string              `json:"model_complex,omitempty"`
+	HistoryLimit     int                 `json:"history_limit"`
+	ConversationIdle time.Duration       `json:"conversation_idle"`
 }
 
 func (DecisionInputs) EventType() string { return "DecisionInputsRecorded" }

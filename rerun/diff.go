@@ -136,12 +136,12 @@ func middle(a, b []line) []op {
 		case i < len(a) && j < len(b) && a[i].text == b[j].text:
 			out = append(out, op{' ', a[i]})
 			i, j = i+1, j+1
-		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, op{'+', b[j]})
-			j++
-		default:
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
 			out = append(out, op{'-', a[i]})
 			i++
+		default:
+			out = append(out, op{'+', b[j]})
+			j++
 		}
 	}
 	return out
@@ -219,9 +219,11 @@ func changedKinds(script []op) []string {
 			continue
 		}
 		k := kinds[o.l.typ]
-		switch {
-		case o.l.key == "model" || strings.HasSuffix(o.l.key, ".model"):
+		switch field := o.l.key[strings.LastIndex(o.l.key, ".")+1:]; {
+		case field == "model":
 			k = "model"
+		case field == "prompt_bytes": // the size of the prompt the call was given
+			k = "prompt"
 		case k == "":
 			k = "effects"
 		}

@@ -45,12 +45,25 @@ func inputsHash(decoded []domain.Payload) string {
 	return ""
 }
 
+// withInputs is the scratch run's configuration: the recorded routing
+// inputs replace the shell's (recorded false: the turn recorded none).
+func withInputs(cfg config.Config, in domain.DecisionInputs, recorded bool) config.Config {
+	if recorded {
+		cfg.Classify, cfg.HistoryLimit, cfg.ConversationIdle = in.Classify, in.HistoryLimit, in.ConversationIdle
+		cfg.Provider.ModelFast = cmp.Or(in.ModelFast, cfg.Provider.ModelFast)
+		cfg.Provider.ModelComplex = cmp.Or(in.ModelComplex, cfg.Provider.ModelComplex)
+	}
+	return cfg
+}
+
 // legacyInputs are this shell's configured inputs with the turn's channel
 // allowlist made to agree with the decision the turn recorded: what
 // decided it was not recorded, the decision was.
 func legacyInputs(cfg config.Config, decoded []domain.Payload, msg domain.MessageReceived) domain.DecisionInputs {
 	in := domain.DecisionInputs{Allowed: map[string][]string{}, Pairing: cfg.PairingEnabled, PairingCodeTTL: cfg.PairingCodeTTL,
-		PairingMaxCodes: cfg.PairingMaxCodes, Timezone: cmp.Or(cfg.Timezone, "Local")}
+		PairingMaxCodes: cfg.PairingMaxCodes, Timezone: cmp.Or(cfg.Timezone, "Local"),
+		Classify: cfg.Classify, ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex,
+		HistoryLimit: cfg.HistoryLimit, ConversationIdle: cfg.ConversationIdle}
 	if cfg.Telegram.Token != "" {
 		in.Allowed["telegram"] = cfg.Telegram.AllowedUserIDs()
 	}

@@ -118,7 +118,7 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 	if err := copyPrompts(cmpOr(o.PromptsDir, filepath.Join(cfg.DataDir, "prompts")), filepath.Join(scratch, "prompts")); err != nil {
 		return res, err
 	}
-	scfg := cfg
+	scfg := withInputs(cfg, o.replay.Inputs, res.Note == "")
 	scfg.DatabaseURL, scfg.DataDir, scfg.Workspace, scfg.HTTPAddr = "", scratch, filepath.Join(scratch, "workspace"), ""
 	if o.Model != "" {
 		scfg.Provider.ModelFast, scfg.Provider.ModelComplex = o.Model, o.Model
