@@ -188,3 +188,44 @@ func TestRerunCLIEveryChannelIdentical(t *testing.T) {
 		})
 	}
 }
+
+// omega rerun --live of a turn that resumed a Claude Code session resumes
+// a fork of it (--fork-session beside --resume): a what-if never writes
+// into the person's session.
+func TestRerunLiveForksTheSession(t *testing.T) {
+	bin := buildOmegaCLI(t)
+	b := backends()[0]
+	dir := t.TempDir()
+	args := filepath.Join(dir, "args.log")
+	claude := filepath.Join(dir, "claude")
+	script := `#!/bin/sh
+cat >/dev/null 2>&1 # the prompt, when it comes on stdin
+echo "$*" >> "` + args + `"
+sess=sess-1
+while [ $# -gt 0 ]; do [ "$1" = --resume ] && sess="$2"; shift; done
+printf '{"type":"result","subtype":"success","is_error":false,"result":"ok","session_id":"%s","num_turns":1}\n' "$sess"
+`
+	if err := os.WriteFile(claude, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars := baseVars(t, b, claude)
+	node := startNode(t, vars)
+	say(t, node, "ana", "first message", "30s")
+	second := say(t, node, "ana", "second message", "30s")
+	if called := payload[domain.ProviderCalled](t, &tgNode{rt: node.rt}, turnEvents(t, node, second.TurnID)); called.SessionID != "sess-1" {
+		t.Fatalf("the second turn did not resume the session: %+v", called)
+	}
+	node.stop()
+	if err := os.Remove(args); err != nil {
+		t.Fatal(err)
+	}
+
+	out, code := omegaRun(t, bin, userEnv(t, vars, "OMEGA_CLAUDE_BIN="+claude), "rerun", second.TurnID, "--live")
+	calls, err := os.ReadFile(args)
+	if err != nil {
+		t.Fatalf("the live re-run called no provider (exit %d):\n%s", code, out)
+	}
+	if !strings.Contains(string(calls), "--resume sess-1 --fork-session") {
+		t.Fatalf("the live re-run resumed the recorded session without forking it:\n%s", calls)
+	}
+}
