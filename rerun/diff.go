@@ -116,20 +116,7 @@ func middle(a, b []line) []op {
 		}
 		return out
 	}
-	// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
-	lcs := make([][]int, len(a)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i].text == b[j].text {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
+	lcs := lcsTable(a, b)
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
@@ -145,6 +132,25 @@ func middle(a, b []line) []op {
 		}
 	}
 	return out
+}
+
+// lcsTable: lcs[i][j] is the length of the longest common subsequence
+// of a[i:] and b[j:].
+func lcsTable(a, b []line) [][]int {
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i].text == b[j].text {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	return lcs
 }
 
 // contextLines is the number of unchanged lines shown around a change.

@@ -102,10 +102,7 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 		return res, err
 	}
 	state = append(state, defs...)
-	if len(built.Capabilities) > 0 {
-		caps := prompts.ParseCapabilities(built.Capabilities)
-		o.capabilities = &caps
-	}
+	o.capabilities = recordedCapabilities(built)
 	if o.replay, res.Note, err = replayOf(ctx, src, reg, cfg, turnID, decoded, msg); err != nil {
 		return res, err
 	}
@@ -133,6 +130,16 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 	res.Diff, res.Changed = compare(normalize(recorded), normalize(produced))
 	res.Identical = len(res.Diff) == 0
 	return res, nil
+}
+
+// recordedCapabilities are what the turn's process could do (nil when
+// the turn recorded none).
+func recordedCapabilities(built domain.ContextBuilt) *prompts.Capabilities {
+	if len(built.Capabilities) == 0 {
+		return nil
+	}
+	caps := prompts.ParseCapabilities(built.Capabilities)
+	return &caps
 }
 
 // replayOf gathers what the turn took from the world: its decision
