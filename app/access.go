@@ -11,21 +11,21 @@ import (
 // newAccess builds sender pairing and identity links over the allowlists
 // the process runs with; the owner is told of new pairing requests where
 // heartbeat alerts go. channels is nil on the command line.
-func (a *App) newAccess(allowed map[string][]string, channels pipeline.ChannelSet, loc *time.Location) (*access.Service, error) {
-	ch, chat, err := a.Config.HeartbeatDestination()
-	if err != nil {
-		return nil, err
-	}
-	return access.New(access.Config{
-		Store: a.Store, Registry: a.Registry, Allowed: allowed, Channels: channels, OwnerChannel: ch, OwnerChat: chat,
-		Policy:   domain.PairingPolicy{TTL: a.Config.PairingCodeTTL, MaxPerHour: a.Config.PairingMaxCodes},
+func (a *App) newAccess(in domain.DecisionInputs, channels pipeline.ChannelSet, loc *time.Location, replay *Replay) (*access.Service, error) {
+	cfg := access.Config{
+		Store: a.Store, Registry: a.Registry, Allowed: in.Allowed, Channels: channels, OwnerChannel: in.OwnerChannel, OwnerChat: in.OwnerChat,
+		Policy:   domain.PairingPolicy{TTL: in.PairingCodeTTL, MaxPerHour: in.PairingMaxCodes},
 		Location: loc, Logger: a.Logger,
-	})
+	}
+	if replay != nil {
+		cfg.Now = replay.Now
+	}
+	return access.New(cfg)
 }
 
 // pairingGate is the driver's pairing gate: nil when pairing is off.
 func (r *Runtime) pairingGate() pipeline.PairingGate {
-	if !r.Config.PairingEnabled {
+	if !r.inputs.Pairing {
 		return nil
 	}
 	return r.Access
@@ -39,5 +39,19 @@ func (a *App) Access() (*access.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.newAccess(nil, nil, loc)
+	in, err := a.configuredInputs(nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.newAccess(in, nil, loc, nil)
+}
+
+// commandAccess is the access service of a command router without
+// channels: it decides on the pairing stream and tells nobody.
+func (a *App) commandAccess() (*access.Service, error) {
+	in, err := a.configuredInputs(nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.newAccess(in, nil, nil, nil)
 }

@@ -39,10 +39,10 @@ type pairingCase struct {
 // rerunIdentical re-runs a recorded turn (as `omega rerun` does) and
 // expects the same events: pairings and links are part of the state a
 // turn starts from.
-func (c pairingCase) rerunIdentical(evs []domain.Event, allowed map[string][]string) {
+func (c pairingCase) rerunIdentical(evs []domain.Event) {
 	c.t.Helper()
 	res, err := rerun.Run(context.Background(), c.n.rt.Store, c.n.rt.Registry, loadConfig(c.t, c.vars), evs[0].StreamID[len("turn-"):],
-		rerun.Options{Auth: &pipeline.Auth{Allowed: allowed}})
+		rerun.Options{})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -199,9 +199,8 @@ func pairApprovedInChat(c pairingCase, promptLog string) {
 	c.waitText(ana, i18n.AccessText(i18n.English, i18n.AccessApprovedSender))
 	answered := c.say(ana, "now answer me")
 	c.answered(answered, "echo: now answer me")
-	owners := map[string][]string{telegram.Name: {"42"}}
-	c.rerunIdentical(first, owners)
-	c.rerunIdentical(answered, owners)
+	c.rerunIdentical(first)
+	c.rerunIdentical(answered)
 	if got := promptCount(c.t, promptLog); got != before+1 {
 		c.t.Fatalf("%d provider calls after the approval, want 1", got-before)
 	}
@@ -404,7 +403,7 @@ func TestLinkedIdentitiesShareTheProfile(t *testing.T) {
 			if p, err := n.rt.Driver.Senders.Load(ctx, whatsapp.Name, ana); err != nil || p.Facts["city"] != "Lisbon" || p.Personality != "talk like a pirate" {
 				t.Fatalf("whatsapp profile %+v %v", p, err)
 			}
-			c.rerunIdentical(evs, auth.Allowed)
+			c.rerunIdentical(evs)
 
 			if got := c.command(tgOwner, "/link list"); !strings.Contains(got, "whatsapp:"+ana+" → telegram:42") {
 				t.Fatalf("/link list answered %q", got)

@@ -164,6 +164,7 @@ func NewRegistry() *domain.Registry {
 	domain.RegisterSummaryEvents(r)
 	domain.RegisterProjectEvents(r)
 	domain.RegisterAccessEvents(r)
+	domain.RegisterInputsEvents(r)
 	return r
 }
 

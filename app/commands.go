@@ -32,7 +32,7 @@ func (a *App) OpenCommander(ctx context.Context) (*Commander, error) {
 	if err != nil {
 		return nil, err
 	}
-	pairings, err := a.newAccess(nil, nil, nil)
+	pairings, err := a.commandAccess()
 	if err != nil {
 		return nil, errors.Join(err, buses.Close())
 	}

@@ -5,20 +5,27 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/channels"
 )
 
 // owner delivers omega's own notices (bug reports, limitations) where the
 // heartbeat's alerts go: OMEGA_HEARTBEAT_TARGET, else the first
 // allowlisted Telegram user, else the first allowed WhatsApp number
-// (config.HeartbeatDestination).
+// (config.HeartbeatDestination, as the decision inputs recorded it).
 type owner struct{ rt *Runtime }
 
-func (o owner) Alert(ctx context.Context, text string) (string, string, error) {
-	ch, chat, err := o.rt.Config.HeartbeatDestination()
-	if err != nil {
-		return "", "", err
+// owner is the owner alerts go to: a re-run's answers with the recorded
+// outcomes.
+func (r *Runtime) owner(opts RuntimeOptions) apply.Owner {
+	if opts.Replay != nil && opts.Replay.Owner != nil {
+		return opts.Replay.Owner
 	}
+	return owner{r}
+}
+
+func (o owner) Alert(ctx context.Context, text string) (string, string, error) {
+	ch, chat := o.rt.inputs.OwnerChannel, o.rt.inputs.OwnerChat
 	if ch == "" {
 		return "", "", errors.New("no owner to alert: set OMEGA_HEARTBEAT_TARGET or allow a Telegram user")
 	}

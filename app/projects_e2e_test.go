@@ -160,8 +160,7 @@ func TestProjectsReachThePrompt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			auth := &pipeline.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
-			res, err := rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, market.TurnID, rerun.Options{Auth: auth})
+			res, err := rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, market.TurnID, rerun.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

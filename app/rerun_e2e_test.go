@@ -72,7 +72,7 @@ func TestRerunRecordedTurns(t *testing.T) {
 			}
 			for kind, id := range kinds {
 				start := time.Now()
-				res, err := rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, id, rerun.Options{Auth: auth})
+				res, err := rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, id, rerun.Options{})
 				if err != nil {
 					t.Fatalf("%s: %v", kind, err)
 				}
@@ -92,7 +92,7 @@ func TestRerunRecordedTurns(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(prompts, "SYSTEM_PROMPT.md"), []byte(pirate), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			res, err := rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, kinds["direct"], rerun.Options{Auth: auth, PromptsDir: prompts})
+			res, err := rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, kinds["direct"], rerun.Options{PromptsDir: prompts})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestRerunRecordedTurns(t *testing.T) {
 
 			// Live: the configured provider is called; the live log does not move.
 			before := headOf(t, n)
-			res, err = rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, kinds["markers"], rerun.Options{Auth: auth, Live: true})
+			res, err = rerun.Run(ctx, n.rt.Store, n.rt.Registry, cfg, kinds["markers"], rerun.Options{Live: true})
 			if err != nil {
 				t.Fatal(err)
 			}

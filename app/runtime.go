@@ -67,6 +67,8 @@ type Runtime struct {
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
 	summarizeOnShutdown bool
 
+	// inputs are the decision inputs this process runs with.
+	inputs   domain.DecisionInputs
 	node     *nodeIdentity
 	mu       sync.Mutex
 	received []string // turns this process received and not yet seen completed, for WaitIdle
@@ -101,6 +103,9 @@ type RuntimeOptions struct {
 	// FrozenProjects reads project definitions from the log only, never
 	// importing the projects folder (a re-run's scratch has none).
 	FrozenProjects bool
+	// Replay, for a re-run, replaces the decision inputs (Auth among
+	// them) and the outcomes of effects with the recorded ones.
+	Replay *Replay
 }
 
 // UnhealthyChannels lists the channels that cannot receive now
@@ -141,22 +146,22 @@ func (a *App) provider(ctx context.Context, given pipeline.Provider) (pipeline.P
 	return p, problem, nil
 }
 
-// prepare loads the prompts and the time zone and creates the workspace
-// with its inbox.
-func (a *App) prepare() (*prompts.Set, *time.Location, string, error) {
+// prepare loads the prompts, records the decision inputs and creates the
+// workspace with its inbox.
+func (a *App) prepare(ctx context.Context, opts RuntimeOptions) (*prompts.Set, domain.DecisionInputs, string, error) {
 	ps, err := prompts.Load(a.Config.DataDir)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, domain.DecisionInputs{}, "", err
 	}
-	loc, err := a.Config.Location()
+	inputs, err := a.decisionInputs(ctx, opts, authOf(opts).Allowed)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, inputs, "", err
 	}
 	workspace := a.Config.WorkspaceDir()
 	if err := os.MkdirAll(filepath.Join(workspace, "inbox"), 0o700); err != nil {
-		return nil, nil, "", fmt.Errorf("create workspace %s: %w", workspace, err)
+		return nil, inputs, "", fmt.Errorf("create workspace %s: %w", workspace, err)
 	}
-	return ps, loc, workspace, nil
+	return ps, inputs, workspace, nil
 }
 
 // NewRuntime assembles the pipeline. A provider that cannot work does not
@@ -164,11 +169,15 @@ func (a *App) prepare() (*prompts.Set, *time.Location, string, error) {
 // logged with what to install or set.
 func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, err error) {
 	cfg := a.Config
-	ps, loc, workspace, err := a.prepare()
+	ps, inputs, workspace, err := a.prepare(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown}
+	loc, err := location(inputs)
+	if err != nil {
+		return nil, err
+	}
+	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown, inputs: inputs}
 	names := r.addChannels(opts.Channels)
 	r.health = newChannelWatch(a.Store, owner{r}, cfg.ChannelDownAlert, a.Logger)
 	r.health.attach(r.channels)
@@ -180,10 +189,10 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err != nil {
 		return nil, err
 	}
-	auth := authOf(opts)
+	auth := pipeline.Auth{Allowed: inputs.Allowed}
 	sandbox := sandboxMode(cfg.Provider.Sandbox)
 	read := a.Queries
-	if r.Access, err = a.newAccess(auth.Allowed, r, loc); err != nil {
+	if r.Access, err = a.newAccess(inputs, r, loc, opts.Replay); err != nil {
 		return nil, err
 	}
 	catalog, raw, caps, err := r.prepareProjects(ctx, opts, ps, sandbox)
@@ -207,7 +216,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 			Capabilities: &caps, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
 			TypingEvery: 5 * time.Second, ProviderProblem: problem,
-			Sandbox: sandbox, Redactor: cfg.Redactor(),
+			Sandbox: sandbox, Redactor: cfg.Redactor(), Inputs: inputs.Hash(),
 		},
 		Logger: a.Logger,
 	}); err != nil {
@@ -361,7 +370,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 	replies := opts.Replies
 	if replies == nil {
 		var err error
-		if replies, err = apply.New(apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Owner: owner{r}, Logger: r.Logger}); err != nil {
+		if replies, err = apply.New(apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Owner: r.owner(opts), Logger: r.Logger}); err != nil {
 			return nil, nil, err
 		}
 	}

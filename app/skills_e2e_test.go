@@ -11,7 +11,6 @@ import (
 
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/rerun"
 )
 
@@ -249,8 +248,7 @@ func TestRerunKeepsTheSkillsOfItsTime(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			auth := &pipeline.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
-			res, err := rerun.Run(context.Background(), n.rt.Store, n.rt.Registry, cfg, first.TurnID, rerun.Options{Auth: auth})
+			res, err := rerun.Run(context.Background(), n.rt.Store, n.rt.Registry, cfg, first.TurnID, rerun.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

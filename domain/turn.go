@@ -57,11 +57,15 @@ type (
 		// whose markers are applied as a turn's (never a logged message).
 		Heartbeat bool `json:"heartbeat,omitempty"`
 	}
+	// Inputs (both) names the DecisionInputs the decision was made with
+	// (their hash; empty in turns recorded before they were).
 	AccessGranted struct {
 		Reason string `json:"reason"`
+		Inputs string `json:"inputs,omitempty"`
 	}
 	AccessDenied struct {
 		Reason string `json:"reason"`
+		Inputs string `json:"inputs,omitempty"`
 		// Pairing is the pairing code an unknown sender was offered (or
 		// that they asked for too many); nil: plainly denied.
 		Pairing *PairingOffer `json:"pairing,omitempty"`

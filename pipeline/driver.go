@@ -141,6 +141,9 @@ type DriverConfig struct {
 	// Redactor masks configured secrets in error texts before they are
 	// recorded: a failing server may echo a token back.
 	Redactor *redact.Redactor
+	// Inputs names the DecisionInputs this process decides with (their
+	// hash); each access decision records it.
+	Inputs string
 	// Capabilities is what this process can do; the system prompt keeps
 	// only the passages about those (nil: the prompt as written).
 	// Projects and skills are looked at per turn.
@@ -396,7 +399,7 @@ func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger)
 	case err != nil:
 		return err
 	case ok:
-		st.add(domain.AccessGranted{Reason: reason})
+		st.add(domain.AccessGranted{Reason: reason, Inputs: d.Config.Inputs})
 		return nil
 	case d.Pairing != nil && d.Pairing.Applies(st.Received):
 		denied, err := d.Pairing.Offer(ctx, st.ID, st.Received)
@@ -404,11 +407,12 @@ func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger)
 			return err
 		}
 		log.Warn("access denied; pairing code offered", "reason", denied.Reason)
+		denied.Inputs = d.Config.Inputs
 		st.add(denied)
 		return nil
 	}
 	log.Warn("access denied", "reason", reason)
-	st.add(domain.AccessDenied{Reason: reason})
+	st.add(domain.AccessDenied{Reason: reason, Inputs: d.Config.Inputs})
 	return nil
 }
 

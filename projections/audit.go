@@ -322,6 +322,30 @@ func (a *AuditLog) Turn(ctx context.Context, turnID string) (AuditRow, bool, err
 	return r, err == nil, err
 }
 
+// TurnsWithPrefix lists up to limit completed turns whose id starts with
+// prefix (turn ids are hex digits and dashes, so the prefix holds no
+// LIKE wildcard; anything else matches nothing).
+func (a *AuditLog) TurnsWithPrefix(ctx context.Context, prefix string, limit int) ([]string, error) {
+	prefix = strings.ToLower(prefix)
+	if prefix == "" || strings.Trim(prefix, "0123456789abcdef-") != "" {
+		return nil, nil
+	}
+	rows, err := a.db.QueryContext(ctx, fmt.Sprintf(`SELECT turn_id FROM audit WHERE turn_id LIKE $1 ORDER BY turn_id LIMIT %d`, limit), prefix+"%")
+	if err != nil {
+		return nil, fmt.Errorf("look up turns %s: %w", prefix, err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
 func scanAudit(s scanner) (AuditRow, error) {

@@ -155,6 +155,7 @@ func (c *ClaudeCode) invocation(req Request, model string) (invocation, func(), 
 		prompt:   req.Prompt,
 		model:    model,
 		session:  req.SessionID,
+		fork:     req.ForkSession,
 		maxTurns: req.MaxTurns,
 		dir:      req.WorkDir,
 		sandbox:  c.sandbox,
@@ -191,6 +192,7 @@ func (c *ClaudeCode) runError(parent, runCtx context.Context, timeout time.Durat
 
 type invocation struct {
 	prompt, model, session string
+	fork                   bool // --fork-session beside --resume
 	maxTurns               int
 	dir                    string
 	sandbox                Sandbox
@@ -201,6 +203,9 @@ func (inv invocation) args() []string {
 	args := []string{"-p", inv.prompt, "--output-format", "json", "--model", inv.model}
 	if inv.session != "" {
 		args = append(args, "--resume", inv.session)
+		if inv.fork {
+			args = append(args, "--fork-session")
+		}
 	}
 	args = append(args, "--max-turns", strconv.Itoa(inv.maxTurns))
 	if inv.mcpConfig != "" {

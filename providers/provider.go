@@ -28,11 +28,14 @@ type Request struct {
 	System    string
 	History   []Message
 	Prompt    string
-	Model     string        // empty means the provider's fast model
-	SessionID string        // claude-code only: session to --resume
-	MaxTurns  int           // claude-code only: 0 means the configured default
-	WorkDir   string        // claude-code only: working directory of the CLI
-	Timeout   time.Duration // 0 means the configured default
+	Model     string // empty means the provider's fast model
+	SessionID string // claude-code only: session to --resume
+	// ForkSession (claude-code only) resumes a copy of SessionID
+	// (--fork-session), leaving that session as it was.
+	ForkSession bool
+	MaxTurns    int           // claude-code only: 0 means the configured default
+	WorkDir     string        // claude-code only: working directory of the CLI
+	Timeout     time.Duration // 0 means the configured default
 	// MCPServers are given to this call only (claude-code: --mcp-config
 	// with a temporary file removed after the call); others ignore them.
 	MCPServers []MCPServer

@@ -35,7 +35,7 @@ func TestNormalizeIgnoresTheClockOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := diff(normalize(recorded), normalize(tt.produced))
+			d, _ := compare(normalize(recorded), normalize(tt.produced))
 			if got := len(d) == 0; got != tt.identical {
 				t.Fatalf("identical = %v, want %v: %q", got, tt.identical, d)
 			}
@@ -60,7 +60,7 @@ func TestNormalizeIgnoresAnEmptyImageFinding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := diff(normalize(tt.recorded), normalize([]domain.Event{sent, done}))
+			d, _ := compare(normalize(tt.recorded), normalize([]domain.Event{sent, done}))
 			if got := len(d) == 0; got != tt.identical {
 				t.Fatalf("identical = %v, want %v: %q", got, tt.identical, d)
 			}
@@ -83,7 +83,7 @@ func TestNormalizeReadsTheSentText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := diff(normalize(recorded), normalize(tt.produced))
+			d, _ := compare(normalize(recorded), normalize(tt.produced))
 			if got := len(d) == 0; got != tt.identical {
 				t.Fatalf("identical = %v, want %v: %q", got, tt.identical, d)
 			}

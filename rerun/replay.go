@@ -6,7 +6,9 @@ import (
 	"sync"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -159,6 +161,28 @@ func (c *recorder) SendText(_ context.Context, chat, text string) (channels.Send
 		ids[i] = fmt.Sprintf("rerun-%d-%d", len(c.sent), i)
 	}
 	return channels.SendResult{Chunks: n, PlatformIDs: ids}, nil
+}
+
+// scratchProvider is the provider a re-run calls: the recorded replies,
+// or, live, the configured provider resuming copies of the recorded
+// sessions, so that a what-if never writes into a person's session.
+func scratchProvider(cfg config.Config, o Options, decoded []domain.Payload) (pipeline.Provider, error) {
+	if !o.Live {
+		return &replayProvider{name: providerName(decoded, cfg), calls: recordedCalls(decoded)}, nil
+	}
+	p, err := providers.New(cfg.Provider, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("the configured provider: %w", err)
+	}
+	return forkingProvider{p}, nil
+}
+
+// forkingProvider asks for every resumed session to be forked.
+type forkingProvider struct{ providers.Provider }
+
+func (p forkingProvider) Complete(ctx context.Context, req providers.Request) (providers.Response, error) {
+	req.ForkSession = true
+	return p.Provider.Complete(ctx, req)
 }
 
 // waitingProvider answers no call: each waits for its context to end.

@@ -29,7 +29,6 @@ import (
 	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/prompts"
 )
 
@@ -49,23 +48,28 @@ type Options struct {
 	PromptsDir string
 	// Model replaces both configured models.
 	Model string
-	// Auth replaces the allowlists built from the configuration (tests,
-	// and a caller whose live runtime was given its own).
-	Auth *pipeline.Auth
 	// Timeout bounds the scratch run (default 2m).
 	Timeout time.Duration
 	Logger  *slog.Logger
 
 	// capabilities are what the recorded turn's process could do.
 	capabilities *prompts.Capabilities
+	// replay are the turn's recorded decision inputs and effect outcomes.
+	replay *app.Replay
 }
 
 // Result is one re-run.
 type Result struct {
 	TurnID    string
 	Identical bool
-	// Diff lists the differing events, "- recorded" and "+ produced".
+	// Diff is a unified diff of the recorded events (---) and the
+	// re-run's (+++), one line per field or line of text.
 	Diff []string
+	// Changed names what differs: prompt, model, route, reply, markers,
+	// access, effects.
+	Changed []string
+	// Note says what the re-run could not take from the log, if anything.
+	Note string
 }
 
 // Run re-runs one turn.
@@ -98,9 +102,9 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 		return res, err
 	}
 	state = append(state, defs...)
-	if len(built.Capabilities) > 0 {
-		caps := prompts.ParseCapabilities(built.Capabilities)
-		o.capabilities = &caps
+	o.capabilities = recordedCapabilities(built)
+	if o.replay, res.Note, err = replayOf(ctx, src, reg, cfg, turnID, decoded, msg); err != nil {
+		return res, err
 	}
 
 	scratch, err := os.MkdirTemp("", "omega-rerun-")
@@ -111,7 +115,7 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 	if err := copyPrompts(cmpOr(o.PromptsDir, filepath.Join(cfg.DataDir, "prompts")), filepath.Join(scratch, "prompts")); err != nil {
 		return res, err
 	}
-	scfg := cfg
+	scfg := withInputs(cfg, o.replay.Inputs, res.Note == "")
 	scfg.DatabaseURL, scfg.DataDir, scfg.Workspace, scfg.HTTPAddr = "", scratch, filepath.Join(scratch, "workspace"), ""
 	if o.Model != "" {
 		scfg.Provider.ModelFast, scfg.Provider.ModelComplex = o.Model, o.Model
@@ -123,9 +127,35 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 	if recorded, err = withTexts(ctx, src, reg, recorded); err != nil {
 		return res, err
 	}
-	res.Diff = diff(normalize(recorded), normalize(produced))
+	res.Diff, res.Changed = compare(normalize(recorded), normalize(produced))
 	res.Identical = len(res.Diff) == 0
 	return res, nil
+}
+
+// recordedCapabilities are what the turn's process could do (nil when
+// the turn recorded none).
+func recordedCapabilities(built domain.ContextBuilt) *prompts.Capabilities {
+	if len(built.Capabilities) == 0 {
+		return nil
+	}
+	caps := prompts.ParseCapabilities(built.Capabilities)
+	return &caps
+}
+
+// replayOf gathers what the turn took from the world: its decision
+// inputs and the outcomes of its owner alerts. (A pairing code it offered
+// is in the copied pairing stream: the offer is recorded before the
+// turn's first step.)
+func replayOf(ctx context.Context, src Source, reg *domain.Registry, cfg config.Config, turnID string, decoded []domain.Payload, msg domain.MessageReceived) (*app.Replay, string, error) {
+	inputs, note, err := recordedInputs(ctx, src, reg, cfg, decoded, msg)
+	if err != nil {
+		return nil, "", err
+	}
+	owner, err := ownerAlerts(ctx, src, reg, turnID)
+	if err != nil {
+		return nil, "", err
+	}
+	return &app.Replay{Inputs: inputs, Owner: owner}, note, nil
 }
 
 func cmpOr(a, b string) string {
@@ -338,22 +368,25 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 			ch.chunks = append(ch.chunks, s.Chunks)
 		}
 	}
+	// The turn runs on the recorded clock: its idle, due-time and pairing
+	// decisions are the ones it made then.
+	realStart, start := time.Now(), recorded[len(recorded)-1].RecordedAt
+	if len(recorded) > 1 {
+		start = recorded[1].RecordedAt
+	}
+	now := func() time.Time { return start.Add(time.Since(realStart)) }
+	replay := *o.replay
+	replay.Now = now
 	// The recorded roles are the projects; the scratch has no folder.
-	opts := app.RuntimeOptions{Channels: []channels.Channel{ch}, Auth: o.Auth, FrozenProjects: true, Capabilities: o.capabilities}
-	if !o.Live {
-		opts.Provider = &replayProvider{name: providerName(decoded, cfg), calls: recordedCalls(decoded)}
+	opts := app.RuntimeOptions{Channels: []channels.Channel{ch}, FrozenProjects: true, Capabilities: o.capabilities, Replay: &replay}
+	if opts.Provider, err = scratchProvider(cfg, o, decoded); err != nil {
+		return nil, err
 	}
 	rt, err := a.NewRuntime(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("scratch runtime: %w", err)
 	}
-	// The turn runs on the recorded clock: its idle and due-time decisions
-	// are the ones it made then.
-	realStart, start := time.Now(), recorded[len(recorded)-1].RecordedAt
-	if len(recorded) > 1 {
-		start = recorded[1].RecordedAt
-	}
-	rt.Driver.Now = func() time.Time { return start.Add(time.Since(realStart)) }
+	rt.Driver.Now = now
 	rt.Driver.Images = recordedImages(decoded, o.Live)
 	// The summarizer runs on the real clock, to which the copied
 	// conversations look idle: closing them would change the turn's
@@ -486,29 +519,4 @@ func strip(v any) {
 			strip(val)
 		}
 	}
-}
-
-// diff pairs the events in order and lists those that differ.
-func diff(recorded, produced []string) []string {
-	var out []string
-	for i := 0; i < max(len(recorded), len(produced)); i++ {
-		var r, p string
-		if i < len(recorded) {
-			r = recorded[i]
-		}
-		if i < len(produced) {
-			p = produced[i]
-		}
-		if r == p {
-			continue
-		}
-		out = append(out, fmt.Sprintf("event %d:", i+1))
-		if r != "" {
-			out = append(out, "- "+r)
-		}
-		if p != "" {
-			out = append(out, "+ "+p)
-		}
-	}
-	return out
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,19 +21,28 @@ import (
 // exitDiffers is the status of a re-run whose events differ.
 const exitDiffers = 3
 
+// rerunFlags are the command's own flags beside the re-run's options.
+type rerunFlags struct {
+	since, out string
+}
+
 func rerunCmd() *cobra.Command {
 	var o rerun.Options
-	var since string
+	var f rerunFlags
 	cmd := &cobra.Command{
 		Use:   "rerun [TURN_ID]",
 		Short: "Re-run a recorded turn in a scratch store and compare its events (exit 3 when they differ)",
 		Long: "Copies the turn's message and its sender's state as of its start into a temporary SQLite store,\n" +
-			"runs the driver there with the provider's recorded replies (--live: the configured provider),\n" +
-			"and compares the events with the recorded ones, ids and times aside. Nothing is written to the\n" +
-			"live store and nothing is sent. --since 24h re-runs every turn completed since then.",
+			"runs the driver there with the decision inputs the turn recorded (allowlists, pairing, owner,\n" +
+			"time zone) and the provider's recorded replies (--live: the configured provider, resuming a fork\n" +
+			"of the recorded session), and compares the events with the recorded ones, ids and times aside.\n" +
+			"Nothing is written to the live store and nothing is sent. TURN_ID may be the 8 characters\n" +
+			"omega audit prints. A differing turn prints a unified diff; --since 24h re-runs every turn\n" +
+			"completed since then and prints a summary, one line per differing turn; --out DIR writes\n" +
+			"each differing turn's full diff to DIR/TURN_ID.diff.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (len(args) == 1) == (since != "") {
+			if (len(args) == 1) == (f.since != "") {
 				return errors.New("give a TURN_ID or --since, not both")
 			}
 			a, log, err := openAudit(cmd)
@@ -38,25 +51,59 @@ func rerunCmd() *cobra.Command {
 			}
 			defer a.Close()
 			o.Logger = a.Logger
-			ids := args
-			if since != "" {
-				if ids, err = turnsSince(cmd, log, since); err != nil {
-					return err
-				}
+			var ids []string
+			if f.since != "" {
+				ids, err = turnsSince(cmd, log, f.since)
+			} else {
+				ids, err = resolveTurn(cmd.Context(), log, args[0])
 			}
-			return rerunAll(cmd, a, ids, o, since != "")
+			if err != nil {
+				return err
+			}
+			return rerunAll(cmd, a, ids, o, f)
 		},
 	}
 	cmd.Flags().BoolVar(&o.Live, "live", false, "call the configured provider instead of replaying the recorded replies")
 	cmd.Flags().StringVar(&o.PromptsDir, "prompts", "", "prompt files to use instead of $OMEGA_DATA_DIR/prompts")
 	cmd.Flags().StringVar(&o.Model, "model", "", "model to use instead of the configured ones")
-	cmd.Flags().StringVar(&since, "since", "", "re-run every turn completed since then (RFC 3339 or a duration like 24h)")
+	cmd.Flags().StringVar(&f.since, "since", "", "re-run every turn completed since then (RFC 3339 or a duration like 24h)")
+	cmd.Flags().StringVar(&f.out, "out", "", "write each differing turn's full diff to this directory (TURN_ID.diff)")
 	return cmd
 }
 
-func rerunAll(cmd *cobra.Command, a *app.App, ids []string, o rerun.Options, batch bool) error {
-	out := cmd.OutOrStdout()
-	identical := 0
+// resolveTurn is the turn an id names: a whole id, or the start of one
+// completed turn's id (omega audit prints 8 characters).
+func resolveTurn(ctx context.Context, log *projections.AuditLog, id string) ([]string, error) {
+	id = strings.TrimSpace(id)
+	if len(id) == len("00000000-0000-0000-0000-000000000000") {
+		return []string{id}, nil
+	}
+	ids, err := log.TurnsWithPrefix(ctx, id, 2)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(ids) == 0:
+		return nil, fmt.Errorf("no completed turn id starts with %q (see omega audit)", id)
+	case len(ids) > 1:
+		return nil, fmt.Errorf("%q starts more than one turn id (%s, %s, ...): give more of it", id, ids[0], ids[1])
+	}
+	return ids, nil
+}
+
+// tally counts a batch's outcomes.
+type tally struct {
+	identical, differ, failed, notes int
+}
+
+func rerunAll(cmd *cobra.Command, a *app.App, ids []string, o rerun.Options, f rerunFlags) error {
+	w := cmd.OutOrStdout()
+	batch := f.since != ""
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", f.out, err)
+		}
+	}
+	var t tally
 	for _, id := range ids {
 		start := time.Now()
 		res, err := rerun.Run(cmd.Context(), a.Store, a.Registry, a.Config, id, o)
@@ -64,36 +111,73 @@ func rerunAll(cmd *cobra.Command, a *app.App, ids []string, o rerun.Options, bat
 			if !batch {
 				return err
 			}
-			fmt.Fprintf(out, "%s: could not re-run: %v\n", id, err)
+			t.failed++
+			fmt.Fprintf(w, "%s  could not re-run: %v\n", audit.ShortID(id), err)
 			continue
 		}
-		printResult(out, res, batch, time.Since(start))
+		if res.Note != "" {
+			t.notes++
+		}
 		if res.Identical {
-			identical++
+			t.identical++
+			if !batch {
+				fmt.Fprintln(w, "identical")
+			}
+			a.Logger.Debug("re-ran a turn", "turn", id, "took", time.Since(start).Round(time.Millisecond))
+			continue
+		}
+		t.differ++
+		if err := reportDiff(w, res, f, batch); err != nil {
+			return err
 		}
 	}
 	if batch {
-		fmt.Fprintf(out, "%d of %d turns identical\n", identical, len(ids))
+		printTally(w, t, len(ids), f.out)
 	}
-	if identical != len(ids) {
-		return &exitError{code: exitDiffers, err: fmt.Errorf("%d of %d re-runs differ", len(ids)-identical, len(ids))}
+	if t.identical != len(ids) {
+		return &exitError{code: exitDiffers, err: fmt.Errorf("%d of %d re-runs differ", len(ids)-t.identical, len(ids))}
 	}
 	return nil
 }
 
-func printResult(w io.Writer, res rerun.Result, batch bool, took time.Duration) {
+// reportDiff prints what changed in a differing turn (a batch: one line;
+// one turn: the diff too) and writes the full diff under --out.
+func reportDiff(w io.Writer, res rerun.Result, f rerunFlags, batch bool) error {
+	fmt.Fprintf(w, "%s  differs: %s\n", audit.ShortID(res.TurnID), strings.Join(res.Changed, ", "))
+	if res.Note != "" && !batch {
+		fmt.Fprintln(w, "note: "+res.Note)
+	}
+	full := strings.Join(res.Diff, "\n") + "\n"
+	if f.out != "" {
+		path := filepath.Join(f.out, res.TurnID+".diff")
+		if err := os.WriteFile(path, []byte(full), 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if !batch {
+		fmt.Fprint(w, full)
+	}
+	return nil
+}
+
+func printTally(w io.Writer, t tally, total int, out string) {
+	fmt.Fprintf(w, "%d of %d turns identical", t.identical, total)
+	if t.differ > 0 {
+		fmt.Fprintf(w, ", %d differ", t.differ)
+	}
+	if t.failed > 0 {
+		fmt.Fprintf(w, ", %d could not re-run", t.failed)
+	}
+	fmt.Fprintln(w)
+	if t.notes > 0 {
+		fmt.Fprintf(w, "%d turns were recorded before their decision inputs: their allowlists follow their recorded decisions\n", t.notes)
+	}
 	switch {
-	case res.Identical && batch:
-		fmt.Fprintf(w, "%s: identical (%s)\n", res.TurnID, took.Round(time.Millisecond))
-	case res.Identical:
-		fmt.Fprintln(w, "identical")
+	case t.differ == 0:
+	case out != "":
+		fmt.Fprintf(w, "full diffs in %s\n", out)
 	default:
-		if batch {
-			fmt.Fprintf(w, "%s: differs\n", res.TurnID)
-		}
-		for _, l := range res.Diff {
-			fmt.Fprintln(w, l)
-		}
+		fmt.Fprintln(w, "--out DIR writes each differing turn's full diff")
 	}
 }
 
