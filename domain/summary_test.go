@@ -31,6 +31,20 @@ func TestIsValidFact(t *testing.T) {
 		{"Preferred Language", "Spanish", ErrReservedFact},
 		{"active_project", "omega", ErrReservedFact},
 		{"personality", "terse", ErrReservedFact},
+		{"api_key", "sk-proj-4f9aQ2xL7mN3bV8cZ1kR6tY0", ErrFactSecret},
+		{"note", "my key is sk-ant-api03-Zx81kLmQ9vB2nC7dF4gH", ErrFactSecret},
+		{"bot", "123456789:AAHk3j5LmN8pQ2rS4tU6vW8xY0zA1bC3dE5", ErrFactSecret},
+		{"github", "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuV", ErrFactSecret},
+		{"blob", "Zm9vYmFyMTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u", ErrFactSecret},
+		{"wifi_password", "hunter22", ErrFactSecret},
+		{"bad_key!", "x", ErrFactKey},
+		{"dog.name", "Rex", ErrFactKey},
+		{"PURGE_FACTS", "yes", ErrFactKey},
+		{"schedule", "mornings", ErrFactKey},
+		{"plan", "SCHEDULE: call mum | tomorrow | once", ErrFactValue},
+		{"website", "https://example.com/about-me", nil},
+		{"ciudad", "Málaga", nil},
+		{"skill", "speaks English and Spanish fluently", nil},
 	}
 	for _, c := range cases {
 		err := IsValidFact(c.key, c.value)
