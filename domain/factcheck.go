@@ -31,13 +31,25 @@ var secretShapes = []*regexp.Regexp{
 	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----`),
 }
 
-// opaqueRun is a word long enough to be a generated token.
-var opaqueRun = regexp.MustCompile(`[A-Za-z0-9_+/=-]{32,}`)
+// opaqueRun is a word long enough to be a generated token ('/' and '.'
+// end it, so a URL's path is read segment by segment).
+var opaqueRun = regexp.MustCompile(`[A-Za-z0-9_+=-]{32,}`)
 
-// secretKeyWords name credentials: a fact under such a key is a secret
-// whatever its value looks like.
-var secretKeyWords = []string{"password", "passwd", "passphrase", "secret", "api_key", "apikey",
-	"access_key", "private_key", "token", "credential", "pin_code"}
+// secretKeyWords name credentials: a fact under a key holding one of these
+// ('_'-separated) is a secret whatever its value looks like.
+var secretKeyWords = []string{"password", "passwd", "passphrase", "apikey", "token", "credential", "credentials",
+	"api_key", "access_key", "secret_key", "private_key", "client_secret", "pin_code"}
+
+// namesCredential reports whether a normalized key holds a credential word.
+func namesCredential(key string) bool {
+	padded := "_" + key + "_"
+	for _, w := range secretKeyWords {
+		if strings.Contains(padded, "_"+w+"_") {
+			return true
+		}
+	}
+	return false
+}
 
 // LooksSecret reports whether s holds something shaped like a credential.
 func LooksSecret(s string) bool {
@@ -55,14 +67,17 @@ func LooksSecret(s string) bool {
 }
 
 // looksRandom tells a generated token from a long ordinary word: it mixes
-// letters with digits.
+// upper case, lower case and digits, or is hexadecimal with digits and
+// letters.
 func looksRandom(run string) bool {
-	var letters, digits bool
+	var upper, lower, digit, nonHex bool
 	for _, r := range run {
-		letters = letters || unicode.IsLetter(r)
-		digits = digits || unicode.IsDigit(r)
+		upper = upper || unicode.IsUpper(r)
+		lower = lower || unicode.IsLower(r)
+		digit = digit || unicode.IsDigit(r)
+		nonHex = nonHex || !strings.ContainsRune("0123456789abcdefABCDEF", r)
 	}
-	return letters && digits
+	return digit && (upper && lower || !nonHex && (upper || lower))
 }
 
 // MaskSecrets replaces every secret-shaped part of s with SecretMask, for
@@ -91,10 +106,8 @@ func checkFactKey(key string) error {
 	if _, ok := markers.Lookup(strings.ToUpper(key)); ok {
 		return fmt.Errorf("%w: %q is a marker name", ErrFactKey, key)
 	}
-	for _, w := range secretKeyWords {
-		if strings.Contains(key, w) {
-			return fmt.Errorf("%w: the key %q names a credential", ErrFactSecret, key)
-		}
+	if namesCredential(key) {
+		return fmt.Errorf("%w: the key %q names a credential", ErrFactSecret, key)
 	}
 	return nil
 }

@@ -43,6 +43,10 @@ func TestIsValidFact(t *testing.T) {
 		{"schedule", "mornings", ErrFactKey},
 		{"plan", "SCHEDULE: call mum | tomorrow | once", ErrFactValue},
 		{"website", "https://example.com/about-me", nil},
+		{"repo", "https://github.com/ana-perez/holiday-planner-2024-final-version", nil},
+		{"secret_santa", "gives to Bob", nil},
+		{"github_token", "anything", ErrFactSecret},
+		{"hex", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", ErrFactSecret},
 		{"ciudad", "Málaga", nil},
 		{"skill", "speaks English and Spanish fluently", nil},
 	}
@@ -117,5 +121,21 @@ func TestSummarizationNext(t *testing.T) {
 	}
 	if Transcript([]HistoryMessage{{Role: "user", Text: "hi"}, {Role: "assistant", Text: "hello"}}) != "User: hi\nAssistant: hello" {
 		t.Fatal("transcript format")
+	}
+}
+
+func TestExtractFactsMasksSecrets(t *testing.T) {
+	const key = "sk-proj-4f9aQ2xL7mN3bV8cZ1kR6tY0wE5uI"
+	x := ExtractFacts("name: Ana\napi_key: " + key + "\nwifi_password: hunter22\nPS: her key is " + key)
+	if len(x.Accepted) != 1 || len(x.Rejected) != 3 {
+		t.Fatalf("accepted %v rejected %v", x.Accepted, x.Rejected)
+	}
+	if strings.Contains(x.Raw, key) || strings.Contains(x.Raw, "hunter22") || !strings.Contains(x.Raw, "api_key: "+SecretMask) {
+		t.Fatalf("raw reply keeps a secret: %q", x.Raw)
+	}
+	for _, r := range x.Rejected {
+		if strings.Contains(r.Line, key) || strings.Contains(r.Line, "hunter22") {
+			t.Fatalf("refusal keeps a secret: %+v", r)
+		}
 	}
 }
