@@ -30,7 +30,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 var client = &http.Client{Timeout: 60 * time.Second}
 
 // writeClaude writes a Claude Code double: a shell script that reads the
-// -p prompt and --resume session into $prompt and $resume and the prompt's
+// prompt from stdin and the --resume session into $prompt and $resume and the prompt's
 // last line (without a "[User]: " prefix) into $last, then runs body,
 // which prints Claude Code's JSON result.
 func writeClaude(t *testing.T, dir, body string) string {
@@ -40,11 +40,11 @@ func writeClaude(t *testing.T, dir, body string) string {
 prompt=""; resume=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -p) prompt="$2"; shift 2;;
     --resume) resume="$2"; shift 2;;
     *) shift;;
   esac
 done
+prompt=$(cat)
 last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
 ` + body
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {

@@ -349,7 +349,8 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling
 	}); err != nil {
 		return nil, err
 	}
-	if r.Gateway, err = intake.NewGateway(r.Store, filepath.Join(workspace, "inbox"), r.Scheduler.Kick); err != nil {
+	if r.Gateway, err = intake.NewGateway(r.Store, filepath.Join(workspace, "inbox"), r.Scheduler.Kick,
+		intake.WithSecrets(r.Config.Redactor(), r.Logger)); err != nil {
 		return nil, err
 	}
 	return leases, nil

@@ -31,12 +31,12 @@ func skillsClaude(t *testing.T) (bin, dir string) {
 prompt=""; resume=""; mcp=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -p) prompt="$2"; shift 2;;
     --resume) resume="$2"; shift 2;;
     --mcp-config) mcp="$2"; shift 2;;
     *) shift;;
   esac
 done
+prompt=$(cat)
 n=$(ls "` + dir + `" | grep -c '\.prompt$')
 printf '%s' "$prompt" > "` + dir + `/$n.prompt"
 if [ -n "$mcp" ]; then cp "$mcp" "` + dir + `/$n.mcp"; printf '%s' "$mcp" > "` + dir + `/$n.mcppath"; fi

@@ -186,8 +186,10 @@ func NormalizeFactKey(key string) string {
 	}), "_")
 }
 
-// ValidateFact applies the seed's plausibility rules: short keys, short
-// values, no numeric-only keys or values, no prices, no table rows.
+// ValidateFact applies the seed's plausibility rules (short keys, short
+// values, no numeric-only keys or values, no prices, no table rows) and
+// omega's own: keys are plain names and no marker's, and nothing
+// secret-shaped is kept (see checkFactKey, checkFactValue).
 func ValidateFact(key, value string) error {
 	switch {
 	case key == "":
@@ -196,6 +198,9 @@ func ValidateFact(key, value string) error {
 		return fmt.Errorf("%w: longer than %d characters", ErrFactKey, maxFactKey)
 	case isNumeric(key):
 		return fmt.Errorf("%w: %q is only digits", ErrFactKey, key)
+	}
+	if err := checkFactKey(key); err != nil {
+		return err
 	}
 	value = strings.TrimSpace(value)
 	switch {
@@ -210,7 +215,7 @@ func ValidateFact(key, value string) error {
 	case isNumeric(strings.NewReplacer(".", "", ",", "").Replace(value)):
 		return fmt.Errorf("%w: only a number", ErrFactValue)
 	}
-	return nil
+	return checkFactValue(value)
 }
 
 func isNumeric(s string) bool {

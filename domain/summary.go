@@ -178,27 +178,45 @@ func IsValidFact(key, value string) error {
 // ParseFacts reads a FACTS reply: one "key: value" per line, or "none".
 // Lines without a colon are not facts and are ignored (models add
 // preambles); candidates that fail IsValidFact are returned with the
-// reason.
+// reason, a secret's line with its value masked.
 func ParseFacts(reply string) ([]FactCandidate, []RejectedFact) {
+	x := ExtractFacts(reply)
+	return x.Accepted, x.Rejected
+}
+
+// ExtractFacts is the FactsExtracted a FACTS reply records: its facts, its
+// refusals, and the reply itself with every secret masked, so that the
+// record of a refused secret never holds it.
+func ExtractFacts(reply string) FactsExtracted {
+	out := FactsExtracted{Raw: reply}
 	if strings.EqualFold(strings.Trim(strings.TrimSpace(reply), ".`*"), "none") {
-		return nil, nil
+		return out
 	}
-	var accepted []FactCandidate
-	var rejected []RejectedFact
-	for _, line := range strings.Split(reply, "\n") {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*• "))
+	lines := strings.Split(reply, "\n")
+	for i, raw := range lines {
+		line := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(raw), "-*• "))
 		key, value, ok := strings.Cut(line, ":")
 		if !ok {
+			lines[i] = MaskSecrets(raw)
 			continue
 		}
 		key, value = NormalizeFactKey(strings.Trim(key, "`* ")), strings.TrimSpace(value)
-		if err := IsValidFact(key, value); err != nil {
-			rejected = append(rejected, RejectedFact{Line: line, Reason: err.Error()})
+		err := IsValidFact(key, value)
+		switch {
+		case errors.Is(err, ErrFactSecret):
+			line = key + ": " + SecretMask
+			lines[i] = line
+		case err != nil:
+			lines[i] = MaskSecrets(raw)
+		}
+		if err != nil {
+			out.Rejected = append(out.Rejected, RejectedFact{Line: MaskSecrets(line), Reason: err.Error()})
 			continue
 		}
-		accepted = append(accepted, FactCandidate{Key: key, Value: value})
+		out.Accepted = append(out.Accepted, FactCandidate{Key: key, Value: value})
 	}
-	return accepted, rejected
+	out.Raw = strings.Join(lines, "\n")
+	return out
 }
 
 // FactsAccepted lists the facts the extraction accepted.

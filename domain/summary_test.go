@@ -31,6 +31,24 @@ func TestIsValidFact(t *testing.T) {
 		{"Preferred Language", "Spanish", ErrReservedFact},
 		{"active_project", "omega", ErrReservedFact},
 		{"personality", "terse", ErrReservedFact},
+		{"api_key", "sk-proj-4f9aQ2xL7mN3bV8cZ1kR6tY0", ErrFactSecret},
+		{"note", "my key is sk-ant-api03-Zx81kLmQ9vB2nC7dF4gH", ErrFactSecret},
+		{"bot", "123456789:AAHk3j5LmN8pQ2rS4tU6vW8xY0zA1bC3dE5", ErrFactSecret},
+		{"github", "ghp_1a2B3c4D5e6F7g8H9i0JkLmNoPqRsTuV", ErrFactSecret},
+		{"blob", "Zm9vYmFyMTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u", ErrFactSecret},
+		{"wifi_password", "hunter22", ErrFactSecret},
+		{"bad_key!", "x", ErrFactKey},
+		{"dog.name", "Rex", ErrFactKey},
+		{"PURGE_FACTS", "yes", ErrFactKey},
+		{"schedule", "mornings", ErrFactKey},
+		{"plan", "SCHEDULE: call mum | tomorrow | once", ErrFactValue},
+		{"website", "https://example.com/about-me", nil},
+		{"repo", "https://github.com/ana-perez/holiday-planner-2024-final-version", nil},
+		{"secret_santa", "gives to Bob", nil},
+		{"github_token", "anything", ErrFactSecret},
+		{"hex", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", ErrFactSecret},
+		{"ciudad", "Málaga", nil},
+		{"skill", "speaks English and Spanish fluently", nil},
 	}
 	for _, c := range cases {
 		err := IsValidFact(c.key, c.value)
@@ -103,5 +121,21 @@ func TestSummarizationNext(t *testing.T) {
 	}
 	if Transcript([]HistoryMessage{{Role: "user", Text: "hi"}, {Role: "assistant", Text: "hello"}}) != "User: hi\nAssistant: hello" {
 		t.Fatal("transcript format")
+	}
+}
+
+func TestExtractFactsMasksSecrets(t *testing.T) {
+	const key = "sk-proj-4f9aQ2xL7mN3bV8cZ1kR6tY0wE5uI"
+	x := ExtractFacts("name: Ana\napi_key: " + key + "\nwifi_password: hunter22\nPS: her key is " + key)
+	if len(x.Accepted) != 1 || len(x.Rejected) != 3 {
+		t.Fatalf("accepted %v rejected %v", x.Accepted, x.Rejected)
+	}
+	if strings.Contains(x.Raw, key) || strings.Contains(x.Raw, "hunter22") || !strings.Contains(x.Raw, "api_key: "+SecretMask) {
+		t.Fatalf("raw reply keeps a secret: %q", x.Raw)
+	}
+	for _, r := range x.Rejected {
+		if strings.Contains(r.Line, key) || strings.Contains(r.Line, "hunter22") {
+			t.Fatalf("refusal keeps a secret: %+v", r)
+		}
 	}
 }

@@ -56,6 +56,10 @@ type (
 		// Heartbeat marks the stand-in turn of a heartbeat check-in group,
 		// whose markers are applied as a turn's (never a logged message).
 		Heartbeat bool `json:"heartbeat,omitempty"`
+		// SecretsRedacted counts the secrets of omega's own configuration
+		// (tokens, keys) that intake masked in the text and sender name:
+		// the record that they were sent, never their value.
+		SecretsRedacted int `json:"secrets_redacted,omitempty"`
 	}
 	// Inputs (both) names the DecisionInputs the decision was made with
 	// (their hash; empty in turns recorded before they were).

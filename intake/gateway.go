@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,16 +33,38 @@ type Gateway struct {
 	kick   func(sender, turn string) // hands the new turn to the scheduler
 	now    func() time.Time
 	maxLen int // longest text accepted; longer is truncated (0: domain.MaxTextLen)
+	secret Masker
+	logger *slog.Logger
+}
+
+// Masker masks omega's own secrets in a text and says how many it masked.
+type Masker interface {
+	Redact(s string) (string, int)
+}
+
+// Option configures a Gateway.
+type Option func(*Gateway)
+
+// WithSecrets masks omega's own secrets (bot and API tokens, provider
+// keys) in what a person sends, before anything is recorded: a token
+// pasted into a chat would otherwise be stored in the turn's events, the
+// audit and the prompt, and echoed back.
+func WithSecrets(m Masker, logger *slog.Logger) Option {
+	return func(g *Gateway) { g.secret, g.logger = m, logger }
 }
 
 // NewGateway returns a gateway that records turns in store, saves
 // attachments under inbox and hands each new turn to kick (nil: nobody is
 // told; the scheduler finds the turn in the read model).
-func NewGateway(store eventstore.Store, inbox string, kick func(sender, turn string)) (*Gateway, error) {
+func NewGateway(store eventstore.Store, inbox string, kick func(sender, turn string), opts ...Option) (*Gateway, error) {
 	if store == nil || inbox == "" {
 		return nil, errors.New("intake: gateway needs a store and an inbox directory")
 	}
-	return &Gateway{store: store, inbox: inbox, kick: kick, now: time.Now}, nil
+	g := &Gateway{store: store, inbox: inbox, kick: kick, now: time.Now}
+	for _, o := range opts {
+		o(g)
+	}
+	return g, nil
 }
 
 // ErrDuplicate marks a message that was already received.
@@ -70,6 +93,7 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 		return "", fmt.Errorf("receive %s message: %w", in.Channel, err)
 	}
 	in.SenderName, in.Text = clean.SenderName, clean.Text
+	redacted := g.maskSecrets(&in)
 	if strings.TrimSpace(in.Text) == "" && len(in.Attachments) == 0 {
 		return "", fmt.Errorf("receive: %w", &domain.InvalidMessageError{Field: "text", Reason: "is empty"})
 	}
@@ -96,7 +120,7 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 	ev, err := domain.NewEventFrom(domain.MessageReceived{
 		Channel: in.Channel, SenderID: in.SenderID, SenderName: in.SenderName, ChatID: in.ChatID, Text: in.Text,
 		PlatformID: in.PlatformID, IsGroup: in.IsGroup, Mentioned: in.Mentioned, Trusted: in.Trusted,
-		Attachments: refs, ReceivedAt: in.ReceivedAt.UTC(),
+		Attachments: refs, ReceivedAt: in.ReceivedAt.UTC(), SecretsRedacted: redacted,
 	}, domain.Metadata{CorrelationID: id, Channel: in.Channel, Sender: in.SenderID})
 	if err != nil {
 		return "", err
@@ -111,6 +135,22 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 		g.kick(domain.SenderKey(in.Channel, in.SenderID), id)
 	}
 	return id, nil
+}
+
+// maskSecrets masks omega's own secrets in the message's text and sender
+// name and returns how many it masked.
+func (g *Gateway) maskSecrets(in *channels.Incoming) int {
+	if g.secret == nil {
+		return 0
+	}
+	var n, m int
+	in.Text, n = g.secret.Redact(in.Text)
+	in.SenderName, m = g.secret.Redact(in.SenderName)
+	if n+m > 0 && g.logger != nil {
+		g.logger.Warn("a message held a secret of omega's configuration; it was masked before recording",
+			"channel", in.Channel, "sender", in.SenderID, "secrets", n+m)
+	}
+	return n + m
 }
 
 func (g *Gateway) saveAttachments(turnID string, as []channels.Attachment) ([]domain.AttachmentRef, error) {

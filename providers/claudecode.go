@@ -199,8 +199,12 @@ type invocation struct {
 	mcpConfig              string // --mcp-config file of this call, if any
 }
 
+// args are the CLI's flags. The prompt is not among them: it goes on
+// stdin (see run), because a command line is readable by every local user
+// (ps, /proc/PID/cmdline) and the prompt carries the sender's facts and
+// messages.
 func (inv invocation) args() []string {
-	args := []string{"-p", inv.prompt, "--output-format", "json", "--model", inv.model}
+	args := []string{"-p", "--output-format", "json", "--model", inv.model}
 	if inv.session != "" {
 		args = append(args, "--resume", inv.session)
 		if inv.fork {
@@ -219,6 +223,8 @@ func (c *ClaudeCode) run(ctx context.Context, inv invocation) (cliResult, error)
 	cmd := exec.CommandContext(ctx, c.bin, inv.args()...)
 	cmd.Dir = inv.dir
 	cmd.Env = ChildEnv(os.Environ())
+	// `claude -p` without a prompt argument reads the prompt from stdin.
+	cmd.Stdin = strings.NewReader(inv.prompt)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	killGroupOnCancel(cmd)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,21 +90,24 @@ func readArgv(t *testing.T, path string) (args []string, env map[string]string) 
 func TestClaudeCodeInvocation(t *testing.T) {
 	history := []Message{{Role: "user", Content: "earlier question"}, {Role: "assistant", Content: "earlier answer"}}
 	tests := []struct {
-		name     string
-		req      Request
-		wantArgs []string
+		name       string
+		req        Request
+		wantArgs   []string
+		wantPrompt string // on stdin, never on the command line
 	}{
 		{
 			name: "fresh session folds system and history",
 			req:  Request{System: "You are omega.", History: history, Prompt: "new question", Model: "opus", MaxTurns: 3},
-			wantArgs: []string{"-p", "You are omega.\n\nConversation so far:\n[User]: earlier question\n[Assistant]: earlier answer\n\n[User]: new question",
-				"--output-format", "json", "--model", "opus", "--max-turns", "3", "--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
+			wantArgs: []string{"-p", "--output-format", "json", "--model", "opus", "--max-turns", "3",
+				"--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
+			wantPrompt: "You are omega.\n\nConversation so far:\n[User]: earlier question\n[Assistant]: earlier answer\n\n[User]: new question",
 		},
 		{
 			name: "resume sends only the prompt",
 			req:  Request{System: "ignored", History: history, Prompt: "Current time: now\n\nnew question", SessionID: "sess-9"},
-			wantArgs: []string{"-p", "Current time: now\n\nnew question", "--output-format", "json", "--model", "fast-model",
+			wantArgs: []string{"-p", "--output-format", "json", "--model", "fast-model",
 				"--resume", "sess-9", "--max-turns", "7", "--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
+			wantPrompt: "Current time: now\n\nnew question",
 		},
 	}
 	for _, tt := range tests {
@@ -132,11 +136,30 @@ func TestClaudeCodeInvocation(t *testing.T) {
 			if resp.Model != "claude-test-model" {
 				t.Errorf("model %q, want the one the CLI reported", resp.Model)
 			}
-			if resp.PromptBytes != len(tt.wantArgs[1]) {
-				t.Errorf("PromptBytes %d, want %d", resp.PromptBytes, len(tt.wantArgs[1]))
+			if resp.PromptBytes != len(tt.wantPrompt) {
+				t.Errorf("PromptBytes %d, want %d", resp.PromptBytes, len(tt.wantPrompt))
+			}
+			if stdin := readFile(t, argvFile+".stdin"); stdin != tt.wantPrompt {
+				t.Errorf("prompt on stdin\n got %q\nwant %q", stdin, tt.wantPrompt)
+			}
+			// What any local user reads in ps or /proc/PID/cmdline.
+			cmdline := readFile(t, argvFile+".cmdline")
+			for _, line := range strings.Split(tt.wantPrompt, "\n") {
+				if line != "" && strings.Contains(cmdline, line) {
+					t.Errorf("prompt text %q on the command line: %q", line, cmdline)
+				}
 			}
 		})
 	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func mustEvalSymlinks(t *testing.T, p string) string {
@@ -160,6 +183,11 @@ func readCalls(t *testing.T, path string) [][]string {
 		calls = append(calls, strings.Split(strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\x00"), "\x00"))
 	}
 	return calls
+}
+
+// stdinOf is the prompt claude-maxturns.sh recorded, newlines as spaces.
+func stdinOf(call []string) string {
+	return strings.TrimPrefix(call[len(call)-1], "STDIN=")
 }
 
 func argAfter(args []string, flag string) string {
@@ -209,7 +237,7 @@ func TestClaudeCodeAutoResume(t *testing.T) {
 				t.Errorf("first call resumed %q", got)
 			}
 			for i, call := range calls[1:] {
-				if argAfter(call, "--resume") != "sess-long" || argAfter(call, "-p") != continuePrompt {
+				if argAfter(call, "--resume") != "sess-long" || stdinOf(call) != continuePrompt || slices.Contains(call[:len(call)-1], continuePrompt) {
 					t.Errorf("resume %d: args %q", i+1, call)
 				}
 			}

@@ -77,7 +77,7 @@ func (r *retrying) Check(ctx context.Context) error { return r.inner.Check(ctx) 
 func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) {
 	for attempt := 0; ; attempt++ {
 		resp, err := r.inner.Complete(ctx, req)
-		if err == nil || !r.shouldRetry(err, attempt) || ctx.Err() != nil {
+		if err == nil || !r.shouldRetry(req, err, attempt) || ctx.Err() != nil {
 			return resp, err
 		}
 		wait := r.wait(err, attempt)
@@ -90,8 +90,11 @@ func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) 
 	}
 }
 
-func (r *retrying) shouldRetry(err error, attempt int) bool {
-	if attempt >= r.policy.MaxRetries {
+// shouldRetry never retries a call that resumes a session: the session
+// may be gone or broken, and the caller falls back to a fresh session with
+// the whole context at its first failure (which is then retried as usual).
+func (r *retrying) shouldRetry(req Request, err error, attempt int) bool {
+	if attempt >= r.policy.MaxRetries || req.SessionID != "" {
 		return false
 	}
 	c := ClassOf(err)

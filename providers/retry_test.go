@@ -71,6 +71,20 @@ func TestWithRetry(t *testing.T) {
 	}
 }
 
+// A resumed session's failure goes back at once: the caller falls back to
+// a fresh session, and only that call is retried.
+func TestWithRetryLeavesAFailedResumeToTheCaller(t *testing.T) {
+	policy := RetryPolicy{Sleep: func(context.Context, time.Duration) error { return nil }}
+	inner := &scripted{errs: []error{classErr(Server), classErr(Server)}}
+	p := WithRetry(inner, policy, discardLogger())
+	if _, err := p.Complete(t.Context(), Request{SessionID: "sess-gone"}); err == nil || inner.calls != 1 {
+		t.Fatalf("resumed call: err %v after %d calls, want the first failure", err, inner.calls)
+	}
+	if resp, err := p.Complete(t.Context(), Request{}); err != nil || resp.Text != "ok" || inner.calls != 3 {
+		t.Fatalf("fresh call: %v after %d calls, want a retried success", err, inner.calls)
+	}
+}
+
 func TestWithRetryStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	inner := &scripted{errs: []error{classErr(Server), classErr(Server)}}

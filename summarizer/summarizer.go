@@ -232,8 +232,7 @@ func (s *Summarizer) facts(ctx context.Context, c projections.OpenConversation) 
 	if err != nil {
 		return domain.FactsExtracted{Error: err.Error()}, nil //nolint:nilerr // a failed call is recorded in the event, not retried
 	}
-	accepted, rejected := domain.ParseFacts(raw)
-	return domain.FactsExtracted{Raw: raw, Accepted: accepted, Rejected: rejected}, nil
+	return domain.ExtractFacts(raw), nil
 }
 
 // ask sends prompt followed by the transcript to the fast model.

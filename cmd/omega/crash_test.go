@@ -49,7 +49,7 @@ func freeAddr(t testing.TB) string {
 func crashClaude(t testing.TB, dir string) (bin, callLog string) {
 	bin, callLog = filepath.Join(dir, "claude"), filepath.Join(dir, "calls.log")
 	script := `#!/bin/sh
-prompt=""; while [ $# -gt 0 ]; do case "$1" in -p) prompt="$2"; shift 2;; *) shift;; esac; done
+prompt=$(cat)
 last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
 echo "$last" >> "` + callLog + `"
 case "$prompt" in *slow*) sleep 2;; esac

@@ -58,7 +58,7 @@ func TestHeartbeatCLI(t *testing.T) {
 func heartbeatCrashClaude(t *testing.T, dir string) (bin, callLog string) {
 	bin, callLog = filepath.Join(dir, "claude"), filepath.Join(dir, "calls.log")
 	script := `#!/bin/sh
-prompt=""; while [ $# -gt 0 ]; do case "$1" in -p) prompt="$2"; shift 2;; *) shift;; esac; done
+prompt=$(cat)
 case "$prompt" in
   *"Group these heartbeat checklist items"*) echo classify >> "` + callLog + `"; result='fast: 1, 2\nslow: 3, 4' ;;
   *slowitem*) echo slow >> "` + callLog + `"; sleep 3; result='The slow check needs you.\nHEARTBEAT_REMOVE: slowitem' ;;

@@ -53,7 +53,7 @@ func TestReminderDueWhileKilled(t *testing.T) {
 			dir := t.TempDir()
 			claude := filepath.Join(dir, "claude")
 			script := `#!/bin/sh
-prompt=""; while [ $# -gt 0 ]; do case "$1" in -p) prompt="$2"; shift 2;; *) shift;; esac; done
+prompt=$(cat)
 due=$(date -u -d '+4 seconds' +%Y-%m-%dT%H:%M:%SZ)
 printf '{"type":"result","subtype":"success","is_error":false,"result":"Sure.\\nSCHEDULE: Call Juan | %s | once","session_id":"s-1","num_turns":1}\n' "$due"
 `

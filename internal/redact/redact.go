@@ -67,6 +67,15 @@ func (r *Redactor) String(s string) string {
 	return r.r.Replace(s)
 }
 
+// Redact returns s with every secret masked and how many were.
+func (r *Redactor) Redact(s string) (string, int) {
+	masked := r.String(s)
+	if masked == s {
+		return s, 0
+	}
+	return masked, strings.Count(masked, Mask) - strings.Count(s, Mask)
+}
+
 // Error returns err's text with every secret masked ("" for nil).
 func (r *Redactor) Error(err error) string {
 	if err == nil {

@@ -61,3 +61,14 @@ func BenchmarkHandler(b *testing.B) {
 		})
 	}
 }
+
+func TestRedactCounts(t *testing.T) {
+	r := New("sk-ant-secret-key", "123456:ABCDEFGHIJKLMNOPQRSTUV")
+	got, n := r.Redact("key sk-ant-secret-key, bot 123456:ABCDEFGHIJKLMNOPQRSTUV, half ABCDEFGHIJKLMNOPQRSTUV, old " + Mask)
+	if n != 3 || got != "key "+Mask+", bot "+Mask+", half "+Mask+", old "+Mask {
+		t.Fatalf("Redact = %q, %d", got, n)
+	}
+	if got, n := r.Redact("nothing here"); n != 0 || got != "nothing here" {
+		t.Fatalf("Redact of clean text = %q, %d", got, n)
+	}
+}
