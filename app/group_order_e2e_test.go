@@ -130,3 +130,37 @@ func TestGroupTurnsRunOneAtATime(t *testing.T) {
 		})
 	}
 }
+
+// With OMEGA_COALESCE_WINDOW set, a member's messages in a row in a group
+// become one turn, but another member's message that follows them stays a
+// turn of its own: one member's words never go to the model as another's.
+func TestGroupBurstStaysOneMembers(t *testing.T) {
+	b := backends()[0]
+	claude := heldClaude(t)
+	api := telegramtest.New(t, tgToken)
+	vars := baseVars(t, b, claude.bin)
+	vars["OMEGA_COALESCE_WINDOW"] = "2s"
+	n := startTelegramNode(t, telegramVars(vars, api, "42, 7"))
+
+	one := api.PushText(tgGroup, tgUser, mention+"BURST-one")
+	two := api.PushText(tgGroup, tgUser, mention+"BURST-two")
+	three := api.PushText(tgGroup, tgMember, mention+"BURST-three")
+	statuses := make([]string, 0, 3)
+	for _, id := range []int64{one, two, three} {
+		evs := n.waitTurn(t, tgTurnID(tgGroup, id))
+		statuses = append(statuses, payload[domain.TurnCompleted](t, n, evs).Status)
+	}
+	if want := []string{domain.StatusOK, domain.StatusMerged, domain.StatusOK}; strings.Join(statuses, ",") != strings.Join(want, ",") {
+		t.Fatalf("statuses %v, want %v", statuses, want)
+	}
+	calls := claude.turnCalls(t)
+	if len(calls) != 2 {
+		t.Fatalf("%d provider calls, want the first member's burst and the second member's message", len(calls))
+	}
+	if p := calls[0].prompt; !strings.Contains(p, "BURST-one") || !strings.Contains(p, "BURST-two") || strings.Contains(p, "BURST-three") {
+		t.Fatalf("the first member's burst call:\n%s", p)
+	}
+	if p := calls[1].prompt; !strings.Contains(p, "BURST-three") || !strings.Contains(p, "a member of this group chat") {
+		t.Fatalf("the second member's call:\n%s", p)
+	}
+}
