@@ -28,7 +28,7 @@ var turnNamespace = uuid.MustParse("6f6d6567-612d-7475-726e-000000000001")
 // is MessageReceived. Once Receive returns nil the message is durable.
 type Gateway struct {
 	store  eventstore.Store
-	inbox  string                    // directory for attachments, one folder per turn
+	inbox  string                  // directory for attachments, one folder per turn
 	kick   func(chat, turn string) // hands the new turn to the scheduler, keyed by its chat
 	now    func() time.Time
 	maxLen int // longest text accepted; longer is truncated (0: domain.MaxTextLen)

@@ -72,11 +72,11 @@ type Scheduler struct {
 }
 
 type queueSnapshot struct {
-	gen      uint64
-	at       time.Time
-	byChat map[string][]projections.OpenTurn
-	all      []projections.OpenTurn
-	applied  int64
+	gen     uint64
+	at      time.Time
+	byChat  map[string][]projections.OpenTurn
+	all     []projections.OpenTurn
+	applied int64
 }
 
 // queueMaxAge bounds how stale the shared copy may be: the read model can
@@ -583,7 +583,7 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 	}()
 
 	applied := s.subscribe(ctx)
-	done := s.doneHere(chat) // completed here; the read model may lag
+	done := s.doneHere(chat)   // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
 	coalesced := map[string]bool{}
 	backoff := time.Second
