@@ -29,8 +29,8 @@ var turnNamespace = uuid.MustParse("6f6d6567-612d-7475-726e-000000000001")
 // is MessageReceived. Once Receive returns nil the message is durable.
 type Gateway struct {
 	store  eventstore.Store
-	inbox  string                    // directory for attachments, one folder per turn
-	kick   func(sender, turn string) // hands the new turn to the scheduler
+	inbox  string                  // directory for attachments, one folder per turn
+	kick   func(chat, turn string) // hands the new turn to the scheduler, keyed by its chat
 	now    func() time.Time
 	maxLen int // longest text accepted; longer is truncated (0: domain.MaxTextLen)
 	secret Masker
@@ -56,7 +56,7 @@ func WithSecrets(m Masker, logger *slog.Logger) Option {
 // NewGateway returns a gateway that records turns in store, saves
 // attachments under inbox and hands each new turn to kick (nil: nobody is
 // told; the scheduler finds the turn in the read model).
-func NewGateway(store eventstore.Store, inbox string, kick func(sender, turn string), opts ...Option) (*Gateway, error) {
+func NewGateway(store eventstore.Store, inbox string, kick func(chat, turn string), opts ...Option) (*Gateway, error) {
 	if store == nil || inbox == "" {
 		return nil, errors.New("intake: gateway needs a store and an inbox directory")
 	}
@@ -117,11 +117,12 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 	if err != nil {
 		return "", err
 	}
-	ev, err := domain.NewEventFrom(domain.MessageReceived{
+	msg := domain.MessageReceived{
 		Channel: in.Channel, SenderID: in.SenderID, SenderName: in.SenderName, ChatID: in.ChatID, Text: in.Text,
 		PlatformID: in.PlatformID, IsGroup: in.IsGroup, Mentioned: in.Mentioned, Trusted: in.Trusted,
 		Attachments: refs, ReceivedAt: in.ReceivedAt.UTC(), SecretsRedacted: redacted,
-	}, domain.Metadata{CorrelationID: id, Channel: in.Channel, Sender: in.SenderID})
+	}
+	ev, err := domain.NewEventFrom(msg, domain.Metadata{CorrelationID: id, Channel: in.Channel, Sender: in.SenderID})
 	if err != nil {
 		return "", err
 	}
@@ -132,7 +133,7 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 		return "", fmt.Errorf("receive %s message from %s: %w", in.Channel, in.SenderID, err)
 	}
 	if g.kick != nil {
-		g.kick(domain.SenderKey(in.Channel, in.SenderID), id)
+		g.kick(msg.Chat().Key(), id) // turns are ordered per chat
 	}
 	return id, nil
 }

@@ -10,25 +10,31 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 )
 
-// Burst reads a sender's open turns (ids in arrival order, the head first)
+// Burst reads a chat's open turns (ids in arrival order, the head first)
 // and returns the head and the turns right after it that may become one
 // turn with it, and when the latest of them was received. Only messages
-// nobody has started on qualify, and no command, scheduled action or
-// message with attachments, which stay turns of their own; the burst stops at the first turn that
-// does not qualify, so per-sender order holds. A head that already merged
+// nobody has started on qualify, from the head's sender (in a group, one
+// member's message never becomes part of another's turn), and no command,
+// scheduled action or message with attachments, which stay turns of their
+// own; the burst stops at the first turn that does not qualify, so the
+// chat's order holds. A head that already merged
 // (a resumed turn) or started returns alone, with a zero time.
 func (d *Driver) Burst(ctx context.Context, ids []string) ([]string, time.Time, error) {
 	if len(ids) == 0 {
 		return nil, time.Time{}, nil
 	}
 	var last time.Time
+	var from domain.SenderRef
 	out := make([]string, 0, len(ids))
 	for i, id := range ids {
 		st, err := d.loadTurn(ctx, id)
 		if err != nil {
 			return nil, time.Time{}, err
 		}
-		if !d.mergeable(st) {
+		if i == 0 && st.Received != nil {
+			from = st.Received.Sender()
+		}
+		if !d.mergeable(st) || st.Received.Sender() != from {
 			if i == 0 {
 				return ids[:1], time.Time{}, nil
 			}

@@ -50,10 +50,12 @@ func (q *Queries) queryRow(ctx context.Context, text string, args ...any) *sql.R
 	return q.db.QueryRowContext(ctx, text, args...)
 }
 
-// OpenTurn is a turn that has not completed yet.
+// OpenTurn is a turn that has not completed yet. Chat is the key of the
+// conversation it joins (domain.MessageReceived.Chat): the sender's in a
+// private chat, the group's in a group; the scheduler orders turns by it.
 type OpenTurn struct {
-	ID, Sender, Channel string
-	Acked               bool
+	ID, Sender, Chat, Channel string
+	Acked                     bool
 }
 
 // OpenTurns returns the open turns of the given channels, grouped by sender
@@ -87,44 +89,15 @@ func (q *Queries) OpenTurns(ctx context.Context, channels []string) ([]OpenTurn,
 	return out, rows.Err()
 }
 
-// SenderQueue returns one sender's open turns in arrival order and the
-// position of the last event the turns read model has applied, read in one
-// statement so that the two agree: every turn of the sender received at or
-// before that position is in the answer unless it has completed.
-func (q *Queries) SenderQueue(ctx context.Context, sender string) ([]OpenTurn, int64, error) {
-	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.channel, t.acked FROM checkpoints c
-		LEFT JOIN turns t ON t.status = 'open' AND t.sender = $1
-		WHERE c.name = $2 ORDER BY t.arrival`, sender, checkpointName(Turns{}))
-	if err != nil {
-		return nil, 0, fmt.Errorf("read open turns of %s: %w", sender, err)
-	}
-	defer rows.Close()
-	var out []OpenTurn
-	var pos int64
-	for rows.Next() {
-		var id, channel sql.NullString
-		var acked sql.NullInt64
-		if err := rows.Scan(&pos, &id, &channel, &acked); err != nil {
-			return nil, 0, fmt.Errorf("read open turns of %s: %w", sender, err)
-		}
-		if id.Valid {
-			out = append(out, OpenTurn{ID: id.String, Sender: sender, Channel: channel.String, Acked: acked.Int64 != 0})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("read open turns of %s: %w", sender, err)
-	}
-	return out, pos, nil
-}
-
-// OpenQueue returns every open turn, grouped by sender in arrival order,
-// and the position of the last event the turns read model has applied,
-// read in one statement (see SenderQueue): one read serves the queues of
-// all senders at once.
+// OpenQueue returns every open turn, grouped by chat (the conversation it
+// joins) in arrival order, and the position of the last event the turns
+// read model has applied, read in one statement so that the two agree
+// (every turn received at or before that position is in the answer unless
+// it has completed): one read serves the queues of all chats at once.
 func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
-	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.sender, t.channel, t.acked FROM checkpoints c
+	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.sender, t.chat, t.channel, t.acked FROM checkpoints c
 		LEFT JOIN turns t ON t.status = 'open'
-		WHERE c.name = $1 ORDER BY t.sender, t.arrival`, checkpointName(Turns{}))
+		WHERE c.name = $1 ORDER BY t.chat, t.arrival`, checkpointName(Turns{}))
 	if err != nil {
 		return nil, 0, fmt.Errorf("read open turns: %w", err)
 	}
@@ -132,13 +105,13 @@ func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
 	var out []OpenTurn
 	var pos int64
 	for rows.Next() {
-		var id, sender, channel sql.NullString
+		var id, sender, chat, channel sql.NullString
 		var acked sql.NullInt64
-		if err := rows.Scan(&pos, &id, &sender, &channel, &acked); err != nil {
+		if err := rows.Scan(&pos, &id, &sender, &chat, &channel, &acked); err != nil {
 			return nil, 0, fmt.Errorf("read open turns: %w", err)
 		}
 		if id.Valid {
-			out = append(out, OpenTurn{ID: id.String, Sender: sender.String, Channel: channel.String, Acked: acked.Int64 != 0})
+			out = append(out, OpenTurn{ID: id.String, Sender: sender.String, Chat: chat.String, Channel: channel.String, Acked: acked.Int64 != 0})
 		}
 	}
 	if err := rows.Err(); err != nil {

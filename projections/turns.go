@@ -9,10 +9,10 @@ import (
 )
 
 // Turns is the read model of turns: the open-turns queue the scheduler
-// works from (in arrival order per sender), conversations with their
+// works from (in arrival order per chat), conversations with their
 // messages, and the audit log. They share one projection so that when a
 // turn shows as completed, its exchange is already in the history the
-// sender's next turn reads.
+// chat's next turn reads.
 type Turns struct{}
 
 func (Turns) Name() string { return "turns" }

@@ -7,8 +7,8 @@ import (
 )
 
 // coalesceOnce coalesces the head's burst; false when the worker must stop.
-func (s *Scheduler) coalesceOnce(ctx context.Context, sender string, w *worker, head string, done map[string]bool, applied <-chan struct{}, log *slog.Logger) bool {
-	if err := s.coalesce(ctx, sender, w, head, done, applied); err != nil {
+func (s *Scheduler) coalesceOnce(ctx context.Context, chat string, w *worker, head string, done map[string]bool, applied <-chan struct{}, log *slog.Logger) bool {
+	if err := s.coalesce(ctx, chat, w, head, done, applied); err != nil {
 		if ctx.Err() == nil {
 			log.Error("scheduler: coalesce messages", "turn", head, "err", err)
 		}
@@ -17,15 +17,17 @@ func (s *Scheduler) coalesceOnce(ctx context.Context, sender string, w *worker, 
 	return true
 }
 
-// coalesce waits, before the sender's head turn starts, until the
+// coalesce waits, before the chat's head turn starts, until the
 // coalescing window has passed since the latest message of the burst
 // behind it, then makes the head answer the whole burst (Driver.Coalesce).
+// A burst is one sender's: in a group, Driver.Burst ends it at another
+// member's message, which stays a turn of its own.
 // Every message stays a turn of its own in the log; the merged ones are
-// completed as merged, so the sender's order and a resume after a crash
+// completed as merged, so the chat's order and a resume after a crash
 // (the merge is recorded on the head before the others are marked) hold.
-func (s *Scheduler) coalesce(ctx context.Context, sender string, w *worker, head string, done map[string]bool, applied <-chan struct{}) error {
+func (s *Scheduler) coalesce(ctx context.Context, chat string, w *worker, head string, done map[string]bool, applied <-chan struct{}) error {
 	for {
-		turns, wait, err := s.pending(ctx, sender, w, done)
+		turns, wait, err := s.pending(ctx, chat, w, done)
 		if err != nil {
 			return err
 		}

@@ -1,5 +1,6 @@
-// Package scheduling runs each sender's turns one at a time, in arrival
-// order, on whichever process holds the sender's lease.
+// Package scheduling runs the turns of each chat (the conversation they
+// join: a sender's private chat, or a group) one at a time, in arrival
+// order, on whichever process holds the chat's lease.
 package scheduling
 
 import (
@@ -19,19 +20,23 @@ import (
 	"github.com/omega-gateway/omega/projections"
 )
 
-// Scheduler runs turns: one sender's turns one at a time in arrival order,
-// different senders concurrently. A sender's turns run in the process that
-// holds the sender's lease, so the order holds across several omega
+// Scheduler runs turns: one chat's turns one at a time in arrival order,
+// different chats concurrently. A chat is the conversation and provider
+// session its turns share (domain.MessageReceived.Chat): a private chat's
+// key is its sender's, a group's is the group's own, so two members
+// writing in a group at once never run two turns of its conversation side
+// by side. A chat's turns run in the process that
+// holds the chat's lease, so the order holds across several omega
 // processes on one database; a process that dies loses its leases after
 // one TTL and another (or its own restart) resumes its open turns.
 //
 // Turns come from two places: the turns read model (every open turn, in
 // arrival order, whoever received it) and kicks from this process's own
 // gateway, which name a turn the read model may not show yet. A kicked
-// turn is run, or acknowledged if its sender is busy, without waiting for
+// turn is run, or acknowledged if its chat is busy, without waiting for
 // the read model to apply it: the few events after the read model's
 // checkpoint are read from the log instead, so that a turn of the same
-// sender received earlier by another process still runs first (pending).
+// chat received earlier by another process still runs first (pending).
 type Scheduler struct {
 	driver   *pipeline.Driver
 	turns    TurnRunner
@@ -46,16 +51,16 @@ type Scheduler struct {
 
 	kick   chan kick
 	mu     sync.Mutex
-	active map[string]*worker // sender -> its running worker
+	active map[string]*worker // chat -> its running worker
 	// recent are the turns completed here lately, oldest first, kept
 	// beyond the worker that ran them (guarded by mu): a worker that
-	// starts while the read model still shows its sender's previous turn
+	// starts while the read model still shows its chat's previous turn
 	// open must not take that turn for one still ahead of the new message
 	// (and acknowledge the message as queued behind it).
 	recent []doneTurn
 	wg     sync.WaitGroup
 
-	// The open turns of every sender as the read model last showed them,
+	// The open turns of every chat as the read model last showed them,
 	// shared by all workers: read again only after the read model moved
 	// (gen counts its signals) or the copy is queueMaxAge old, so that
 	// fifty waiting workers do not each read the read model after every
@@ -67,18 +72,18 @@ type Scheduler struct {
 }
 
 type queueSnapshot struct {
-	gen      uint64
-	at       time.Time
-	bySender map[string][]projections.OpenTurn
-	all      []projections.OpenTurn
-	applied  int64
+	gen     uint64
+	at      time.Time
+	byChat  map[string][]projections.OpenTurn
+	all     []projections.OpenTurn
+	applied int64
 }
 
 // queueMaxAge bounds how stale the shared copy may be: the read model can
 // also move without a signal here (another process's projections).
 const queueMaxAge = 50 * time.Millisecond
 
-// openQueue returns the open turns of every sender and the read model's
+// openQueue returns the open turns of every chat and the read model's
 // checkpoint, from the shared copy when it is current.
 func (s *Scheduler) openQueue(ctx context.Context) (*queueSnapshot, error) {
 	s.qmu.Lock()
@@ -92,21 +97,22 @@ func (s *Scheduler) openQueue(ctx context.Context) (*queueSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &queueSnapshot{gen: gen, at: at, all: all, applied: applied, bySender: map[string][]projections.OpenTurn{}}
+	q := &queueSnapshot{gen: gen, at: at, all: all, applied: applied, byChat: map[string][]projections.OpenTurn{}}
 	for _, t := range all {
-		q.bySender[t.Sender] = append(q.bySender[t.Sender], t)
+		q.byChat[t.Chat] = append(q.byChat[t.Chat], t)
 	}
 	s.queue = q
 	return q, nil
 }
 
-// senderQueue is Queries.SenderQueue served from the shared copy.
-func (s *Scheduler) senderQueue(ctx context.Context, sender string) ([]projections.OpenTurn, int64, error) {
+// chatQueue is one chat's open turns and the read model's checkpoint,
+// served from the shared copy.
+func (s *Scheduler) chatQueue(ctx context.Context, chat string) ([]projections.OpenTurn, int64, error) {
 	q, err := s.openQueue(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	return slices.Clone(q.bySender[sender]), q.applied, nil
+	return slices.Clone(q.byChat[chat]), q.applied, nil
 }
 
 // relay counts the read model's signals, then passes them on to the
@@ -185,36 +191,36 @@ func (s *Scheduler) queueMayHaveMoved(window logWindow, through func() (int64, b
 	return moved || !reached
 }
 
-type doneTurn struct{ sender, turn string }
+type doneTurn struct{ chat, turn string }
 
 // recentDone bounds Scheduler.recent: far more turns than complete while
 // the read model lags behind the log.
 const recentDone = 1024
 
-// completedHere notes that turn of sender completed here.
-func (s *Scheduler) completedHere(sender, turn string) {
+// completedHere notes that turn of chat completed here.
+func (s *Scheduler) completedHere(chat, turn string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.recent) == recentDone {
 		s.recent = s.recent[1:]
 	}
-	s.recent = append(s.recent, doneTurn{sender, turn})
+	s.recent = append(s.recent, doneTurn{chat, turn})
 }
 
-// doneHere returns the sender's turns completed here lately.
-func (s *Scheduler) doneHere(sender string) map[string]bool {
+// doneHere returns the chat's turns completed here lately.
+func (s *Scheduler) doneHere(chat string) map[string]bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	done := map[string]bool{}
 	for _, d := range s.recent {
-		if d.sender == sender {
+		if d.chat == chat {
 			done[d.turn] = true
 		}
 	}
 	return done
 }
 
-type kick struct{ sender, turn string }
+type kick struct{ chat, turn string }
 
 // TurnRunner runs a turn where the router's middleware guards it
 // (messaging.Turns): it returns a *messaging.PoisonedError when the
@@ -223,7 +229,7 @@ type TurnRunner interface {
 	Run(ctx context.Context, turnID string) error
 }
 
-// worker is the state of one sender's running work that the scheduler's
+// worker is the state of one chat's running work that the scheduler's
 // loop shares with it (guarded by Scheduler.mu).
 type worker struct {
 	wake   chan struct{}
@@ -231,15 +237,16 @@ type worker struct {
 	idle   bool     // lingering with nothing to run (see linger)
 }
 
-// linger is how long a worker with nothing left to run keeps its sender's
+// linger is how long a worker with nothing left to run keeps its chat's
 // lease before releasing it: a sender who writes again soon (most do)
 // costs no lease taken and released per message.
 const linger = 2 * time.Second
 
-// Kick tells the scheduler that turn was just received here for sender.
-func (s *Scheduler) Kick(sender, turn string) {
+// Kick tells the scheduler that turn was just received here for chat (the
+// key of domain.MessageReceived.Chat).
+func (s *Scheduler) Kick(chat, turn string) {
 	select {
-	case s.kick <- kick{sender, turn}:
+	case s.kick <- kick{chat, turn}:
 	default: // full: the next sweep finds the turn
 	}
 }
@@ -315,7 +322,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			s.wg.Wait()
 			return ctx.Err()
 		case k := <-s.kick:
-			s.start(ctx, k.sender, k.turn)
+			s.start(ctx, k.chat, k.turn)
 			continue
 		case <-applied:
 			if wait := sweepEvery - time.Since(last); wait > 0 {
@@ -343,23 +350,23 @@ func (s *Scheduler) sweep(ctx context.Context) {
 	open := slices.DeleteFunc(slices.Clone(q.all), func(t projections.OpenTurn) bool { return !slices.Contains(s.channels, t.Channel) })
 	seen := map[string]bool{}
 	for i, t := range open {
-		if seen[t.Sender] {
+		if seen[t.Chat] {
 			// A turn queued behind another: its worker must acknowledge it.
 			// Waking workers only for this keeps a busy system from
-			// re-reading every sender's queue on every change.
-			if !t.Acked && open[i-1].Sender == t.Sender {
-				s.wakeWorker(t.Sender)
+			// re-reading every chat's queue on every change.
+			if !t.Acked && open[i-1].Chat == t.Chat {
+				s.wakeWorker(t.Chat)
 			}
 			continue
 		}
-		seen[t.Sender] = true
-		s.start(ctx, t.Sender, "")
+		seen[t.Chat] = true
+		s.start(ctx, t.Chat, "")
 	}
 }
 
-func (s *Scheduler) wakeWorker(sender string) {
+func (s *Scheduler) wakeWorker(chat string) {
 	s.mu.Lock()
-	w, ok := s.active[sender]
+	w, ok := s.active[chat]
 	s.mu.Unlock()
 	if ok {
 		select {
@@ -369,12 +376,12 @@ func (s *Scheduler) wakeWorker(sender string) {
 	}
 }
 
-// start runs a sender's work here if no process does yet; turn, when set,
-// is a turn of the sender just received here. Only Run's goroutine calls
-// it, so two workers for one sender are never started.
-func (s *Scheduler) start(ctx context.Context, sender, turn string) {
+// start runs a chat's work here if no process does yet; turn, when set,
+// is a turn of the chat just received here. Only Run's goroutine calls
+// it, so two workers for one chat are never started.
+func (s *Scheduler) start(ctx context.Context, chat, turn string) {
 	s.mu.Lock()
-	w, running := s.active[sender]
+	w, running := s.active[chat]
 	if running && turn != "" {
 		w.kicked = append(w.kicked, turn)
 	}
@@ -384,36 +391,36 @@ func (s *Scheduler) start(ctx context.Context, sender, turn string) {
 		// A lingering worker is woken for a sweep's find too (a turn
 		// received by another process).
 		if turn != "" || idle {
-			s.wakeWorker(sender)
+			s.wakeWorker(chat)
 		}
 		return
 	}
-	ok, err := s.leases.Acquire(ctx, sender)
+	ok, err := s.leases.Acquire(ctx, chat)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.logger.Error("scheduler: acquire lease", "sender", sender, "err", err)
+			s.logger.Error("scheduler: acquire lease", "chat", chat, "err", err)
 		}
 		return
 	}
 	if !ok {
-		return // another process runs this sender; its sweeps will find the turn
+		return // another process runs this chat; its sweeps will find the turn
 	}
 	w = &worker{wake: make(chan struct{}, 1)}
 	if turn != "" {
 		w.kicked = []string{turn}
 	}
 	s.mu.Lock()
-	s.active[sender] = w
+	s.active[chat] = w
 	s.mu.Unlock()
 	s.wg.Add(1)
-	go s.work(ctx, sender, w)
+	go s.work(ctx, chat, w)
 }
 
-// pending returns the sender's turns to run, oldest first, and whether the
+// pending returns the chat's turns to run, oldest first, and whether the
 // worker must wait for the read model before starting the first of them.
 //
 // The order comes from the log, never from when a kick arrived. The read
-// model shows the sender's turns received up to its checkpoint; when it
+// model shows the chat's turns received up to its checkpoint; when it
 // shows none left to run and turns were kicked here, the events after the
 // checkpoint are read from the log itself, so a turn that another process
 // received before a turn kicked here is run first even while this
@@ -424,8 +431,8 @@ func (s *Scheduler) start(ctx context.Context, sender, turn string) {
 // wait is true when the next turn cannot start yet: a turn completed here
 // or after the checkpoint is not shown completed (the next turn's history
 // must include it), or no kicked turn has been reached in the log.
-func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done map[string]bool) (turns []projections.OpenTurn, wait bool, err error) {
-	open, applied, err := s.senderQueue(ctx, sender)
+func (s *Scheduler) pending(ctx context.Context, chat string, w *worker, done map[string]bool) (turns []projections.OpenTurn, wait bool, err error) {
+	open, applied, err := s.chatQueue(ctx, chat)
 	if err != nil {
 		return nil, false, err
 	}
@@ -443,9 +450,9 @@ func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done 
 	kicked := slices.Clone(w.kicked)
 	s.mu.Unlock()
 	if wait || len(turns) > 0 || len(kicked) == 0 {
-		return append(turns, kickedTurns(sender, kicked, nil)...), wait, nil
+		return append(turns, kickedTurns(chat, kicked, nil)...), wait, nil
 	}
-	tail, settled, err := s.unapplied(ctx, sender, applied, done)
+	tail, settled, err := s.unapplied(ctx, chat, applied, done)
 	if err != nil {
 		return nil, false, err
 	}
@@ -453,7 +460,7 @@ func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done 
 	for _, t := range tail {
 		reached[t.ID] = true
 	}
-	rest, err := s.dropCompleted(ctx, w, kickedTurns(sender, kicked, reached), done)
+	rest, err := s.dropCompleted(ctx, w, kickedTurns(chat, kicked, reached), done)
 	if err != nil {
 		return nil, false, err
 	}
@@ -464,7 +471,7 @@ func (s *Scheduler) pending(ctx context.Context, sender string, w *worker, done 
 // records their completion: a turn received here that another process
 // ran (it held the lease when the turn arrived) is neither open in the
 // read model nor after its checkpoint, and without this check the worker
-// would wait for it forever, holding the sender's lease. They count as
+// would wait for it forever, holding the chat's lease. They count as
 // done, so the next turn still waits for the read model to show them
 // completed.
 func (s *Scheduler) dropCompleted(ctx context.Context, w *worker, kicked []projections.OpenTurn, done map[string]bool) ([]projections.OpenTurn, error) {
@@ -486,11 +493,11 @@ func (s *Scheduler) dropCompleted(ctx context.Context, w *worker, kicked []proje
 	return rest, nil
 }
 
-func kickedTurns(sender string, kicked []string, skip map[string]bool) []projections.OpenTurn {
+func kickedTurns(chat string, kicked []string, skip map[string]bool) []projections.OpenTurn {
 	var out []projections.OpenTurn
 	for _, id := range kicked {
 		if !skip[id] {
-			out = append(out, projections.OpenTurn{ID: id, Sender: sender})
+			out = append(out, projections.OpenTurn{ID: id, Chat: chat})
 		}
 	}
 	return out
@@ -504,10 +511,10 @@ const (
 )
 
 // unapplied reads the log after the read model's checkpoint and returns
-// the sender's open turns received there, in log order. settled is false
-// when one of the sender's turns received there has already completed (or
+// the chat's open turns received there, in log order. settled is false
+// when one of the chat's turns received there has already completed (or
 // was completed here): its exchange is not in the history yet.
-func (s *Scheduler) unapplied(ctx context.Context, sender string, after int64, done map[string]bool) (open []projections.OpenTurn, settled bool, err error) {
+func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, done map[string]bool) (open []projections.OpenTurn, settled bool, err error) {
 	var ids []string
 	received := map[string]bool{}
 	completed := map[string]bool{}
@@ -523,7 +530,7 @@ func (s *Scheduler) unapplied(ctx context.Context, sender string, after int64, d
 			id := domain.TurnIDFromStream(e.StreamID)
 			switch {
 			case id == "":
-			case e.Type == domain.MessageReceived{}.EventType() && domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender) == sender:
+			case e.Type == domain.MessageReceived{}.EventType() && s.chatOf(e) == chat:
 				received[id] = true
 				ids = append(ids, id)
 			case e.Type == domain.TurnCompleted{}.EventType() && received[id]:
@@ -541,38 +548,50 @@ func (s *Scheduler) unapplied(ctx context.Context, sender string, after int64, d
 			settled = false
 			continue
 		}
-		open = append(open, projections.OpenTurn{ID: id, Sender: sender})
+		open = append(open, projections.OpenTurn{ID: id, Chat: chat})
 	}
 	return open, settled, nil
 }
 
-// work runs one sender's turns in order while holding its lease.
-func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
+// chatOf is the chat key of a MessageReceived event read from the log. A
+// payload that does not decode falls back to its sender's key (a private
+// chat's): the driver reports that turn's failure when it runs it.
+func (s *Scheduler) chatOf(e domain.Event) string {
+	if p, err := s.driver.Registry.Decode(e); err == nil {
+		if m, ok := p.(domain.MessageReceived); ok {
+			return m.Chat().Key()
+		}
+	}
+	return domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender)
+}
+
+// work runs one chat's turns in order while holding its lease.
+func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 	defer s.wg.Done()
-	log := s.logger.With("sender", sender)
+	log := s.logger.With("chat", chat)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	renewDone := make(chan struct{})
 	go func() {
 		defer close(renewDone)
-		s.renew(ctx, sender, cancel, log)
+		s.renew(ctx, chat, cancel, log)
 	}()
 	defer func() {
 		cancel()
 		<-renewDone
-		s.leave(sender, w, log)
+		s.leave(chat, w, log)
 	}()
 
 	applied := s.subscribe(ctx)
-	done := s.doneHere(sender) // completed here; the read model may lag
+	done := s.doneHere(chat)   // completed here; the read model may lag
 	acked := map[string]bool{} // only this worker touches it
 	coalesced := map[string]bool{}
 	backoff := time.Second
 	for ctx.Err() == nil {
-		turns, wait, err := s.pending(ctx, sender, w, done)
+		turns, wait, err := s.pending(ctx, chat, w, done)
 		if err != nil {
 			if ctx.Err() == nil {
-				log.Error("scheduler: read sender turns", "err", err)
+				log.Error("scheduler: read chat turns", "err", err)
 			}
 			return
 		}
@@ -589,14 +608,14 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 		head := turns[0]
 		if s.window > 0 && !coalesced[head.ID] {
 			// The burst behind the head becomes part of it; look again.
-			if !s.coalesceOnce(ctx, sender, w, head.ID, done, applied, log) {
+			if !s.coalesceOnce(ctx, chat, w, head.ID, done, applied, log) {
 				return
 			}
 			coalesced[head.ID] = true
 			continue
 		}
 		s.ackQueued(ctx, turns[1:], acked, func() bool { return s.driver.Replied.Has(head.ID) }, log)
-		if err := s.runTurn(ctx, sender, w, head.ID, done, acked, log); err != nil {
+		if err := s.runTurn(ctx, chat, w, head.ID, done, acked, log); err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -611,29 +630,29 @@ func (s *Scheduler) work(ctx context.Context, sender string, w *worker) {
 		}
 		backoff = time.Second
 		done[head.ID] = true
-		s.completedHere(sender, head.ID)
+		s.completedHere(chat, head.ID)
 	}
 }
 
 // leave releases a worker's lease, then takes it out of the active set:
 // a kick that came in between was added to its list; it is handed back so
 // that a fresh worker, holding a fresh lease, runs it.
-func (s *Scheduler) leave(sender string, w *worker, log *slog.Logger) {
+func (s *Scheduler) leave(chat string, w *worker, log *slog.Logger) {
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
-	if err := s.leases.Release(rctx, sender); err != nil {
+	if err := s.leases.Release(rctx, chat); err != nil {
 		log.Warn("scheduler: release lease", "err", err)
 	}
 	s.mu.Lock()
-	delete(s.active, sender)
+	delete(s.active, chat)
 	left := w.kicked
 	s.mu.Unlock()
 	for _, id := range left {
-		s.Kick(sender, id)
+		s.Kick(chat, id)
 	}
 }
 
-// linger waits, holding the lease, for the sender's next turn; false when
+// linger waits, holding the lease, for the chat's next turn; false when
 // none came within linger.
 func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
 	s.mu.Lock()
@@ -659,11 +678,11 @@ func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
 // runTurn runs a turn through the router's turn handler. A turn the
 // router gave up on (poisoned, recorded as MessagePoisoned) is abandoned
 // with a failure notice to its sender, so that it does not block the
-// sender's later turns; an error is left for the caller to retry.
-func (s *Scheduler) runTurn(ctx context.Context, sender string, w *worker, head string, done, acked map[string]bool, log *slog.Logger) error {
+// chat's later turns; an error is left for the caller to retry.
+func (s *Scheduler) runTurn(ctx context.Context, chat string, w *worker, head string, done, acked map[string]bool, log *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.turns.Run(ctx, head) }()
-	err := s.waitTurn(ctx, sender, w, head, errc, done, acked, log)
+	err := s.waitTurn(ctx, chat, w, head, errc, done, acked, log)
 	var poisoned *messaging.PoisonedError
 	if errors.As(err, &poisoned) && ctx.Err() == nil {
 		return s.driver.Abandon(ctx, head, poisoned.Reason)
@@ -673,7 +692,7 @@ func (s *Scheduler) runTurn(ctx context.Context, sender string, w *worker, head 
 
 // waitTurn waits for the running turn, acknowledging the messages that
 // queue up behind it meanwhile.
-func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head string, errc <-chan error, done, acked map[string]bool, log *slog.Logger) error {
+func (s *Scheduler) waitTurn(ctx context.Context, chat string, w *worker, head string, errc <-chan error, done, acked map[string]bool, log *slog.Logger) error {
 	for {
 		select {
 		case err := <-errc:
@@ -690,7 +709,7 @@ func (s *Scheduler) waitTurn(ctx context.Context, sender string, w *worker, head
 				log.Debug("scheduler: message after the reply; not acknowledged", "turn", head)
 				continue
 			}
-			turns, _, err := s.pending(ctx, sender, w, done)
+			turns, _, err := s.pending(ctx, chat, w, done)
 			if err != nil {
 				continue
 			}
@@ -751,10 +770,10 @@ func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}) {
 }
 
 // renew keeps the lease alive; losing it stops the worker so two
-// processes never run one sender's turns at once.
-func (s *Scheduler) renew(ctx context.Context, sender string, lost func(), log *slog.Logger) {
-	if !s.leases.Renew(ctx, sender, func(err error) { log.Error("scheduler: renew lease", "err", err) }) {
-		log.Error("scheduler: lease lost to another process; stopping this sender's work")
+// processes never run one chat's turns at once.
+func (s *Scheduler) renew(ctx context.Context, chat string, lost func(), log *slog.Logger) {
+	if !s.leases.Renew(ctx, chat, func(err error) { log.Error("scheduler: renew lease", "err", err) }) {
+		log.Error("scheduler: lease lost to another process; stopping this chat's work")
 		lost()
 	}
 }

@@ -51,7 +51,7 @@ type Config struct {
 	Profiles Profiles
 	Clock    Clock
 	// Kick hands a new action turn to the turn scheduler.
-	Kick func(sender, turn string)
+	Kick func(chat, turn string)
 	// Location is the time zone of senders without a timezone fact.
 	Location *time.Location
 	Logger   *slog.Logger
@@ -287,11 +287,12 @@ func (f *Firer) startAction(ctx context.Context, t domain.Task, version int64) (
 	occ := t.Firing.Occurrence
 	platformID := fmt.Sprintf("task:%s:%d", t.ID, occ)
 	turnID := intake.TurnID(channels.Incoming{Channel: t.Channel, PlatformID: platformID})
-	ev, err := domain.NewEventFrom(domain.MessageReceived{
+	msg := domain.MessageReceived{
 		Channel: t.Channel, SenderID: t.SenderID, ChatID: t.ChatID, IsGroup: t.IsGroup, Text: actionPrompt(t.Description),
 		PlatformID: platformID, ReceivedAt: f.cfg.Now().UTC(),
 		Task: &domain.TaskOrigin{ID: t.ID, Occurrence: occ, Project: t.Project, Description: t.Description},
-	}, domain.Metadata{CorrelationID: turnID, CausationID: domain.TaskStream(t.ID), Channel: t.Channel, Sender: t.SenderID, Project: t.Project})
+	}
+	ev, err := domain.NewEventFrom(msg, domain.Metadata{CorrelationID: turnID, CausationID: domain.TaskStream(t.ID), Channel: t.Channel, Sender: t.SenderID, Project: t.Project})
 	if err != nil {
 		return true, err
 	}
@@ -305,7 +306,7 @@ func (f *Firer) startAction(ctx context.Context, t domain.Task, version int64) (
 	if err != nil {
 		return true, err
 	}
-	f.cfg.Kick(domain.SenderKey(t.Channel, t.SenderID), turnID)
+	f.cfg.Kick(msg.Chat().Key(), turnID) // turns are ordered per chat
 	return true, nil
 }
 
