@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// webUIServe starts the built binary with an API token and returns its URL.
+func webUIServe(t *testing.T, token string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	vars, _ := storeBackends()[0].env(t)
+	e := newShutdownEnv(t, vars, nil)
+	startServe(t, bin, append(e.env, "OMEGA_API_TOKEN="+token))
+	waitHTTP(t, e.url)
+	return e.url
+}
+
+// get fetches url with the client and returns the final status and body.
+func get(t *testing.T, c *http.Client, url string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Under omega serve the audit page is the web UI's front door: /ui/ and
+// /ui (which redirects there) answer it with the bearer token, and after
+// ?token= the cookie alone does.
+func TestServeWebUIFrontDoor(t *testing.T) {
+	const token = "front-door-token"
+	url := webUIServe(t, token)
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	for _, p := range []string{"/ui/", "/ui"} {
+		code, body := get(t, http.DefaultClient, url+p, bearer)
+		if code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+			t.Errorf("GET %s with the bearer token: %d\n%s", p, code, body)
+		}
+	}
+	if code, _ := get(t, http.DefaultClient, url+"/ui/", nil); code != http.StatusUnauthorized {
+		t.Errorf("GET /ui/ without credentials: %d, want 401", code)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	if code, body := get(t, c, url+"/ui/?token="+token, nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+		t.Fatalf("GET /ui/?token=: %d\n%s", code, body)
+	}
+	if code, body := get(t, c, url+"/ui/", nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+		t.Fatalf("GET /ui/ with the cookie: %d\n%s", code, body)
+	}
+	// Paths that are not canonical still name no route.
+	for _, p := range []string{"/ui//", "/ui/./", "/api//audit"} {
+		if code, _ := get(t, http.DefaultClient, url+p, bearer); code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", p, code)
+		}
+	}
+}
+
+// In a browser, against omega serve: /ui lands on the audit page, and
+// the header's links lead back to it from a sender page.
+func TestServeWebUIBrowser(t *testing.T) {
+	browserPath := chromiumPath(t)
+	const token = "browser-token"
+	url := webUIServe(t, token)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browserPath),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+
+	var loc, title string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(url+"/ui?token="+token),
+		chromedp.WaitVisible(`#rows`),
+		chromedp.Location(&loc),
+		chromedp.Title(&title),
+	); err != nil {
+		t.Fatalf("/ui?token=: %v", err)
+	}
+	if !strings.HasSuffix(loc, "/ui/") {
+		t.Fatalf("/ui?token= ended at %q (%q)", loc, title)
+	}
+	for _, link := range []string{`header nav a`, `header a.brand`} {
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(url+"/ui/senders/http/nobody"),
+			chromedp.WaitVisible(link),
+			chromedp.Click(link),
+			chromedp.WaitVisible(`#rows`),
+			chromedp.Location(&loc),
+		); err != nil {
+			t.Fatalf("following %s: %v", link, err)
+		}
+		if !strings.HasSuffix(loc, "/ui/") {
+			t.Fatalf("%s led to %q", link, loc)
+		}
+	}
+}
+
+// chromiumPath finds a browser or skips (failing under
+// OMEGA_TEST_REQUIRE_BROWSER=1, as the webui tests do).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("OMEGA_TEST_REQUIRE_BROWSER") == "1" {
+		t.Fatal("no Chromium found and OMEGA_TEST_REQUIRE_BROWSER=1: apt-get install -y chromium")
+	}
+	t.Skip("browser test skipped: no Chromium found (apt-get install -y chromium)")
+	return ""
+}
