@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -42,6 +43,9 @@ func ParseFilter(get func(string) string, now time.Time) (projections.AuditFilte
 		}
 		f.Sender = domain.SenderKey(channel, id)
 	}
+	if f.Status != "" && !slices.Contains(projections.AuditStatuses(), f.Status) {
+		return f, fmt.Errorf("%w: status %q: want one of %s", projections.ErrBadFilter, f.Status, strings.Join(projections.AuditStatuses(), ", "))
+	}
 	var err error
 	if f.Since, err = parseTime("since", get("since"), now); err != nil {
 		return f, err
@@ -55,6 +59,18 @@ func ParseFilter(get func(string) string, now time.Time) (projections.AuditFilte
 		}
 	}
 	return f, nil
+}
+
+// CheckAnswer refuses an answer format or stats grouping that does not
+// exist, so that a command can say so before it opens any store.
+func CheckAnswer(format, by string) error {
+	if !slices.Contains([]string{"", Table, JSON, CSV}, format) {
+		return fmt.Errorf("%w: format %q: want table, json or csv", projections.ErrBadFilter, format)
+	}
+	if !slices.Contains([]string{projections.ByNone, projections.ByDay, projections.BySender, projections.ByModel}, by) {
+		return fmt.Errorf("%w: --by %q: want day, sender or model", projections.ErrBadFilter, by)
+	}
+	return nil
 }
 
 func parseTime(name, s string, now time.Time) (time.Time, error) {

@@ -1,5 +1,7 @@
 package domain
 
+import "strings"
+
 // SenderRef names one person on one channel. Its Key ("channel-id") is
 // how read models and the scheduler know the sender; its Stream holds the
 // sender's profile events.
@@ -17,3 +19,13 @@ func (s SenderRef) Stream() string { return SenderStream(s.Channel, s.ID) }
 
 // Sender is who sent the message.
 func (m MessageReceived) Sender() SenderRef { return SenderRef{Channel: m.Channel, ID: m.SenderID} }
+
+// SenderLabel shows a read-model sender key as people write a sender,
+// "channel:id": keys join the two with a dash, and channel names have
+// none. A key without a dash is shown as it is.
+func SenderLabel(key string) string {
+	if ch, id, ok := strings.Cut(key, "-"); ok {
+		return ch + ":" + id
+	}
+	return key
+}

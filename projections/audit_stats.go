@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/omega-gateway/omega/domain"
 )
 
 // AuditStats sums the audit rows of one group. Token and cost sums cover
@@ -92,7 +94,7 @@ func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]Audit
 		if err := rows.Scan(&at, &sender, &model, &status, &acked, &latency, &providerMs, &calls, &reported, &in, &out, &cost); err != nil {
 			return nil, fmt.Errorf("scan audit stats: %w", err)
 		}
-		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: sender, ByModel: model}[by]
+		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: domain.SenderLabel(sender), ByModel: model}[by]
 		g := groups[key]
 		if g == nil {
 			g = &AuditStats{Group: key}

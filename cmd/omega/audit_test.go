@@ -121,7 +121,7 @@ func TestAuditCLI(t *testing.T) {
 				t.Fatalf("stats (%v): %s", err, out)
 			}
 			for _, s := range stats {
-				if s.Group == "telegram-ana" && (s.Turns != 3 || s.InputTokens != 180 || s.Reported != 2) {
+				if s.Group == "telegram:ana" && (s.Turns != 3 || s.InputTokens != 180 || s.Reported != 2) {
 					t.Errorf("ana's stats %+v", s)
 				}
 			}
