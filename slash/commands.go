@@ -416,12 +416,9 @@ func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error)
 	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), domain.HeartbeatStream(scope), &hb); err != nil {
 		return "", err
 	}
-	if len(hb.Items) == 0 {
+	lines := checklistLines(hb.Items)
+	if lines == nil {
 		return i18n.More(call.lang, i18n.NothingYet), nil
-	}
-	lines := make([]string, len(hb.Items))
-	for i, it := range hb.Items {
-		lines[i] = "- " + it
 	}
 	out := i18n.More(call.lang, i18n.HeartbeatReport, cmp.Or(hb.Interval, c.HeartbeatMinutes, DefaultHeartbeatMinutes), strings.Join(lines, "\n"))
 	if c.HeartbeatNext != nil {
@@ -430,6 +427,25 @@ func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error)
 		}
 	}
 	return out, nil
+}
+
+// checklistLines shows a checklist: a "## Section — note" header as the
+// section's name, each item as a bullet; nil when there is no item.
+func checklistLines(items []string) []string {
+	var lines []string
+	n := 0
+	for _, it := range items {
+		if name := domain.HeartbeatSectionName(it); name != "" {
+			lines = append(lines, name+":")
+			continue
+		}
+		lines = append(lines, "- "+it)
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return lines
 }
 
 func (c *Commands) learning(ctx context.Context, call *cmdCall) (string, error) {

@@ -41,7 +41,7 @@ func heartbeatCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			interval := "OMEGA_HEARTBEAT_INTERVAL"
 			if hb.Interval > 0 {
-				interval = strconv.Itoa(hb.Interval) + " minutes"
+				interval = strconv.Itoa(hb.Interval) + " min"
 			}
 			fmt.Fprintf(out, "checklist %s (interval: %s)\n", scope(), interval)
 			if len(hb.Suppressed) > 0 {
