@@ -123,8 +123,8 @@ type answerFunc func(c *Commands, ctx context.Context, call *cmdCall, arg string
 // answers maps each command to its answer. A command not listed gets the
 // "unknown command" text with the help.
 var answers = map[string]answerFunc{
-	commands.Help: func(_ *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
-		return i18n.Text(call.lang, i18n.Help), nil
+	commands.Help: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
+		return c.help(call.lang), nil
 	},
 	commands.Status: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.status(ctx, call)
@@ -178,7 +178,19 @@ func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Comma
 	if answer, ok := answers[cmd.Name]; ok {
 		return answer(c, ctx, call, cmd.Arg)
 	}
-	return i18n.Text(call.lang, i18n.UnknownCommand, "/"+cmd.Word) + "\n\n" + i18n.Text(call.lang, i18n.Help), nil
+	return i18n.Text(call.lang, i18n.UnknownCommand, "/"+cmd.Word) + "\n\n" + c.help(call.lang), nil
+}
+
+// help lists the commands, less those of a channel that is off.
+func (c *Commands) help(lang string) string { return i18n.HelpWithout(lang, c.Hidden()...) }
+
+// Hidden are the commands this gateway does not offer: /whatsapp while
+// WhatsApp is off. Menus (Telegram's) leave them out too.
+func (c *Commands) Hidden() []string {
+	if c.WhatsApp == nil {
+		return []string{commands.WhatsApp}
+	}
+	return nil
 }
 
 func factsAnswer(call *cmdCall) string {

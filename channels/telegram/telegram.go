@@ -45,6 +45,7 @@ type Channel struct {
 	pollTimeout time.Duration
 	pacer       *pacer
 	transcriber *transcriber
+	menus       []Menu // set by setMyCommands after getMe
 
 	mu       sync.Mutex
 	botID    int64
@@ -182,6 +183,12 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 			return nil
 		}
 		return err
+	}
+	if len(c.menus) > 0 {
+		// Beside polling: a slow API must not delay messages.
+		registered := make(chan struct{})
+		go func() { defer close(registered); c.registerCommands(ctx) }()
+		defer func() { cancel(); <-registered }()
 	}
 	c.poll(ctx, deliver)
 	return nil
