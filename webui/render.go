@@ -396,6 +396,13 @@ func senderHTML(s senderData) string {
 	})
 }
 
+// intervalBy says who set the heartbeat interval; nothing where the event
+// does not say.
+var intervalBy = map[string]string{
+	domain.IntervalByAgent: " (set by the agent)",
+	domain.IntervalByCLI:   " (set with omega heartbeat interval)",
+}
+
 // checklistHTML writes the heartbeat checklist; nil: the heartbeat is off.
 func checklistHTML(d *doc, hb *domain.Heartbeat) {
 	if hb == nil {
@@ -419,6 +426,6 @@ func checklistHTML(d *doc, hb *domain.Heartbeat) {
 		d.raw(`</p>`)
 	}
 	if hb.Interval != 0 {
-		d.raw("\n"+`<p class="muted">Every `, strconv.Itoa(hb.Interval), ` min (set by the agent).</p>`)
+		d.raw("\n"+`<p class="muted">Every `, strconv.Itoa(hb.Interval), ` min`, intervalBy[hb.IntervalBy], `.</p>`)
 	}
 }

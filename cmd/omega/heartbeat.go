@@ -81,7 +81,7 @@ func heartbeatCmd() *cobra.Command {
 				return fmt.Errorf("interval %q: want minutes", args[0])
 			}
 			_, err = c.Decide(cmd.Context(), scope(), "cli/heartbeat/interval", func(hb domain.Heartbeat) ([]domain.Payload, error) {
-				return hb.SetInterval(m)
+				return hb.SetInterval(m, domain.IntervalByCLI)
 			})
 			return err
 		})}

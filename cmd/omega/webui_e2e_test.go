@@ -16,6 +16,13 @@ import (
 
 // webUIServe starts the built binary with an API token and returns its URL.
 func webUIServe(t *testing.T, token string) string {
+	url, _, _ := webUIServeEnv(t, token)
+	return url
+}
+
+// webUIServeEnv is webUIServe that also returns the binary and its
+// environment, for CLI commands beside the server.
+func webUIServeEnv(t *testing.T, token string) (string, string, []string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -23,9 +30,10 @@ func webUIServe(t *testing.T, token string) string {
 	bin := buildOmega(t)
 	vars, _ := storeBackends()[0].env(t)
 	e := newShutdownEnv(t, vars, nil)
-	startServe(t, bin, append(e.env, "OMEGA_API_TOKEN="+token))
+	env := append(e.env, "OMEGA_API_TOKEN="+token)
+	startServe(t, bin, env)
 	waitHTTP(t, e.url)
-	return e.url
+	return e.url, bin, env
 }
 
 // get fetches url with the client and returns the final status and body.
@@ -76,6 +84,31 @@ func TestServeWebUIFrontDoor(t *testing.T) {
 		if code, _ := get(t, http.DefaultClient, url+p, bearer); code != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", p, code)
 		}
+	}
+}
+
+// The sender page says who set the heartbeat interval: here the command
+// line, not the agent.
+func TestServeSenderPageSaysWhoSetTheInterval(t *testing.T) {
+	const token = "interval-token"
+	url, bin, env := webUIServeEnv(t, token)
+	if out, errs, err := runBin(t, bin, env, "heartbeat", "interval", "5"); err != nil {
+		t.Fatalf("heartbeat interval: %v\n%s%s", err, out, errs)
+	}
+	// The server learns of the other process's append when it next polls.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, body := get(t, http.DefaultClient, url+"/ui/senders/telegram/42", map[string]string{"Authorization": "Bearer " + token})
+		if code == http.StatusOK && strings.Contains(body, "Every 5 min") {
+			if !strings.Contains(body, "Every 5 min (set with omega heartbeat interval).") || strings.Contains(body, "set by the agent") {
+				t.Fatalf("sender page:\n%s", body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the interval never reached the sender page (%d):\n%s", code, body)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
