@@ -109,7 +109,7 @@ func writeArray[T any](w io.Writer, items []T) error {
 	return enc.Encode(items)
 }
 
-var csvHeader = []string{"turn_id", "at", "received_at", "channel", "sender_id", "project", "conversation_id", "status",
+var csvHeader = []string{"turn_id", "at", "received_at", "channel", "sender_id", "project", "conversation_id", "status", "outcome",
 	"acknowledged", "provider", "model", "latency_ms", "provider_ms", "calls", "prompt_bytes", "reply_bytes",
 	"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "input", "output"}
 
@@ -120,7 +120,7 @@ func writeCSV(w io.Writer, rows []projections.AuditRow) error {
 	}
 	for _, r := range rows {
 		rec := []string{r.TurnID, r.At.Format(time.RFC3339Nano), r.ReceivedAt.Format(time.RFC3339Nano), r.Channel, r.SenderID,
-			r.Project, r.ConversationID, r.Status, strconv.FormatBool(r.Acknowledged), r.Provider, r.Model,
+			r.Project, r.ConversationID, r.Status, r.Outcome, strconv.FormatBool(r.Acknowledged), r.Provider, r.Model,
 			i64(r.LatencyMs), i64(r.ProviderMs), i64(r.Calls), i64(r.PromptBytes), i64(r.ReplyBytes),
 			opt(r.InputTokens), opt(r.OutputTokens), opt(r.CacheReadTokens), opt(r.CacheWriteTokens), cost(r.CostUSD), r.Input, r.Output}
 		if err := cw.Write(rec); err != nil {

@@ -34,12 +34,12 @@ type AuditStats struct {
 // add counts one turn.
 func (g *AuditStats) add(status string, acked bool, providerMs, calls int64, reported bool, in, out int64, cost float64) {
 	g.Turns++
-	switch status {
-	case "ok", "command":
+	switch AuditStatus(status) {
+	case "answered":
 		g.Answered++
 	case "denied":
 		g.Denied++
-	case "error", "undelivered":
+	case "failed":
 		g.Failed++
 	case "suppressed":
 		g.Suppressed++

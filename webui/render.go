@@ -103,12 +103,10 @@ func senderURL(channel, id string) string {
 
 func statusClass(s string) string {
 	switch s {
-	case "ok", "command":
+	case "answered":
 		return "ok"
-	case "denied":
-		return "denied"
-	case "error", "undelivered":
-		return "failed"
+	case "denied", "failed":
+		return s
 	}
 	return "other"
 }

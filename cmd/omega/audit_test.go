@@ -115,6 +115,18 @@ func TestAuditCLI(t *testing.T) {
 				t.Fatalf("table of denied turns:\n%s", out)
 			}
 
+			// Rows say the status the filter asked for, in the README's words.
+			out, _ = omegaOut(t, "audit", "--status", "answered", "--format", "json")
+			var answered []projections.AuditRow
+			if err := json.Unmarshal([]byte(out), &answered); err != nil || len(answered) == 0 {
+				t.Fatalf("answered (%v): %s", err, out)
+			}
+			for _, r := range answered {
+				if r.Status != "answered" || (r.Outcome != "ok" && r.Outcome != "command") {
+					t.Errorf("an answered turn shown as %q (outcome %q)", r.Status, r.Outcome)
+				}
+			}
+
 			out, _ = omegaOut(t, "audit", "--stats", "--by", "sender", "--format", "json")
 			var stats []projections.AuditStats
 			if err := json.Unmarshal([]byte(out), &stats); err != nil || len(stats) != 4 {
