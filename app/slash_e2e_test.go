@@ -1,9 +1,12 @@
 package app_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 )
 
@@ -29,6 +32,34 @@ func TestHeartbeatCommandShowsSections(t *testing.T) {
 			}
 			if strings.Contains(report, "## Trading") || strings.Contains(report, "1 minutes") {
 				t.Errorf("/heartbeat:\n%s", report)
+			}
+		})
+	}
+}
+
+// /skills lists a skill added while omega runs at once, without waiting
+// for an ordinary message to import it.
+func TestSkillsCommandSeesANewSkill(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			bin, _ := richClaude(t)
+			api := telegramtest.New(t, tgToken)
+			vars := telegramVars(baseVars(t, b, bin), api, "42")
+			startTelegramNode(t, vars)
+			api.PushText(42, 42, "/skills")
+			waitFor(t, "the first /skills answer", func() bool { return len(api.Messages(42)) >= 2 })
+
+			p := filepath.Join(vars["OMEGA_DATA_DIR"], "skills", "notes")
+			if err := os.MkdirAll(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(p, "SKILL.md"), []byte(notesSkill), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			api.PushText(42, 42, "/skills")
+			waitFor(t, "the second /skills answer", func() bool { return len(api.Messages(42)) >= 3 })
+			if got := api.Messages(42)[2].Text; !strings.Contains(got, "notes: Keeps notes") {
+				t.Fatalf("/skills right after a skill was added:\n%s", got)
 			}
 		})
 	}
