@@ -64,3 +64,47 @@ func TestSkillsCommandSeesANewSkill(t *testing.T) {
 		})
 	}
 }
+
+// A global and a project check-in that both need the owner arrive as two
+// messages that say which heartbeat each is, not as two identical ones.
+func TestHeartbeatAlertsSayWhichHeartbeat(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			bin, _ := heartbeatClaude(t)
+			api := telegramtest.New(t, tgToken)
+			vars := telegramVars(baseVars(t, b, bin), api, "42")
+			vars["OMEGA_HEARTBEAT_INTERVAL"] = "2s"
+			for rel, text := range map[string]string{"prompts/HEARTBEAT.md": "- NEEDSUSER remind me to stretch\n",
+				"projects/trader/HEARTBEAT.md": "- NEEDSUSER check BTC\n", "projects/trader/ROLE.md": "You run the trading desk.\n"} {
+				p := filepath.Join(vars["OMEGA_DATA_DIR"], rel)
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			startTelegramNode(t, vars)
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("messages:\n%s", strings.Join(heartbeatMessages(api), "\n====\n"))
+				}
+			})
+			var global, project string
+			waitFor(t, "a global and a project alert", func() bool {
+				for _, m := range heartbeatMessages(api) {
+					switch {
+					case strings.HasPrefix(m, "Heartbeat — project trader:"):
+						project = m
+					case strings.HasPrefix(m, "Heartbeat:"):
+						global = m
+					}
+				}
+				return global != "" && project != ""
+			})
+			if !strings.Contains(global, "Time to stretch") || !strings.Contains(project, "Time to stretch") {
+				t.Fatalf("global %q, project %q", global, project)
+			}
+		})
+	}
+}

@@ -127,7 +127,7 @@ type AuditRow struct {
 	TurnID         string    `json:"turn_id"`
 	At             time.Time `json:"at"`
 	ReceivedAt     time.Time `json:"received_at"`
-	Sender         string    `json:"sender"`
+	Sender         string    `json:"sender"` // channel:id
 	Channel        string    `json:"channel"`
 	SenderID       string    `json:"sender_id"`
 	Project        string    `json:"project,omitempty"`
@@ -366,6 +366,7 @@ func scanAudit(s scanner) (AuditRow, error) {
 	}
 	r.At, r.ReceivedAt = time.UnixMicro(at).UTC(), time.UnixMicro(received).UTC()
 	r.Status = AuditStatus(r.Outcome)
+	r.Sender = domain.SenderLabel(r.Sender) // channel:id, as the filter takes it
 	r.Acknowledged = acked == 1
 	if reported == 1 {
 		r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheWriteTokens = &in, &out, &cr, &cw

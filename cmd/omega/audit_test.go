@@ -122,6 +122,9 @@ func TestAuditCLI(t *testing.T) {
 				t.Fatalf("answered (%v): %s", err, out)
 			}
 			for _, r := range answered {
+				if r.Sender != r.Channel+":"+r.SenderID {
+					t.Errorf("sender written %q, want channel:id", r.Sender)
+				}
 				if r.Status != "answered" || (r.Outcome != "ok" && r.Outcome != "command") {
 					t.Errorf("an answered turn shown as %q (outcome %q)", r.Status, r.Outcome)
 				}
