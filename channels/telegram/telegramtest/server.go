@@ -74,7 +74,7 @@ type Server struct {
 	failures map[string][]failure
 	sent     []Call
 	menus    map[string][]BotCommand // by language_code, "" the default
-	changed  chan struct{} // closed and replaced on every state change
+	changed  chan struct{}           // closed and replaced on every state change
 }
 
 // BotCommand is one entry of the bot's command menu (setMyCommands).
