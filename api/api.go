@@ -92,12 +92,26 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle("GET /api/audit", s.auth(http.HandlerFunc(s.getAudit)))
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p {
+		if !canonical(r.URL.Path) {
 			writeError(w, http.StatusNotFound, "no such endpoint")
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// canonical reports whether p is an absolute path without dot segments or
+// doubled slashes. A trailing slash is kept: it names a directory-like
+// route such as the web UI's front door, /ui/.
+func canonical(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean == p
 }
 
 // httpServer returns the server with its timeouts.

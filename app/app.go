@@ -5,7 +5,9 @@ package app
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 
@@ -77,7 +79,14 @@ type App struct {
 type OpenOptions struct {
 	// SkipMigrate opens the store without touching its schema.
 	SkipMigrate bool
+	// MustExist is for commands that only read: where no omega data exists
+	// yet, Open creates nothing and returns ErrNoData.
+	MustExist bool
 }
+
+// ErrNoData is Open's answer, under MustExist, where omega has never run:
+// reading would only create an empty database.
+var ErrNoData = errors.New("no omega data")
 
 // Open opens the configured store, applying migrations, and prepares the
 // projection engine (without running it).
@@ -90,6 +99,9 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		}
 		a.backend, a.Dialect = s, projections.Postgres
 	} else {
+		if err := checkExists(cfg, opts); err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data directory %s: %w", cfg.DataDir, err)
 		}
@@ -124,6 +136,19 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	return a, nil
+}
+
+// checkExists refuses, under MustExist, a SQLite store that is not there
+// (PostgreSQL's database is the operator's to create; its schema is
+// omega's, made by whichever command opens it first).
+func checkExists(cfg config.Config, opts OpenOptions) error {
+	if !opts.MustExist {
+		return nil
+	}
+	if _, err := os.Stat(cfg.SQLitePath()); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w in %s: run omega serve first", ErrNoData, cfg.DataDir)
+	}
+	return nil
 }
 
 // Where describes where the data lives, for logs (never with a password).

@@ -9,6 +9,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/whatsapp"
+	"github.com/omega-gateway/omega/domain/commands"
+	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/pipeline"
 )
 
@@ -81,7 +83,7 @@ func buildTelegram(_ context.Context, a *App, set *ChannelSet) error {
 	if cfg.Token == "" {
 		return nil
 	}
-	tg, err := telegram.New(cfg, a.Logger)
+	tg, err := telegram.New(cfg, a.Logger, telegram.WithCommands(telegramMenus(a.Config.WhatsApp.Enabled)))
 	if err != nil {
 		return err
 	}
@@ -89,6 +91,28 @@ func buildTelegram(_ context.Context, a *App, set *ChannelSet) error {
 	set.Auth.Allowed[telegram.Name] = cfg.AllowedUserIDs()
 	set.Channels = append(set.Channels, tg)
 	return nil
+}
+
+// telegramMenus are the command menus, one per language omega speaks
+// (English also as the default), without /whatsapp while WhatsApp is off,
+// as /help lists them.
+func telegramMenus(whatsApp bool) []telegram.Menu {
+	var hide []string
+	if !whatsApp {
+		hide = append(hide, commands.WhatsApp)
+	}
+	menu := func(code, lang string) telegram.Menu {
+		m := telegram.Menu{LanguageCode: code}
+		for _, e := range i18n.Menu(lang, hide...) {
+			m.Commands = append(m.Commands, telegram.Command{Name: e.Command, Description: e.Description})
+		}
+		return m
+	}
+	menus := []telegram.Menu{menu("", i18n.Default)}
+	for _, lang := range i18n.Languages() {
+		menus = append(menus, menu(i18n.Code(lang), lang))
+	}
+	return menus
 }
 
 func buildWhatsApp(ctx context.Context, a *App, set *ChannelSet) error {

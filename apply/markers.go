@@ -410,7 +410,7 @@ func applyHeartbeatUnsuppress(ctx context.Context, h *Markers, run *markerRun, m
 func applyHeartbeatInterval(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, v markers.HeartbeatInterval) (domain.AppliedMarker, error) {
 	var refused bool
 	am, err := h.heartbeat(ctx, run, md, func(hb *domain.Heartbeat) ([]domain.Payload, error) {
-		ps, err := hb.SetInterval(v.Minutes)
+		ps, err := hb.SetInterval(v.Minutes, domain.IntervalByAgent)
 		refused = err != nil
 		return ps, err
 	})

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -42,6 +43,9 @@ func ParseFilter(get func(string) string, now time.Time) (projections.AuditFilte
 		}
 		f.Sender = domain.SenderKey(channel, id)
 	}
+	if f.Status != "" && !slices.Contains(projections.AuditStatuses(), f.Status) {
+		return f, fmt.Errorf("%w: status %q: want one of %s", projections.ErrBadFilter, f.Status, strings.Join(projections.AuditStatuses(), ", "))
+	}
 	var err error
 	if f.Since, err = parseTime("since", get("since"), now); err != nil {
 		return f, err
@@ -55,6 +59,18 @@ func ParseFilter(get func(string) string, now time.Time) (projections.AuditFilte
 		}
 	}
 	return f, nil
+}
+
+// CheckAnswer refuses an answer format or stats grouping that does not
+// exist, so that a command can say so before it opens any store.
+func CheckAnswer(format, by string) error {
+	if !slices.Contains([]string{"", Table, JSON, CSV}, format) {
+		return fmt.Errorf("%w: format %q: want table, json or csv", projections.ErrBadFilter, format)
+	}
+	if !slices.Contains([]string{projections.ByNone, projections.ByDay, projections.BySender, projections.ByModel}, by) {
+		return fmt.Errorf("%w: --by %q: want day, sender or model", projections.ErrBadFilter, by)
+	}
+	return nil
 }
 
 func parseTime(name, s string, now time.Time) (time.Time, error) {
@@ -93,7 +109,7 @@ func writeArray[T any](w io.Writer, items []T) error {
 	return enc.Encode(items)
 }
 
-var csvHeader = []string{"turn_id", "at", "received_at", "channel", "sender_id", "project", "conversation_id", "status",
+var csvHeader = []string{"turn_id", "at", "received_at", "channel", "sender_id", "project", "conversation_id", "status", "outcome",
 	"acknowledged", "provider", "model", "latency_ms", "provider_ms", "calls", "prompt_bytes", "reply_bytes",
 	"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "input", "output"}
 
@@ -104,7 +120,7 @@ func writeCSV(w io.Writer, rows []projections.AuditRow) error {
 	}
 	for _, r := range rows {
 		rec := []string{r.TurnID, r.At.Format(time.RFC3339Nano), r.ReceivedAt.Format(time.RFC3339Nano), r.Channel, r.SenderID,
-			r.Project, r.ConversationID, r.Status, strconv.FormatBool(r.Acknowledged), r.Provider, r.Model,
+			r.Project, r.ConversationID, r.Status, r.Outcome, strconv.FormatBool(r.Acknowledged), r.Provider, r.Model,
 			i64(r.LatencyMs), i64(r.ProviderMs), i64(r.Calls), i64(r.PromptBytes), i64(r.ReplyBytes),
 			opt(r.InputTokens), opt(r.OutputTokens), opt(r.CacheReadTokens), opt(r.CacheWriteTokens), cost(r.CostUSD), r.Input, r.Output}
 		if err := cw.Write(rec); err != nil {

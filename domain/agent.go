@@ -33,6 +33,9 @@ type (
 	}
 	HeartbeatIntervalSet struct {
 		Minutes int `json:"minutes"`
+		// By is who set it (IntervalByAgent, IntervalByCLI); empty in
+		// events recorded before it was kept.
+		By string `json:"by,omitempty"`
 	}
 	HeartbeatSectionSuppressed struct {
 		Section string `json:"section"`
@@ -167,6 +170,7 @@ type Heartbeat struct {
 	Version    int64
 	Items      []string
 	Interval   int // minutes; 0 means the configured default
+	IntervalBy string
 	Suppressed []string
 	// Imported maps an imported file's path to its content hash.
 	Imported map[string]string
@@ -180,7 +184,7 @@ func (h *Heartbeat) Apply(p Payload, version int64, _ time.Time) {
 	case HeartbeatItemRemoved:
 		h.Items = slices.DeleteFunc(h.Items, func(s string) bool { return slices.Contains(e.Removed, s) })
 	case HeartbeatIntervalSet:
-		h.Interval = e.Minutes
+		h.Interval, h.IntervalBy = e.Minutes, e.By
 	case HeartbeatSectionSuppressed:
 		h.Suppressed = append(h.Suppressed, e.Section)
 	case HeartbeatSectionUnsuppressed:
@@ -274,15 +278,21 @@ func (h Heartbeat) Remove(keyword string) []Payload {
 	return []Payload{HeartbeatItemRemoved{Keyword: keyword, Removed: removed}}
 }
 
-// SetInterval decides a new interval.
-func (h Heartbeat) SetInterval(minutes int) ([]Payload, error) {
+// Who set a heartbeat interval (HeartbeatIntervalSet.By).
+const (
+	IntervalByAgent = "agent" // a HEARTBEAT_INTERVAL marker in a reply
+	IntervalByCLI   = "cli"   // omega heartbeat interval
+)
+
+// SetInterval decides a new interval, set by by.
+func (h Heartbeat) SetInterval(minutes int, by string) ([]Payload, error) {
 	if minutes < 1 || minutes > 1440 {
 		return nil, fmt.Errorf("%w: %d", ErrHeartbeatInterval, minutes)
 	}
 	if minutes == h.Interval {
 		return nil, nil
 	}
-	return []Payload{HeartbeatIntervalSet{Minutes: minutes}}, nil
+	return []Payload{HeartbeatIntervalSet{Minutes: minutes, By: by}}, nil
 }
 
 // Suppress decides hiding a section from heartbeat reports.

@@ -255,7 +255,19 @@ func (c HeartbeatCycle) AlertText() string {
 			parts = append(parts, strings.TrimSpace(p.Text))
 		}
 	}
-	return strings.Join(parts, "\n\n---\n\n")
+	if len(parts) == 0 {
+		return ""
+	}
+	return c.alertLabel() + "\n\n" + strings.Join(parts, "\n\n---\n\n")
+}
+
+// alertLabel heads an alert, so that a project's check-in and the global
+// one, which may say the same words in the same minute, are told apart.
+func (c HeartbeatCycle) alertLabel() string {
+	if c.Started != nil && c.Started.Project != "" {
+		return "Heartbeat — project " + c.Started.Project + ":"
+	}
+	return "Heartbeat:"
 }
 
 // Outcome is what the completed cycle amounts to.

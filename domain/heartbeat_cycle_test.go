@@ -235,7 +235,7 @@ func TestHeartbeatCycleSteps(t *testing.T) {
 	}
 	apply(HeartbeatGroupProcessed{Group: 0, OK: true})
 	apply(HeartbeatGroupProcessed{Group: 1, Text: "Stretch"})
-	if c.Next() != HeartbeatStepAlert || c.AlertText() != "Stretch" {
+	if c.Next() != HeartbeatStepAlert || c.AlertText() != "Heartbeat:\n\nStretch" {
 		t.Fatalf("want alert, got %v %q", c.Next(), c.AlertText())
 	}
 	apply(HeartbeatAlertStarted{Text: "Stretch"})

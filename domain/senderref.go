@@ -45,3 +45,13 @@ func (m MessageReceived) Chat() SenderRef {
 	}
 	return GroupRef(m.Channel, m.ChatID)
 }
+
+// SenderLabel shows a read-model sender key as people write a sender,
+// "channel:id": keys join the two with a dash, and channel names have
+// none. A key without a dash is shown as it is.
+func SenderLabel(key string) string {
+	if ch, id, ok := strings.Cut(key, "-"); ok {
+		return ch + ":" + id
+	}
+	return key
+}

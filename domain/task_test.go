@@ -94,16 +94,16 @@ func TestHeartbeatDecisions(t *testing.T) {
 		t.Fatal("removing an absent item decided events")
 	}
 	for _, m := range []int{0, 1441, -5} {
-		if _, err := h.SetInterval(m); !errors.Is(err, ErrHeartbeatInterval) {
+		if _, err := h.SetInterval(m, IntervalByCLI); !errors.Is(err, ErrHeartbeatInterval) {
 			t.Errorf("interval %d: %v", m, err)
 		}
 	}
-	ps, err := h.SetInterval(30)
+	ps, err := h.SetInterval(30, IntervalByCLI)
 	if err != nil || len(ps) != 1 {
 		t.Fatal(ps, err)
 	}
 	apply(ps)
-	if ps, _ := h.SetInterval(30); ps != nil {
+	if ps, _ := h.SetInterval(30, IntervalByCLI); ps != nil {
 		t.Fatal("same interval decided events")
 	}
 	apply(h.Suppress("Weather"))

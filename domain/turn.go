@@ -648,7 +648,7 @@ func (t *Turn) Outcome() string {
 		return StatusDenied
 	case t.Suppressed:
 		return StatusSuppressed
-	case t.SendFailed != nil:
+	case t.SendFailed != nil, len(t.Images.Undelivered) > 0:
 		return StatusUndelivered
 	case t.Command != nil:
 		return StatusCommand

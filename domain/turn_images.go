@@ -88,7 +88,15 @@ type TurnImages struct {
 	// Done holds the paths with an outcome (sent or failed).
 	Done map[string]bool
 	Sent []WorkspaceImageSent
+	// Undelivered are the images the channel failed to deliver (not the
+	// files that changed or could not be read): the user is missing part
+	// of the reply, so the turn is undelivered, not ok.
+	Undelivered []WorkspaceImageFailed
 }
+
+// fileFailures are the WorkspaceImageFailed classes about the file, not
+// its delivery.
+var fileFailures = map[string]bool{"changed": true, "unreadable": true}
 
 // applyImages folds the image events; false when p is not one of them.
 func (t *Turn) applyImages(p Payload) bool {
@@ -102,6 +110,9 @@ func (t *Turn) applyImages(p Payload) bool {
 		t.Images.Sent = append(t.Images.Sent, e)
 	case WorkspaceImageFailed:
 		t.Images.done(e.Path)
+		if !fileFailures[e.Class] {
+			t.Images.Undelivered = append(t.Images.Undelivered, e)
+		}
 	default:
 		return false
 	}

@@ -73,8 +73,13 @@ func Up(ctx context.Context, db *sql.DB, d Dialect, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("migrate %s schema: %w", d, err)
 	}
+	// One line when the schema moved, none when it was current: every
+	// command opens the store, and only a change is news.
 	for _, r := range results {
-		logger.Info("applied migration", "dialect", d, "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
+		logger.Debug("applied migration", "dialect", d, "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
+	}
+	if len(results) > 0 {
+		logger.Info("database schema migrated", "dialect", d, "from", current, "to", results[len(results)-1].Source.Version, "migrations", len(results))
 	}
 	return nil
 }

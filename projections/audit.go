@@ -127,12 +127,13 @@ type AuditRow struct {
 	TurnID         string    `json:"turn_id"`
 	At             time.Time `json:"at"`
 	ReceivedAt     time.Time `json:"received_at"`
-	Sender         string    `json:"sender"`
+	Sender         string    `json:"sender"` // channel:id
 	Channel        string    `json:"channel"`
 	SenderID       string    `json:"sender_id"`
 	Project        string    `json:"project,omitempty"`
 	ConversationID string    `json:"conversation_id,omitempty"`
-	Status         string    `json:"status"`
+	Status         string    `json:"status"`  // the audit's word (AuditStatus)
+	Outcome        string    `json:"outcome"` // the turn's own (TurnCompleted.Status)
 	Acknowledged   bool      `json:"acknowledged,omitempty"`
 	Input          string    `json:"input"`
 	Output         string    `json:"output"`
@@ -172,15 +173,42 @@ const (
 	MaxAuditLimit     = 1000
 )
 
-// auditStatuses maps the operator's words to what the audit records: a
-// turn's completion status, or that it was acknowledged as queued.
-var auditStatuses = map[string]string{
-	"answered":     "status IN ('ok', 'command')",
-	"denied":       "status = 'denied'",
-	"failed":       "status IN ('error', 'undelivered')",
-	"suppressed":   "status = 'suppressed'",
-	"acknowledged": "acked = 1",
+// auditWords names each turn outcome (TurnCompleted.Status) the way the
+// audit shows and filters it, in the operator's words: a command's answer
+// is an answer, an undelivered reply a failure.
+var auditWords = map[string]string{
+	"ok":          "answered",
+	"command":     "answered",
+	"denied":      "denied",
+	"error":       "failed",
+	"undelivered": "failed",
+	"suppressed":  "suppressed",
+	"merged":      "merged", // coalesced into the turn after it
 }
+
+// AuditStatus is the audit's word for a turn outcome; an unknown one is
+// shown as it is.
+func AuditStatus(outcome string) string {
+	if w, ok := auditWords[outcome]; ok {
+		return w
+	}
+	return outcome
+}
+
+// auditStatuses maps the operator's words to what the audit records: a
+// turn's outcomes, or that it was acknowledged as queued.
+var auditStatuses = func() map[string]string {
+	outcomes := map[string][]string{}
+	for outcome, word := range auditWords {
+		outcomes[word] = append(outcomes[word], "'"+outcome+"'")
+	}
+	out := map[string]string{"acknowledged": "acked = 1"}
+	for word, list := range outcomes {
+		slices.Sort(list)
+		out[word] = "status IN (" + strings.Join(list, ", ") + ")"
+	}
+	return out
+}()
 
 // AuditStatuses are the values AuditFilter.Status accepts.
 func AuditStatuses() []string {
@@ -355,12 +383,14 @@ func scanAudit(s scanner) (AuditRow, error) {
 	var in, out, cr, cw int64
 	var cost float64
 	err := s.Scan(&r.TurnID, &at, &r.Sender, &r.Channel, &r.SenderID, &r.Project, &r.ConversationID, &r.Input, &r.Output,
-		&r.Provider, &r.Model, &r.ProviderMs, &r.PromptBytes, &r.ReplyBytes, &r.Status, &acked, &received, &r.LatencyMs,
+		&r.Provider, &r.Model, &r.ProviderMs, &r.PromptBytes, &r.ReplyBytes, &r.Outcome, &acked, &received, &r.LatencyMs,
 		&in, &out, &cr, &cw, &cost, &reported, &r.Calls)
 	if err != nil {
 		return AuditRow{}, fmt.Errorf("scan audit row: %w", err)
 	}
 	r.At, r.ReceivedAt = time.UnixMicro(at).UTC(), time.UnixMicro(received).UTC()
+	r.Status = AuditStatus(r.Outcome)
+	r.Sender = domain.SenderLabel(r.Sender) // channel:id, as the filter takes it
 	r.Acknowledged = acked == 1
 	if reported == 1 {
 		r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheWriteTokens = &in, &out, &cr, &cw

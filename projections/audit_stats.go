@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/omega-gateway/omega/domain"
 )
 
 // AuditStats sums the audit rows of one group. Token and cost sums cover
@@ -32,12 +34,12 @@ type AuditStats struct {
 // add counts one turn.
 func (g *AuditStats) add(status string, acked bool, providerMs, calls int64, reported bool, in, out int64, cost float64) {
 	g.Turns++
-	switch status {
-	case "ok", "command":
+	switch AuditStatus(status) {
+	case "answered":
 		g.Answered++
 	case "denied":
 		g.Denied++
-	case "error", "undelivered":
+	case "failed":
 		g.Failed++
 	case "suppressed":
 		g.Suppressed++
@@ -92,7 +94,7 @@ func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]Audit
 		if err := rows.Scan(&at, &sender, &model, &status, &acked, &latency, &providerMs, &calls, &reported, &in, &out, &cost); err != nil {
 			return nil, fmt.Errorf("scan audit stats: %w", err)
 		}
-		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: sender, ByModel: model}[by]
+		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: domain.SenderLabel(sender), ByModel: model}[by]
 		g := groups[key]
 		if g == nil {
 			g = &AuditStats{Group: key}

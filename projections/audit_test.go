@@ -143,7 +143,7 @@ func TestAuditUsage(t *testing.T) {
 			if s := row(5); s.InputTokens != nil || s.CostUSD != nil || s.Calls != 1 || s.ProviderMs != 10 {
 				t.Errorf("unreported usage shown as measured: %+v", s)
 			}
-			if f := row(4); f.ProviderMs != 50 || f.InputTokens != nil || f.Status != "error" {
+			if f := row(4); f.ProviderMs != 50 || f.InputTokens != nil || f.Status != "failed" || f.Outcome != "error" {
 				t.Errorf("failed turn %+v", f)
 			}
 

@@ -123,8 +123,8 @@ type answerFunc func(c *Commands, ctx context.Context, call *cmdCall, arg string
 // answers maps each command to its answer. A command not listed gets the
 // "unknown command" text with the help.
 var answers = map[string]answerFunc{
-	commands.Help: func(_ *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
-		return i18n.Text(call.lang, i18n.Help), nil
+	commands.Help: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
+		return c.help(call.lang), nil
 	},
 	commands.Status: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.status(ctx, call)
@@ -178,7 +178,19 @@ func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Comma
 	if answer, ok := answers[cmd.Name]; ok {
 		return answer(c, ctx, call, cmd.Arg)
 	}
-	return i18n.Text(call.lang, i18n.UnknownCommand, "/"+cmd.Word) + "\n\n" + i18n.Text(call.lang, i18n.Help), nil
+	return i18n.Text(call.lang, i18n.UnknownCommand, "/"+cmd.Word) + "\n\n" + c.help(call.lang), nil
+}
+
+// help lists the commands, less those of a channel that is off.
+func (c *Commands) help(lang string) string { return i18n.HelpWithout(lang, c.Hidden()...) }
+
+// Hidden are the commands this gateway does not offer: /whatsapp while
+// WhatsApp is off. Menus (Telegram's) leave them out too.
+func (c *Commands) Hidden() []string {
+	if c.WhatsApp == nil {
+		return []string{commands.WhatsApp}
+	}
+	return nil
 }
 
 func factsAnswer(call *cmdCall) string {
@@ -422,12 +434,9 @@ func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error)
 	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), domain.HeartbeatStream(scope), &hb); err != nil {
 		return "", err
 	}
-	if len(hb.Items) == 0 {
+	lines := checklistLines(hb.Items)
+	if lines == nil {
 		return i18n.More(call.lang, i18n.NothingYet), nil
-	}
-	lines := make([]string, len(hb.Items))
-	for i, it := range hb.Items {
-		lines[i] = "- " + it
 	}
 	out := i18n.More(call.lang, i18n.HeartbeatReport, cmp.Or(hb.Interval, c.HeartbeatMinutes, DefaultHeartbeatMinutes), strings.Join(lines, "\n"))
 	if c.HeartbeatNext != nil {
@@ -436,6 +445,25 @@ func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error)
 		}
 	}
 	return out, nil
+}
+
+// checklistLines shows a checklist: a "## Section — note" header as the
+// section's name, each item as a bullet; nil when there is no item.
+func checklistLines(items []string) []string {
+	var lines []string
+	n := 0
+	for _, it := range items {
+		if name := domain.HeartbeatSectionName(it); name != "" {
+			lines = append(lines, name+":")
+			continue
+		}
+		lines = append(lines, "- "+it)
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return lines
 }
 
 func (c *Commands) learning(ctx context.Context, call *cmdCall) (string, error) {

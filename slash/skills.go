@@ -2,17 +2,23 @@ package slash
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/omega-gateway/omega/domain/i18n"
 )
 
-// skillsAnswer lists the skills of the log with their triggers, MCP
+// skillsAnswer imports the skill folders and lists the skills of the log with their triggers, MCP
 // servers and lessons.
 func (c *Commands) skillsAnswer(ctx context.Context, call *cmdCall) (string, error) {
 	if c.Skills == nil {
 		return i18n.More(call.lang, i18n.NothingYet), nil
+	}
+	// Import first, as a turn does: a skill added a moment ago is listed
+	// now, not after the next ordinary message.
+	if err := c.Skills.Sync(ctx); err != nil {
+		return "", fmt.Errorf("import skills: %w", err)
 	}
 	all, err := c.Skills.Skills(ctx)
 	if err != nil {

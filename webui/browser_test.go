@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -121,7 +122,10 @@ func serve(t *testing.T, token string) *site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(ui)
+	// Mounted on the HTTP channel's handler as omega serve mounts it, so
+	// that its path checks and routes are the ones a browser meets.
+	api := &api.Server{Token: token, Store: store, Registry: reg, Audit: log, UI: ui, Logger: quiet}
+	srv := httptest.NewServer(api.Handler())
 	t.Cleanup(srv.Close)
 	return &site{url: srv.URL, store: store, turns: turns}
 }

@@ -103,12 +103,10 @@ func senderURL(channel, id string) string {
 
 func statusClass(s string) string {
 	switch s {
-	case "ok", "command":
+	case "answered":
 		return "ok"
-	case "denied":
-		return "denied"
-	case "error", "undelivered":
-		return "failed"
+	case "denied", "failed":
+		return s
 	}
 	return "other"
 }
@@ -396,6 +394,13 @@ func senderHTML(s senderData) string {
 	})
 }
 
+// intervalBy says who set the heartbeat interval; nothing where the event
+// does not say.
+var intervalBy = map[string]string{
+	domain.IntervalByAgent: " (set by the agent)",
+	domain.IntervalByCLI:   " (set with omega heartbeat interval)",
+}
+
 // checklistHTML writes the heartbeat checklist; nil: the heartbeat is off.
 func checklistHTML(d *doc, hb *domain.Heartbeat) {
 	if hb == nil {
@@ -419,6 +424,6 @@ func checklistHTML(d *doc, hb *domain.Heartbeat) {
 		d.raw(`</p>`)
 	}
 	if hb.Interval != 0 {
-		d.raw("\n"+`<p class="muted">Every `, strconv.Itoa(hb.Interval), ` min (set by the agent).</p>`)
+		d.raw("\n"+`<p class="muted">Every `, strconv.Itoa(hb.Interval), ` min`, intervalBy[hb.IntervalBy], `.</p>`)
 	}
 }

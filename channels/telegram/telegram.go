@@ -51,6 +51,7 @@ type Channel struct {
 	backoffMax  time.Duration
 	pacer       *pacer
 	transcriber *transcriber
+	menus       []Menu // set by setMyCommands after getMe
 
 	mu       sync.Mutex
 	botID    int64
@@ -202,6 +203,12 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 			return nil
 		}
 		return err
+	}
+	if len(c.menus) > 0 {
+		// Beside polling: a slow API must not delay messages.
+		registered := make(chan struct{})
+		go func() { defer close(registered); c.registerCommands(ctx) }()
+		defer func() { cancel(); <-registered }()
 	}
 	c.poll(ctx, deliver)
 	return nil

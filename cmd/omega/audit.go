@@ -46,6 +46,9 @@ func auditCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := audit.CheckAnswer(format, by); err != nil {
+				return err
+			}
 			a, log, err := openAudit(cmd)
 			if err != nil {
 				return err

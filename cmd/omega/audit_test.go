@@ -115,13 +115,28 @@ func TestAuditCLI(t *testing.T) {
 				t.Fatalf("table of denied turns:\n%s", out)
 			}
 
+			// Rows say the status the filter asked for, in the README's words.
+			out, _ = omegaOut(t, "audit", "--status", "answered", "--format", "json")
+			var answered []projections.AuditRow
+			if err := json.Unmarshal([]byte(out), &answered); err != nil || len(answered) == 0 {
+				t.Fatalf("answered (%v): %s", err, out)
+			}
+			for _, r := range answered {
+				if r.Sender != r.Channel+":"+r.SenderID {
+					t.Errorf("sender written %q, want channel:id", r.Sender)
+				}
+				if r.Status != "answered" || (r.Outcome != "ok" && r.Outcome != "command") {
+					t.Errorf("an answered turn shown as %q (outcome %q)", r.Status, r.Outcome)
+				}
+			}
+
 			out, _ = omegaOut(t, "audit", "--stats", "--by", "sender", "--format", "json")
 			var stats []projections.AuditStats
 			if err := json.Unmarshal([]byte(out), &stats); err != nil || len(stats) != 4 {
 				t.Fatalf("stats (%v): %s", err, out)
 			}
 			for _, s := range stats {
-				if s.Group == "telegram-ana" && (s.Turns != 3 || s.InputTokens != 180 || s.Reported != 2) {
+				if s.Group == "telegram:ana" && (s.Turns != 3 || s.InputTokens != 180 || s.Reported != 2) {
 					t.Errorf("ana's stats %+v", s)
 				}
 			}

@@ -58,7 +58,7 @@ func TestDoctorReportsMissingProvider(t *testing.T) {
 		t.Fatalf("doctor = %v, want exit 1\n%s", err, out.String())
 	}
 	report := out.String()
-	for _, want := range []string{"ok    config", "database   sqlite", "FAIL  provider", "fix:"} {
+	for _, want := range []string{"ok    config", "ok    database", "FAIL  provider", "fix:"} {
 		if !strings.Contains(report, want) {
 			t.Fatalf("doctor report lacks %q:\n%s", want, report)
 		}

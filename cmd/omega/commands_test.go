@@ -55,14 +55,14 @@ func TestCLIStateChangesAreCommands(t *testing.T) {
 			seedTask(t, s, "abcdef12-0000-4000-8000-000000000001", "Call Juan", time.Date(2030, 5, 31, 9, 0, 0, 0, time.UTC))
 			s.Close()
 
-			runOmega(t, "facts", "set", "telegram", "42", "city", "Lima")
-			runOmega(t, "facts", "set", "telegram", "42", "pet", "cat")
-			runOmega(t, "facts", "rm", "telegram", "42", "pet")
-			if out := runOmega(t, "facts", "list", "telegram", "42"); !strings.Contains(out, "Lima") || strings.Contains(out, "cat") {
+			runOmega(t, "facts", "set", "telegram:42", "city", "Lima")
+			runOmega(t, "facts", "set", "telegram", "42", "pet", "cat") // the older form still works
+			runOmega(t, "facts", "rm", "telegram:42", "pet")
+			if out := runOmega(t, "facts", "list", "telegram:42"); !strings.Contains(out, "telegram:42") || !strings.Contains(out, "Lima") || strings.Contains(out, "cat") {
 				t.Fatalf("facts after set and rm:\n%s", out)
 			}
-			runOmega(t, "facts", "purge", "telegram", "42")
-			if out := runOmega(t, "facts", "list", "telegram", "42"); strings.Contains(out, "Lima") {
+			runOmega(t, "facts", "purge", "telegram:42")
+			if out := runOmega(t, "facts", "list", "telegram:42"); strings.Contains(out, "Lima") {
 				t.Fatalf("facts after purge:\n%s", out)
 			}
 			if out := runOmega(t, "tasks", "cancel", "abcdef", "--json"); !strings.Contains(out, `"status":"cancelled"`) {

@@ -90,7 +90,11 @@ func checkDataDir(c *checkup, cfg config.Config) {
 // checkDatabase opens the store without migrating it and reports its
 // schema; nil when it cannot be opened.
 func checkDatabase(dctx context.Context, c *checkup, cfg config.Config) *app.App {
-	a, err := app.Open(dctx, cfg, cfg.Logger(), app.OpenOptions{SkipMigrate: true})
+	a, err := app.Open(dctx, cfg, cfg.Logger(), app.OpenOptions{SkipMigrate: true, MustExist: true})
+	if errors.Is(err, app.ErrNoData) {
+		c.ok("database", "none yet at "+cfg.SQLitePath()+"; `omega serve` creates it")
+		return nil
+	}
 	if err != nil {
 		c.fail("database", err.Error(), "start the database or correct OMEGA_DATABASE_URL (unset it to use the embedded SQLite store)")
 		return nil
@@ -106,7 +110,9 @@ func checkDatabase(dctx context.Context, c *checkup, cfg config.Config) *app.App
 	default:
 		c.ok("database", fmt.Sprintf("%s, schema %d", a.Where(), current))
 	}
-	checkPoisoned(dctx, c, a)
+	if current > 0 { // before the first migration there is no log to read
+		checkPoisoned(dctx, c, a)
+	}
 	return a
 }
 

@@ -29,7 +29,8 @@ func eventsCmd() *cobra.Command {
 		Use:   "events",
 		Short: "Print the event log (filter by stream or type; --follow to tail it)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			// Following may start before serve has made the log.
+			a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: !f.follow})
 			if err != nil {
 				return err
 			}

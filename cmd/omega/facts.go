@@ -16,7 +16,7 @@ import (
 func factsCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "facts", Short: "Read and edit what omega remembers about people"}
 	cmd.AddCommand(&cobra.Command{
-		Use:   "list [CHANNEL SENDER]",
+		Use:   "list [CHANNEL:ID]",
 		Short: "List remembered facts (from the facts read model)",
 		Args:  cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -26,10 +26,12 @@ func factsCmd() *cobra.Command {
 			}
 			defer a.Close()
 			var who *domain.SenderRef
-			if len(args) == 2 {
-				who = &domain.SenderRef{Channel: args[0], ID: args[1]}
-			} else if len(args) == 1 {
-				return fmt.Errorf("give both CHANNEL and SENDER, or neither")
+			if len(args) > 0 {
+				ref, _, err := senderArgs(cmd, args, 0)
+				if err != nil {
+					return err
+				}
+				who = &ref
 			}
 			facts, err := a.Queries.Facts(cmd.Context(), who)
 			if err != nil {
@@ -38,33 +40,45 @@ func factsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SENDER\tKEY\tVALUE")
 			for _, f := range facts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Sender, f.Key, f.Value)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", domain.SenderLabel(f.Sender), f.Key, f.Value)
 			}
 			return tw.Flush()
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
-		Use:   "set CHANNEL SENDER KEY VALUE",
+		Use:   "set CHANNEL:ID KEY VALUE",
 		Short: "Remember a fact (records FactRecorded)",
-		Args:  cobra.ExactArgs(4),
+		Args:  senderThen(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sendCommand(cmd, &senders.RecordFact{Channel: args[0], SenderID: args[1], Key: args[2], Value: args[3], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
+			who, args, err := senderArgs(cmd, args, 2)
+			if err != nil {
+				return err
+			}
+			return sendCommand(cmd, &senders.RecordFact{Channel: who.Channel, SenderID: who.ID, Key: args[0], Value: args[1], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
-		Use:   "rm CHANNEL SENDER KEY",
+		Use:   "rm CHANNEL:ID KEY",
 		Short: "Forget one fact (records FactRemoved)",
-		Args:  cobra.ExactArgs(3),
+		Args:  senderThen(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sendCommand(cmd, &senders.RemoveFact{Channel: args[0], SenderID: args[1], Key: args[2], Meta: domain.Metadata{CorrelationID: "cli"}})
+			who, args, err := senderArgs(cmd, args, 1)
+			if err != nil {
+				return err
+			}
+			return sendCommand(cmd, &senders.RemoveFact{Channel: who.Channel, SenderID: who.ID, Key: args[0], Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
-		Use:   "purge CHANNEL SENDER",
+		Use:   "purge CHANNEL:ID",
 		Short: "Forget every fact about a sender (records FactsPurged)",
-		Args:  cobra.ExactArgs(2),
+		Args:  senderThen(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sendCommand(cmd, &senders.PurgeFacts{Channel: args[0], SenderID: args[1], Meta: domain.Metadata{CorrelationID: "cli"}})
+			who, _, err := senderArgs(cmd, args, 0)
+			if err != nil {
+				return err
+			}
+			return sendCommand(cmd, &senders.PurgeFacts{Channel: who.Channel, SenderID: who.ID, Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	return cmd

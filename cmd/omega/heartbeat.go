@@ -41,7 +41,7 @@ func heartbeatCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			interval := "OMEGA_HEARTBEAT_INTERVAL"
 			if hb.Interval > 0 {
-				interval = strconv.Itoa(hb.Interval) + " minutes"
+				interval = strconv.Itoa(hb.Interval) + " min"
 			}
 			fmt.Fprintf(out, "checklist %s (interval: %s)\n", scope(), interval)
 			if len(hb.Suppressed) > 0 {
@@ -81,7 +81,7 @@ func heartbeatCmd() *cobra.Command {
 				return fmt.Errorf("interval %q: want minutes", args[0])
 			}
 			_, err = c.Decide(cmd.Context(), scope(), "cli/heartbeat/interval", func(hb domain.Heartbeat) ([]domain.Payload, error) {
-				return hb.SetInterval(m)
+				return hb.SetInterval(m, domain.IntervalByCLI)
 			})
 			return err
 		})}

@@ -30,7 +30,7 @@ func TestHeartbeatCLI(t *testing.T) {
 			runOmega(t, "heartbeat", "rm", "plants")
 			runOmega(t, "heartbeat", "--project", "trader", "add", "Check BTC")
 			out := runOmega(t, "heartbeat", "show")
-			if !strings.Contains(out, "interval: 15 minutes") || !strings.Contains(out, "- Check the backups\n") ||
+			if !strings.Contains(out, "interval: 15 min") || !strings.Contains(out, "- Check the backups\n") ||
 				strings.Contains(out, "plants") || strings.Contains(out, "BTC") || strings.Count(out, "backups") != 1 {
 				t.Fatalf("show:\n%s", out)
 			}

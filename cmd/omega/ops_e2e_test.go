@@ -75,7 +75,7 @@ func TestServeMetricsAndAudit(t *testing.T) {
 			t.Fatalf("no column %s", name)
 			return ""
 		}
-		if col("input") != "count me, please" || col("status") != "ok" || col("input_tokens") != "" || col("cost_usd") != "" || col("calls") != "1" || col("prompt_bytes") == "0" {
+		if col("input") != "count me, please" || col("status") != "answered" || col("outcome") != "ok" || col("input_tokens") != "" || col("cost_usd") != "" || col("calls") != "1" || col("prompt_bytes") == "0" {
 			t.Fatalf("audit row %q", row)
 		}
 

@@ -117,9 +117,9 @@ func identityCmd() *cobra.Command {
 }
 
 // openAccess opens the store for reading pairings and identity links;
-// done closes it.
+// done closes it. Where omega has never run it refuses, creating nothing.
 func openAccess(cmd *cobra.Command) (*access.Service, func(), error) {
-	a, err := openApp(cmd.Context(), app.OpenOptions{})
+	a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: true})
 	if err != nil {
 		return nil, nil, err
 	}

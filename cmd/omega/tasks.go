@@ -44,7 +44,7 @@ func tasksCmd() *cobra.Command {
 					if t.LastError != "" {
 						status += " (" + t.LastError + ")"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ShortID(), t.Sender, t.Due.In(loc).Format("2006-01-02 15:04 MST"),
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ShortID(), domain.SenderLabel(t.Sender), t.Due.In(loc).Format("2006-01-02 15:04 MST"),
 						t.Repeat, t.Kind, status, t.Description)
 				}
 				return tw.Flush()
@@ -106,8 +106,9 @@ func cancelTask(cmd *cobra.Command, a *app.App, read *projections.Queries, prefi
 }
 
 // openCaughtUp opens the app with its read models caught up with the log.
+// Where omega has never run it refuses, creating nothing.
 func openCaughtUp(cmd *cobra.Command) (*app.App, error) {
-	a, err := openApp(cmd.Context(), app.OpenOptions{})
+	a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: true})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ type taskJSON struct {
 func printTasksJSON(cmd *cobra.Command, tasks []projections.TaskRow) error {
 	out := make([]taskJSON, len(tasks))
 	for i, t := range tasks {
-		out[i] = taskJSON{ID: t.ID, Sender: t.Sender, Description: t.Description, Due: t.Due, Repeat: t.Repeat, Kind: t.Kind,
+		out[i] = taskJSON{ID: t.ID, Sender: domain.SenderLabel(t.Sender), Description: t.Description, Due: t.Due, Repeat: t.Repeat, Kind: t.Kind,
 			Project: t.Project, Status: t.Status, Fired: t.Fired, LastError: t.LastError}
 	}
 	enc := json.NewEncoder(cmd.OutOrStdout())

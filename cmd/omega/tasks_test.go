@@ -26,7 +26,7 @@ func TestTasksCLI(t *testing.T) {
 				t.Fatalf("list --json: %v\n%s", err, out)
 			}
 			if len(listed) != 1 || listed[0].Description != "Call Juan" || listed[0].Status != "pending" || !listed[0].Due.Equal(due) ||
-				listed[0].Repeat != "monthly" || listed[0].Sender != "telegram-42" {
+				listed[0].Repeat != "monthly" || listed[0].Sender != "telegram:42" {
 				t.Fatalf("listed %+v", listed)
 			}
 			if out := runOmega(t, "tasks", "list"); !strings.Contains(out, "2030-05-31 09:00 UTC") || !strings.Contains(out, "abcdef12") {

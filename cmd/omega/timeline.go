@@ -34,7 +34,7 @@ stream is shown the same way: each provider call and reply, markers, alerts.`,
 			if (len(args) == 1) == (sender != "") {
 				return fmt.Errorf("give a TURN_ID or --sender CHANNEL:ID")
 			}
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: true})
 			if err != nil {
 				return err
 			}

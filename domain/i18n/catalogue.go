@@ -54,7 +54,7 @@ var catalogue = map[string]map[Key]string{
 		FactsPurged:         "All facts about you have been deleted.",
 		NoFacts:             "I don't know any facts about you yet.",
 		ConversationCleared: "Conversation cleared. Let's start fresh.",
-		HeartbeatInterval:   "Heartbeat interval set to %d minutes.",
+		HeartbeatInterval:   "Heartbeat interval set to %d min.",
 	},
 	Spanish: {
 		StatusFirstNudge:      "Esto está tardando un poco...",
@@ -107,7 +107,7 @@ var catalogue = map[string]map[Key]string{
 		FactsPurged:         "He borrado todo lo que sabía de ti.",
 		NoFacts:             "Todavía no sé nada de ti.",
 		ConversationCleared: "Conversación borrada. Empecemos de nuevo.",
-		HeartbeatInterval:   "Intervalo del heartbeat: %d minutos.",
+		HeartbeatInterval:   "Intervalo del heartbeat: %d min.",
 	},
 	Portuguese: {
 		StatusFirstNudge:      "Isto está demorando um pouco...",
@@ -160,7 +160,7 @@ var catalogue = map[string]map[Key]string{
 		FactsPurged:         "Apaguei tudo o que sabia sobre você.",
 		NoFacts:             "Ainda não sei nada sobre você.",
 		ConversationCleared: "Conversa apagada. Vamos recomeçar.",
-		HeartbeatInterval:   "Intervalo do heartbeat: %d minutos.",
+		HeartbeatInterval:   "Intervalo do heartbeat: %d min.",
 	},
 	French: {
 		StatusFirstNudge:      "Ça prend un peu de temps...",
@@ -213,7 +213,7 @@ var catalogue = map[string]map[Key]string{
 		FactsPurged:         "J'ai effacé tout ce que je savais de toi.",
 		NoFacts:             "Je ne sais encore rien de toi.",
 		ConversationCleared: "Conversation effacée. On repart de zéro.",
-		HeartbeatInterval:   "Intervalle du heartbeat : %d minutes.",
+		HeartbeatInterval:   "Intervalle du heartbeat : %d min.",
 	},
 	German: {
 		StatusFirstNudge:      "Das dauert einen Moment...",
@@ -266,7 +266,7 @@ var catalogue = map[string]map[Key]string{
 		FactsPurged:         "Ich habe alles gelöscht, was ich über dich wusste.",
 		NoFacts:             "Ich weiß noch nichts über dich.",
 		ConversationCleared: "Gespräch gelöscht. Fangen wir neu an.",
-		HeartbeatInterval:   "Heartbeat-Intervall: %d Minuten.",
+		HeartbeatInterval:   "Heartbeat-Intervall: %d Min.",
 	},
 	Italian: {
 		StatusFirstNudge:      "Ci sto mettendo un momento...",
@@ -319,7 +319,7 @@ var catalogue = map[string]map[Key]string{
 		FactsPurged:         "Ho cancellato tutto quello che sapevo di te.",
 		NoFacts:             "Non so ancora niente di te.",
 		ConversationCleared: "Conversazione cancellata. Ricominciamo da capo.",
-		HeartbeatInterval:   "Intervallo dell'heartbeat: %d minuti.",
+		HeartbeatInterval:   "Intervallo dell'heartbeat: %d min.",
 	},
 	Dutch: {
 		StatusFirstNudge:      "Dit duurt even...",
@@ -372,7 +372,7 @@ var catalogue = map[string]map[Key]string{
 		FactsPurged:         "Ik heb alles gewist wat ik over je wist.",
 		NoFacts:             "Ik weet nog niets over je.",
 		ConversationCleared: "Gesprek gewist. We beginnen opnieuw.",
-		HeartbeatInterval:   "Heartbeat-interval: %d minuten.",
+		HeartbeatInterval:   "Heartbeat-interval: %d min.",
 	},
 	Russian: {
 		StatusFirstNudge:      "Это займёт немного времени...",

@@ -14,7 +14,7 @@ const (
 	ProjectOn        Key = "cmd.project_on"     // %s project
 	ProjectOff       Key = "cmd.project_off"    //
 	ProjectUnknown   Key = "cmd.project_none"   // %s project
-	HeartbeatReport  Key = "cmd.heartbeat"      // %d minutes, %s checklist lines
+	HeartbeatReport  Key = "cmd.heartbeat"      // %d minutes (as "min": no plural to get wrong), %s checklist lines
 	LearningList     Key = "cmd.learning"       // %s lines
 	SkillsList       Key = "cmd.skills"         // %s lines
 	NothingYet       Key = "cmd.nothing"        //
@@ -59,7 +59,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "Up for %s.", FactsList: "What I know about you:\n%s",
 		MemoryReport: "Conversations: %d\nMessages: %d\nFacts: %d", TasksList: "Your pending tasks:\n%s",
 		ProjectsList: "Projects:\n%s", ProjectOn: "Project %s activated.", ProjectOff: "Project deactivated.",
-		ProjectUnknown: "There is no project called %s.", HeartbeatReport: "Heartbeat every %d minutes.\nChecklist:\n%s",
+		ProjectUnknown: "There is no project called %s.", HeartbeatReport: "Heartbeat interval: %d min.\nChecklist:\n%s",
 		LearningList: "What I've learned:\n%s", SkillsList: "Skills:\n%s", NothingYet: "Nothing here yet.",
 		WhatsAppDisabled: "WhatsApp is not enabled.", WhatsAppQRSent: "I sent you a QR code: scan it with WhatsApp to pair.",
 		CancelUsage: "Usage: /cancel <task id>", CancelAmbiguous: "%s matches several tasks: type more of the id.",
@@ -72,7 +72,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "En marcha desde hace %s.", FactsList: "Lo que sé de ti:\n%s",
 		MemoryReport: "Conversaciones: %d\nMensajes: %d\nDatos: %d", TasksList: "Tus tareas pendientes:\n%s",
 		ProjectsList: "Proyectos:\n%s", ProjectOn: "Proyecto %s activado.", ProjectOff: "Proyecto desactivado.",
-		ProjectUnknown: "No existe el proyecto %s.", HeartbeatReport: "Heartbeat cada %d minutos.\nLista:\n%s",
+		ProjectUnknown: "No existe el proyecto %s.", HeartbeatReport: "Intervalo del heartbeat: %d min.\nLista:\n%s",
 		LearningList: "Lo que he aprendido:\n%s", SkillsList: "Habilidades:\n%s", NothingYet: "Nada por aquí todavía.",
 		WhatsAppDisabled: "WhatsApp no está activado.", WhatsAppQRSent: "Te envié un código QR: escanéalo con WhatsApp para vincularlo.",
 		CancelUsage: "Uso: /cancel <id de tarea>", CancelAmbiguous: "%s coincide con varias tareas: escribe más del id.",
@@ -85,7 +85,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "Ativo há %s.", FactsList: "O que sei sobre você:\n%s",
 		MemoryReport: "Conversas: %d\nMensagens: %d\nFatos: %d", TasksList: "Suas tarefas pendentes:\n%s",
 		ProjectsList: "Projetos:\n%s", ProjectOn: "Projeto %s ativado.", ProjectOff: "Projeto desativado.",
-		ProjectUnknown: "Não existe o projeto %s.", HeartbeatReport: "Heartbeat a cada %d minutos.\nLista:\n%s",
+		ProjectUnknown: "Não existe o projeto %s.", HeartbeatReport: "Intervalo do heartbeat: %d min.\nLista:\n%s",
 		LearningList: "O que aprendi:\n%s", SkillsList: "Habilidades:\n%s", NothingYet: "Nada aqui ainda.",
 		WhatsAppDisabled: "O WhatsApp não está ativado.", WhatsAppQRSent: "Enviei um código QR: escaneie com o WhatsApp para parear.",
 		CancelUsage: "Uso: /cancel <id da tarefa>", CancelAmbiguous: "%s corresponde a várias tarefas: digite mais do id.",
@@ -98,7 +98,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "En service depuis %s.", FactsList: "Ce que je sais de vous :\n%s",
 		MemoryReport: "Conversations : %d\nMessages : %d\nFaits : %d", TasksList: "Vos tâches en attente :\n%s",
 		ProjectsList: "Projets :\n%s", ProjectOn: "Projet %s activé.", ProjectOff: "Projet désactivé.",
-		ProjectUnknown: "Il n'y a pas de projet %s.", HeartbeatReport: "Heartbeat toutes les %d minutes.\nListe :\n%s",
+		ProjectUnknown: "Il n'y a pas de projet %s.", HeartbeatReport: "Intervalle du heartbeat : %d min.\nListe :\n%s",
 		LearningList: "Ce que j'ai appris :\n%s", SkillsList: "Compétences :\n%s", NothingYet: "Rien pour l'instant.",
 		WhatsAppDisabled: "WhatsApp n'est pas activé.", WhatsAppQRSent: "Je vous ai envoyé un code QR : scannez-le avec WhatsApp pour l'associer.",
 		CancelUsage: "Usage : /cancel <id de tâche>", CancelAmbiguous: "%s correspond à plusieurs tâches : tapez plus de l'id.",
@@ -111,7 +111,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "Läuft seit %s.", FactsList: "Was ich über dich weiß:\n%s",
 		MemoryReport: "Gespräche: %d\nNachrichten: %d\nFakten: %d", TasksList: "Deine offenen Aufgaben:\n%s",
 		ProjectsList: "Projekte:\n%s", ProjectOn: "Projekt %s aktiviert.", ProjectOff: "Projekt deaktiviert.",
-		ProjectUnknown: "Es gibt kein Projekt %s.", HeartbeatReport: "Heartbeat alle %d Minuten.\nCheckliste:\n%s",
+		ProjectUnknown: "Es gibt kein Projekt %s.", HeartbeatReport: "Heartbeat-Intervall: %d Min.\nCheckliste:\n%s",
 		LearningList: "Was ich gelernt habe:\n%s", SkillsList: "Fähigkeiten:\n%s", NothingYet: "Noch nichts hier.",
 		WhatsAppDisabled: "WhatsApp ist nicht aktiviert.", WhatsAppQRSent: "Ich habe dir einen QR-Code geschickt: scanne ihn mit WhatsApp zum Koppeln.",
 		CancelUsage: "Verwendung: /cancel <Aufgaben-ID>", CancelAmbiguous: "%s passt auf mehrere Aufgaben: gib mehr von der ID ein.",
@@ -124,7 +124,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "Attivo da %s.", FactsList: "Cosa so di te:\n%s",
 		MemoryReport: "Conversazioni: %d\nMessaggi: %d\nFatti: %d", TasksList: "Le tue attività in sospeso:\n%s",
 		ProjectsList: "Progetti:\n%s", ProjectOn: "Progetto %s attivato.", ProjectOff: "Progetto disattivato.",
-		ProjectUnknown: "Non esiste il progetto %s.", HeartbeatReport: "Heartbeat ogni %d minuti.\nElenco:\n%s",
+		ProjectUnknown: "Non esiste il progetto %s.", HeartbeatReport: "Intervallo dell'heartbeat: %d min.\nElenco:\n%s",
 		LearningList: "Cosa ho imparato:\n%s", SkillsList: "Abilità:\n%s", NothingYet: "Ancora niente qui.",
 		WhatsAppDisabled: "WhatsApp non è attivo.", WhatsAppQRSent: "Ti ho inviato un codice QR: scansionalo con WhatsApp per collegarlo.",
 		CancelUsage: "Uso: /cancel <id attività>", CancelAmbiguous: "%s corrisponde a più attività: scrivi più caratteri dell'id.",
@@ -137,7 +137,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "Actief sinds %s.", FactsList: "Wat ik over je weet:\n%s",
 		MemoryReport: "Gesprekken: %d\nBerichten: %d\nFeiten: %d", TasksList: "Je openstaande taken:\n%s",
 		ProjectsList: "Projecten:\n%s", ProjectOn: "Project %s geactiveerd.", ProjectOff: "Project gedeactiveerd.",
-		ProjectUnknown: "Er is geen project %s.", HeartbeatReport: "Heartbeat elke %d minuten.\nLijst:\n%s",
+		ProjectUnknown: "Er is geen project %s.", HeartbeatReport: "Heartbeat-interval: %d min.\nLijst:\n%s",
 		LearningList: "Wat ik geleerd heb:\n%s", SkillsList: "Vaardigheden:\n%s", NothingYet: "Nog niets hier.",
 		WhatsAppDisabled: "WhatsApp is niet ingeschakeld.", WhatsAppQRSent: "Ik heb je een QR-code gestuurd: scan hem met WhatsApp om te koppelen.",
 		CancelUsage: "Gebruik: /cancel <taak-id>", CancelAmbiguous: "%s past bij meerdere taken: typ meer van de id.",
@@ -150,7 +150,7 @@ var more = map[string]map[Key]string{
 		UptimeReport: "Работаю уже %s.", FactsList: "Что я о тебе знаю:\n%s",
 		MemoryReport: "Разговоры: %d\nСообщения: %d\nФакты: %d", TasksList: "Твои ожидающие задачи:\n%s",
 		ProjectsList: "Проекты:\n%s", ProjectOn: "Проект %s активирован.", ProjectOff: "Проект деактивирован.",
-		ProjectUnknown: "Проекта %s нет.", HeartbeatReport: "Heartbeat каждые %d минут.\nСписок:\n%s",
+		ProjectUnknown: "Проекта %s нет.", HeartbeatReport: "Интервал heartbeat: %d мин.\nСписок:\n%s",
 		LearningList: "Чему я научился:\n%s", SkillsList: "Навыки:\n%s", NothingYet: "Пока ничего нет.",
 		WhatsAppDisabled: "WhatsApp не включён.", WhatsAppQRSent: "Я отправил QR-код: отсканируй его в WhatsApp для привязки.",
 		CancelUsage: "Использование: /cancel <id задачи>", CancelAmbiguous: "%s подходит к нескольким задачам: введи больше символов id.",

@@ -75,7 +75,14 @@ type Server struct {
 	outages  map[string]int // method -> status every call fails with; OutageReset drops the connection
 	stalled  bool           // getUpdates never answers
 	sent     []Call
-	changed  chan struct{} // closed and replaced on every state change
+	menus    map[string][]BotCommand // by language_code, "" the default
+	changed  chan struct{}           // closed and replaced on every state change
+}
+
+// BotCommand is one entry of the bot's command menu (setMyCommands).
+type BotCommand struct {
+	Command     string `json:"command"`
+	Description string `json:"description"`
 }
 
 // New starts a server accepting the given token; it is closed when the
@@ -89,6 +96,7 @@ func New(t testing.TB, token string) *Server {
 		files:    map[string][]byte{},
 		failures: map[string][]failure{},
 		outages:  map[string]int{},
+		menus:    map[string][]BotCommand{},
 		changed:  make(chan struct{}),
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
@@ -360,6 +368,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.sendPhoto(w, p)
 	case "getFile":
 		s.getFile(w, p)
+	case "setMyCommands":
+		s.setMyCommands(w, p)
 	default:
 		writeError(w, http.StatusNotFound, "Not Found: method not found", 0)
 	}
@@ -521,6 +531,49 @@ func (s *Server) sendPhoto(w http.ResponseWriter, p params) {
 	writeOK(w, s.messageResult(p, id, map[string]any{
 		"photo": []map[string]any{{"file_id": "sent-photo", "file_unique_id": "sent-photo", "width": 1, "height": 1}},
 	}))
+}
+
+// setMyCommands keeps the menu for its language_code, checked as the Bot
+// API checks it: 1-32 lower-case letters, digits and underscores per
+// command, a description of 1-256 characters, at most 100 commands.
+func (s *Server) setMyCommands(w http.ResponseWriter, p params) {
+	var cmds []BotCommand
+	if err := json.Unmarshal([]byte(p.get("commands")), &cmds); err != nil || len(cmds) > 100 {
+		writeError(w, http.StatusBadRequest, "Bad Request: can't parse commands", 0)
+		return
+	}
+	for _, c := range cmds {
+		if !validCommand(c.Command) || c.Description == "" || len([]rune(c.Description)) > 256 {
+			writeError(w, http.StatusBadRequest, "Bad Request: BOT_COMMAND_INVALID", 0)
+			return
+		}
+	}
+	s.mu.Lock()
+	s.menus[p.get("language_code")] = cmds
+	s.notify()
+	s.mu.Unlock()
+	writeOK(w, true)
+}
+
+func validCommand(c string) bool {
+	if c == "" || len(c) > 32 {
+		return false
+	}
+	for _, r := range c {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// Menu returns the command menu set for languageCode ("" the default
+// one) and whether one was set.
+func (s *Server) Menu(languageCode string) ([]BotCommand, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.menus[languageCode]
+	return append([]BotCommand(nil), m...), ok
 }
 
 func (s *Server) getFile(w http.ResponseWriter, p params) {

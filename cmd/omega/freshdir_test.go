@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// freshEnv is the environment of an omega that has never run: a data
+// directory with nothing in it, no PostgreSQL.
+func freshEnv(t *testing.T) (env []string, data string) {
+	dir := t.TempDir()
+	data = filepath.Join(dir, "data")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OMEGA_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "HOME="+dir, "OMEGA_DATA_DIR="+data, "OMEGA_CLAUDE_BIN=/bin/true"), data
+}
+
+// runBin runs the built omega and returns its stdout, stderr and error.
+func runBin(t *testing.T, bin string, env []string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	err := cmd.Run()
+	return out.String(), errs.String(), err
+}
+
+// On a data directory omega has never used, doctor reports no missing
+// table, and commands that only read say there is nothing yet rather
+// than creating an empty database.
+func TestFreshDataDirIsLeftAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	env, data := freshEnv(t)
+	db := filepath.Join(data, "omega.db")
+
+	out, errs, _ := runBin(t, bin, env, "doctor")
+	if strings.Contains(out+errs, "no such table") || strings.Contains(out, "warn  database") || strings.Contains(out, "warn  projection") ||
+		!strings.Contains(out, "ok    database") {
+		t.Errorf("doctor on a fresh data directory:\n%s%s", out, errs)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("doctor created %s", db)
+	}
+	want := "no omega data in " + data + ": run omega serve first"
+	for _, args := range [][]string{{"pairing", "list"}, {"audit"}, {"facts", "list"}, {"tasks", "list"}, {"identity", "list"}} {
+		out, errs, err := runBin(t, bin, env, args...)
+		if err == nil || !strings.Contains(errs, want) {
+			t.Errorf("omega %s on a fresh data directory (%v):\n%s%s", strings.Join(args, " "), err, out, errs)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Fatalf("omega %s created %s", strings.Join(args, " "), db)
+		}
+	}
+}
+
+// The schema is migrated by the first command that writes, which says so
+// in one line; later commands say nothing about it. Senders are written
+// channel:id in and out.
+func TestMigrationLoggedOnceAndSenderSyntax(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	env, _ := freshEnv(t)
+	out, errs, err := runBin(t, bin, env, "facts", "set", "telegram:1001", "city", "Lisbon")
+	if err != nil {
+		t.Fatalf("facts set: %v\n%s%s", err, out, errs)
+	}
+	if n := strings.Count(errs, "database schema migrated"); n != 1 || strings.Contains(errs, "applied migration") {
+		t.Errorf("first command's log, want one migration line:\n%s", errs)
+	}
+	for _, args := range [][]string{{"facts", "list"}, {"facts", "list", "telegram:1001"}} {
+		out, errs, err := runBin(t, bin, env, args...)
+		if err != nil {
+			t.Fatalf("omega %v: %v\n%s%s", args, err, out, errs)
+		}
+		if strings.Contains(errs, "migrat") {
+			t.Errorf("omega %v logged a migration again:\n%s", args, errs)
+		}
+		if !strings.Contains(out, "telegram:1001") || strings.Contains(out, "telegram-1001") || !strings.Contains(out, "Lisbon") {
+			t.Errorf("omega %v:\n%s", args, out)
+		}
+	}
+}

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// senderArgs reads a command's leading sender, CHANNEL:ID, followed by
+// rest more arguments. The older two-word form (CHANNEL ID) is still
+// accepted, with a note on stderr, so that scripts keep working.
+func senderArgs(cmd *cobra.Command, args []string, rest int) (domain.SenderRef, []string, error) {
+	switch len(args) {
+	case rest + 1:
+		who, err := domain.ParseIdentity(args[0])
+		return who, args[1:], err
+	case rest + 2:
+		cmd.PrintErrf("note: %q %q is the old form; write %s:%s\n", args[0], args[1], args[0], args[1])
+		return domain.SenderRef{Channel: args[0], ID: args[1]}, args[2:], nil
+	}
+	return domain.SenderRef{}, nil, fmt.Errorf("want CHANNEL:ID and %d more argument(s), got %d argument(s)", rest, len(args))
+}
+
+// senderThen accepts a sender and rest more arguments, in either form.
+func senderThen(rest int) cobra.PositionalArgs { return cobra.RangeArgs(rest+1, rest+2) }

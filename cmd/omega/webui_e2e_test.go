@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// webUIServe starts the built binary with an API token and returns its URL.
+func webUIServe(t *testing.T, token string) string {
+	url, _, _ := webUIServeEnv(t, token)
+	return url
+}
+
+// webUIServeEnv is webUIServe that also returns the binary and its
+// environment, for CLI commands beside the server.
+func webUIServeEnv(t *testing.T, token string) (string, string, []string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	vars, _ := storeBackends()[0].env(t)
+	e := newShutdownEnv(t, vars, nil)
+	env := append(e.env, "OMEGA_API_TOKEN="+token)
+	startServe(t, bin, env)
+	waitHTTP(t, e.url)
+	return e.url, bin, env
+}
+
+// get fetches url with the client and returns the final status and body.
+func get(t *testing.T, c *http.Client, url string, header map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Under omega serve the audit page is the web UI's front door: /ui/ and
+// /ui (which redirects there) answer it with the bearer token, and after
+// ?token= the cookie alone does.
+func TestServeWebUIFrontDoor(t *testing.T) {
+	const token = "front-door-token"
+	url := webUIServe(t, token)
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	for _, p := range []string{"/ui/", "/ui"} {
+		code, body := get(t, http.DefaultClient, url+p, bearer)
+		if code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+			t.Errorf("GET %s with the bearer token: %d\n%s", p, code, body)
+		}
+	}
+	if code, _ := get(t, http.DefaultClient, url+"/ui/", nil); code != http.StatusUnauthorized {
+		t.Errorf("GET /ui/ without credentials: %d, want 401", code)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	if code, body := get(t, c, url+"/ui/?token="+token, nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+		t.Fatalf("GET /ui/?token=: %d\n%s", code, body)
+	}
+	if code, body := get(t, c, url+"/ui/", nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+		t.Fatalf("GET /ui/ with the cookie: %d\n%s", code, body)
+	}
+	// Paths that are not canonical still name no route.
+	for _, p := range []string{"/ui//", "/ui/./", "/api//audit"} {
+		if code, _ := get(t, http.DefaultClient, url+p, bearer); code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", p, code)
+		}
+	}
+}
+
+// The sender page says who set the heartbeat interval: here the command
+// line, not the agent.
+func TestServeSenderPageSaysWhoSetTheInterval(t *testing.T) {
+	const token = "interval-token"
+	url, bin, env := webUIServeEnv(t, token)
+	if out, errs, err := runBin(t, bin, env, "heartbeat", "interval", "5"); err != nil {
+		t.Fatalf("heartbeat interval: %v\n%s%s", err, out, errs)
+	}
+	// The server learns of the other process's append when it next polls.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, body := get(t, http.DefaultClient, url+"/ui/senders/telegram/42", map[string]string{"Authorization": "Bearer " + token})
+		if code == http.StatusOK && strings.Contains(body, "Every 5 min") {
+			if !strings.Contains(body, "Every 5 min (set with omega heartbeat interval).") || strings.Contains(body, "set by the agent") {
+				t.Fatalf("sender page:\n%s", body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the interval never reached the sender page (%d):\n%s", code, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// In a browser, against omega serve: /ui lands on the audit page, and
+// the header's links lead back to it from a sender page.
+func TestServeWebUIBrowser(t *testing.T) {
+	browserPath := chromiumPath(t)
+	const token = "browser-token"
+	url := webUIServe(t, token)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browserPath),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+
+	var loc, title string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(url+"/ui?token="+token),
+		chromedp.WaitVisible(`#rows`),
+		chromedp.Location(&loc),
+		chromedp.Title(&title),
+	); err != nil {
+		t.Fatalf("/ui?token=: %v", err)
+	}
+	if !strings.HasSuffix(loc, "/ui/") {
+		t.Fatalf("/ui?token= ended at %q (%q)", loc, title)
+	}
+	for _, link := range []string{`header nav a`, `header a.brand`} {
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(url+"/ui/senders/http/nobody"),
+			chromedp.WaitVisible(link),
+			chromedp.Click(link),
+			chromedp.WaitVisible(`#rows`),
+			chromedp.Location(&loc),
+		); err != nil {
+			t.Fatalf("following %s: %v", link, err)
+		}
+		if !strings.HasSuffix(loc, "/ui/") {
+			t.Fatalf("%s led to %q", link, loc)
+		}
+	}
+}
+
+// chromiumPath finds a browser or skips (failing under
+// OMEGA_TEST_REQUIRE_BROWSER=1, as the webui tests do).
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("OMEGA_TEST_REQUIRE_BROWSER") == "1" {
+		t.Fatal("no Chromium found and OMEGA_TEST_REQUIRE_BROWSER=1: apt-get install -y chromium")
+	}
+	t.Skip("browser test skipped: no Chromium found (apt-get install -y chromium)")
+	return ""
+}
