@@ -201,6 +201,9 @@ func WriteStats(w io.Writer, format string, stats []projections.AuditStats) erro
 			// Tokens and cost cover only the turns whose provider reported
 			// usage; say how many that was.
 			tokens := fmt.Sprintf("%d/%d (%d of %d turns reported)", s.InputTokens, s.OutputTokens, s.Reported, s.Turns)
+			if s.Turns == 0 && s.Calls > 0 { // grouped by purpose: calls, not turns
+				tokens = fmt.Sprintf("%d/%d (%d of %d calls reported)", s.InputTokens, s.OutputTokens, s.Reported, s.Calls)
+			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t$%.4f\n", dash(s.Group), s.Turns, s.Answered, s.Denied, s.Failed,
 				ms(s.LatencyP50Ms), ms(s.LatencyP95Ms), ms(s.ProviderMs), tokens, s.CostUSD)
 		}

@@ -425,9 +425,11 @@ func (r *Runner) classify(ctx context.Context, stream string, st domain.Heartbea
 		for i, it := range items {
 			fmt.Fprintf(&numbered, "%d. %s\n", i+1, it)
 		}
+		start := time.Now()
 		resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
 			Prompt: r.cfg.Prompts.HeartbeatClassify(numbered.String()), Model: r.cfg.ModelFast, MaxTurns: 1, WorkDir: r.cfg.WorkDir,
 		})
+		ev.Usage = resp.CallUsage(time.Since(start))
 		switch {
 		case err != nil:
 			ev.Error = err.Error()
@@ -480,6 +482,7 @@ func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCyc
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			start := time.Now()
 			resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
 				System: system, Prompt: prompts[i], Model: r.cfg.ModelComplex, WorkDir: r.cfg.WorkDir,
 			})
@@ -487,10 +490,11 @@ func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCyc
 				errs[i] = ctx.Err() // shutting down: the restart calls it again
 				return
 			}
-			var out domain.Payload = domain.HeartbeatGroupReplied{Group: g, Raw: resp.Text}
+			usage := resp.CallUsage(time.Since(start))
+			var out domain.Payload = domain.HeartbeatGroupReplied{Group: g, Raw: resp.Text, Usage: usage}
 			if err != nil {
 				r.cfg.Logger.Warn("heartbeat: group call failed", "stream", stream, "group", g, "err", err)
-				out = domain.HeartbeatGroupFailed{Group: g, Error: err.Error()}
+				out = domain.HeartbeatGroupFailed{Group: g, Error: err.Error(), Usage: usage}
 			}
 			errs[i] = r.append(ctx, stream, eventstore.Any, fmt.Sprintf("reply/%d", g), out)
 		}()
