@@ -3,6 +3,7 @@ package webui
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/omega-gateway/omega/projections"
@@ -41,25 +42,30 @@ func usageHTML(u usageData) string {
 			d.raw(`"></label>` + "\n")
 		}
 		d.raw(`<button type="submit">Filter</button> <a href="/ui/usage">clear</a>` + "\n" + `</form>` + "\n")
-		var total projections.AuditStats
-		table(d, len(u.Stats), `<th>purpose</th><th>calls</th><th>failed</th><th>provider time</th><th>tokens in / out</th><th>usage reported</th><th>cost</th>`,
-			"No provider call in this range.", func(i int) {
-				s := u.Stats[i]
-				usageRow(d, s.Group, s)
-				total.Calls, total.Failed, total.ProviderMs = total.Calls+s.Calls, total.Failed+s.Failed, total.ProviderMs+s.ProviderMs
-				total.InputTokens, total.OutputTokens = total.InputTokens+s.InputTokens, total.OutputTokens+s.OutputTokens
-				total.Reported, total.CostUSD = total.Reported+s.Reported, total.CostUSD+s.CostUSD
-				if i == len(u.Stats)-1 {
-					usageRow(d, "all", total)
-				}
-			})
+		rows := u.Stats
+		if len(rows) > 0 {
+			rows = append(slices.Clone(rows), total(rows))
+		}
+		table(d, len(rows), `<th>purpose</th><th>calls</th><th>failed</th><th>provider time</th><th>tokens in / out</th><th>usage reported</th><th>cost</th>`,
+			"No provider call in this range.", func(i int) { usageRow(d, rows[i]) })
 	})
 }
 
 // usageRow writes one purpose's sums; tokens and cost cover only the
 // calls that reported usage.
-func usageRow(d *doc, purpose string, s projections.AuditStats) {
-	d.cells(purpose, strconv.FormatInt(s.Calls, 10), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
+func usageRow(d *doc, s projections.AuditStats) {
+	d.cells(s.Group, strconv.FormatInt(s.Calls, 10), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
 		fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
 		fmt.Sprintf("$%.4f", s.CostUSD))
+}
+
+// total sums the purposes' rows into one named "all".
+func total(stats []projections.AuditStats) projections.AuditStats {
+	t := projections.AuditStats{Group: "all"}
+	for _, s := range stats {
+		t.Calls, t.Failed, t.ProviderMs = t.Calls+s.Calls, t.Failed+s.Failed, t.ProviderMs+s.ProviderMs
+		t.InputTokens, t.OutputTokens = t.InputTokens+s.InputTokens, t.OutputTokens+s.OutputTokens
+		t.Reported, t.CostUSD = t.Reported+s.Reported, t.CostUSD+s.CostUSD
+	}
+	return t
 }
