@@ -71,8 +71,12 @@ func (e PlanStepCompleted) providerCall() (ProviderCall, bool) {
 	return optionalCall(PurposePlanStep, e.Usage, false)
 }
 
+func (e PlanStepFailed) providerCall() (ProviderCall, bool) {
+	return optionalCall(PurposePlanStep, e.Usage, true)
+}
+
 func (e RouteDecided) providerCall() (ProviderCall, bool) {
-	return optionalCall(PurposeClassifier, e.Usage, false)
+	return optionalCall(PurposeClassifier, e.Usage, e.Error != "")
 }
 
 func (e HeartbeatClassified) providerCall() (ProviderCall, bool) {
@@ -103,7 +107,7 @@ func (e SelfHealFollowUpReplied) providerCall() (ProviderCall, bool) {
 // call, so that readers decode only those.
 func ProviderCallEvents() []string {
 	var out []string
-	for _, p := range []Payload{ProviderReplied{}, ProviderFailed{}, PlanStepCompleted{}, RouteDecided{}, HeartbeatClassified{},
+	for _, p := range []Payload{ProviderReplied{}, ProviderFailed{}, PlanStepCompleted{}, PlanStepFailed{}, RouteDecided{}, HeartbeatClassified{},
 		HeartbeatGroupReplied{}, HeartbeatGroupFailed{}, SummaryWritten{}, FactsExtracted{}, SelfHealFollowUpReplied{}} {
 		out = append(out, p.EventType())
 	}
