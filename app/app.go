@@ -196,5 +196,5 @@ func NewRegistry() *domain.Registry {
 // Projections lists every read model.
 func Projections() []projections.Projection {
 	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.Summaries{}, projections.Reports{}}
+		projections.Tasks{}, projections.Summaries{}, projections.Reports{}, projections.ProviderCalls{}}
 }

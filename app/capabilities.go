@@ -5,24 +5,40 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/prompts"
+	"github.com/omega-gateway/omega/providers"
 )
 
 // capabilities is what this process can do, as the system prompt tells
 // the model: the heartbeat when it runs, images when a running channel
-// delivers them, WhatsApp pairing when WhatsApp is enabled, the sandbox
-// mode. Skills and projects are looked at per turn by the driver.
+// delivers them and the provider can open them, WhatsApp pairing when
+// WhatsApp is enabled, tools and the sandbox mode as the provider has
+// them, the channels that run. Skills and projects are looked at per
+// turn by the driver.
 func (r *Runtime) capabilities(opts RuntimeOptions, sandbox string) prompts.Capabilities {
 	if opts.Capabilities != nil {
 		return *opts.Capabilities
 	}
+	// A provider given in code (tests, benchmarks) stands for Claude Code.
+	tools := opts.Provider != nil || providers.HasTools(r.Config.Provider.Provider)
 	return prompts.Capabilities{
 		Heartbeat: r.Config.HeartbeatEnabled,
 		// The due-work clock fires reminders and actions in every runtime.
 		Scheduler:       true,
-		Images:          receivesImages(opts.Channels),
+		Images:          tools && receivesImages(opts.Channels),
 		Sandbox:         sandbox,
 		WhatsAppPairing: opts.Pairing != nil,
+		NoTools:         !tools,
+		Channels:        channelNames(opts.Channels),
 	}
+}
+
+// channelNames are the names of the channels.
+func channelNames(chs []channels.Channel) []string {
+	out := make([]string, 0, len(chs))
+	for _, ch := range chs {
+		out = append(out, ch.Name())
+	}
+	return out
 }
 
 // receivesImages reports whether any of the channels delivers images.

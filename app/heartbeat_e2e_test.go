@@ -2,12 +2,16 @@ package app_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/api"
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
@@ -390,4 +394,53 @@ func TestHeartbeatFilesAndProjects(t *testing.T) {
 
 func heartbeatChecklists(n *tgNode) heartbeat.Checklists {
 	return heartbeat.Checklists{Store: n.rt.Store, Registry: n.rt.Registry}
+}
+
+// With nobody to alert (HTTP only: no target, or a target whose channel
+// does not run here), a check-in is not run: no provider call, no cycle
+// and no undeliverable alert, and the log says why once. With a target
+// the same checklist is called.
+func TestHeartbeatWithoutTargetCallsNothing(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			for _, target := range []string{"", "telegram:42"} {
+				t.Run("target="+target, func(t *testing.T) {
+					bin, promptLog := heartbeatClaude(t)
+					vars := baseVars(t, b, bin)
+					vars["OMEGA_HEARTBEAT_INTERVAL"] = "1s"
+					vars["OMEGA_TIMEZONE"] = "UTC"
+					vars["OMEGA_HEARTBEAT_TARGET"] = target
+					srv := &api.Server{Addr: "127.0.0.1:0", Logger: quiet}
+					if _, err := srv.Listen(); err != nil {
+						t.Fatal(err)
+					}
+					var logs syncBuffer
+					logger := slog.New(slog.NewTextHandler(&logs, nil))
+					n := startLoggedNode(t, loadConfig(t, vars), logger, app.RuntimeOptions{Channels: []channels.Channel{srv}}, nil)
+					setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
+					const why = "heartbeat: check-ins are skipped"
+					waitFor(t, "a skipped or a called check-in", func() bool {
+						return strings.Contains(logs.String(), why) || len(promptsOf(t, promptLog)) > 0
+					})
+					time.Sleep(3 * time.Second) // three more slots, each of which would call
+					if ps := promptsOf(t, promptLog); len(ps) != 0 {
+						t.Fatalf("provider called %d times with nobody to alert", len(ps))
+					}
+					if got := n.queryInt(t, `SELECT count(*) FROM events WHERE type IN ('HeartbeatCycleStarted', 'HeartbeatAlertFailed')`); got != 0 {
+						t.Fatalf("%d cycle events recorded with nobody to alert", got)
+					}
+					if c := strings.Count(logs.String(), why); c != 1 {
+						t.Fatalf("the reason logged %d times:\n%s", c, logs.String())
+					}
+				})
+			}
+		})
+	}
+}
+
+// With a target the same configuration calls the provider at each slot.
+func TestHeartbeatWithTargetCalls(t *testing.T) {
+	n, _, promptLog := heartbeatNode(t, backends()[0], map[string]string{"OMEGA_HEARTBEAT_INTERVAL": "1s"})
+	setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
+	waitFor(t, "a check-in call", func() bool { return len(promptsOf(t, promptLog)) > 0 })
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/omega-gateway/omega/app"
@@ -14,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/prompts"
+	"github.com/omega-gateway/omega/providers/providertest"
 	"github.com/omega-gateway/omega/rerun"
 )
 
@@ -200,65 +202,138 @@ func (*imageChannel) ReceivesImages() bool { return true }
 
 // The system prompt describes what the process does and nothing it does
 // not: with and without the heartbeat, with and without a channel that
-// delivers images, the read-only sandbox. Checked on the prompts the
-// provider was given, for a message that opens every gated section.
+// delivers images, the read-only sandbox, the channels that run, and the
+// provider's tools (Claude Code has them; the Anthropic and
+// OpenAI-compatible APIs only write text, so they are told of no
+// workspace, sandbox or tool). Checked on the system prompt each provider
+// received, for a message that opens every gated section.
 func TestPromptDescribesOnlyWhatRuns(t *testing.T) {
 	noScheduler := prompts.Capabilities{Heartbeat: true, Sandbox: "none"}
 	configs := []struct {
 		name     string
 		vars     map[string]string
-		images   bool
+		channels []channels.Channel
 		given    *prompts.Capabilities // as a re-run passes them (no switch turns the scheduler off)
-		expected prompts.Capabilities
+		expected prompts.Capabilities  // with tools; a provider without them drops tools and images
 	}{
-		{"heartbeat, images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "true"}, true, nil,
-			prompts.Capabilities{Heartbeat: true, Scheduler: true, Images: true, Sandbox: "workspace"}},
-		{"no heartbeat, no images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false"}, false, nil,
-			prompts.Capabilities{Scheduler: true, Sandbox: "workspace"}},
-		{"read-only, images", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false", "OMEGA_SANDBOX": "readonly"}, true, nil,
-			prompts.Capabilities{Scheduler: true, Images: true, Sandbox: "readonly"}},
-		{"given: no scheduler, unsandboxed", nil, false, &noScheduler, noScheduler},
+		{"heartbeat, images, telegram", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "true"},
+			[]channels.Channel{&imageChannel{fakeChannel{name: "telegram"}}}, nil,
+			prompts.Capabilities{Heartbeat: true, Scheduler: true, Images: true, Sandbox: "workspace", Channels: []string{"http", "telegram"}}},
+		{"no heartbeat, whatsapp", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false"},
+			[]channels.Channel{&fakeChannel{name: "whatsapp"}}, nil,
+			prompts.Capabilities{Scheduler: true, Sandbox: "workspace", Channels: []string{"http", "whatsapp"}}},
+		{"read-only, images, no chat channel", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "false", "OMEGA_SANDBOX": "readonly"},
+			[]channels.Channel{&imageChannel{fakeChannel{name: "photos"}}}, nil,
+			prompts.Capabilities{Scheduler: true, Images: true, Sandbox: "readonly", Channels: []string{"http", "photos"}}},
+		{"heartbeat, read-only, telegram", map[string]string{"OMEGA_HEARTBEAT_ENABLED": "true", "OMEGA_SANDBOX": "readonly"},
+			[]channels.Channel{&fakeChannel{name: "telegram"}}, nil,
+			prompts.Capabilities{Heartbeat: true, Scheduler: true, Sandbox: "readonly", Channels: []string{"http", "telegram"}}},
+		{"given: no scheduler, unsandboxed", nil, nil, &noScheduler, noScheduler},
 	}
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			for _, c := range configs {
-				t.Run(c.name, func(t *testing.T) {
-					claude, promptLog := recordingClaude(t, nil)
-					vars := baseVars(t, b, claude)
-					for k, v := range c.vars {
-						vars[k] = v
-					}
-					var extra []channels.Channel
-					if c.images {
-						extra = append(extra, &imageChannel{fakeChannel{name: "photos"}})
-					}
-					auth := &pipeline.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
-					n := startNodeWith(t, vars, app.RuntimeOptions{Channels: extra, Auth: auth, Capabilities: c.given})
-					out := say(t, n, "bo", "remind me tomorrow about the project, the heartbeat and my skills", "20s")
-					if got := contextOf(t, n, out.TurnID).Capabilities; strings.Join(got, ",") != strings.Join(c.expected.Names(), ",") {
-						t.Fatalf("recorded capabilities %v, want %v", got, c.expected.Names())
-					}
-					full := lastPrompt(t, promptLog)
-					system := strings.ToLower(full[:strings.LastIndex(full, "[User]: ")])
-					for _, section := range []string{"PROJECT_ACTIVATE: <name>", "LIMITATION:"} {
-						if !strings.Contains(system, strings.ToLower(section)) {
-							t.Fatalf("a gated section is missing (%q):\n%s", section, system)
-						}
-					}
-					for _, d := range prompts.Described {
-						for _, phrase := range d.Phrases {
-							has := strings.Contains(system, strings.ToLower(phrase))
-							if d.On(c.expected) && !has {
-								t.Errorf("%s is on but the prompt lacks %q", d.Name, phrase)
+			for _, prov := range promptProviders() {
+				t.Run(prov.name, func(t *testing.T) {
+					for _, c := range configs {
+						t.Run(c.name, func(t *testing.T) {
+							expected := c.expected
+							if !prov.tools && c.given == nil {
+								expected.NoTools, expected.Images = true, false
 							}
-							if !d.On(c.expected) && has {
-								t.Errorf("%s is off but the prompt says %q", d.Name, phrase)
+							system := promptDescribesOnlyWhatRuns(t, b, prov, c.vars, c.channels, c.given, expected)
+							if !prov.tools && c.given == nil && strings.Contains(system, "sandbox mode") {
+								t.Errorf("a provider without tools is told of a sandbox:\n%s", system)
 							}
-						}
+						})
 					}
 				})
 			}
 		})
+	}
+}
+
+// promptDescribesOnlyWhatRuns runs one turn with the configuration and
+// checks the system prompt the provider received against
+// prompts.Described; it returns that prompt, lowered.
+func promptDescribesOnlyWhatRuns(t *testing.T, b backend, prov promptProvider, vars map[string]string, extra []channels.Channel,
+	given *prompts.Capabilities, expected prompts.Capabilities) string {
+	t.Helper()
+	all := baseVars(t, b, "")
+	system := prov.start(t, all)
+	for k, v := range vars {
+		all[k] = v
+	}
+	auth := &pipeline.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
+	n := startNodeWith(t, all, app.RuntimeOptions{Channels: extra, Auth: auth, Capabilities: given})
+	out := say(t, n, "bo", "remind me tomorrow about the project, the heartbeat and my skills", "20s")
+	if got := contextOf(t, n, out.TurnID).Capabilities; strings.Join(got, ",") != strings.Join(expected.Names(), ",") {
+		t.Fatalf("recorded capabilities %v, want %v", got, expected.Names())
+	}
+	received := system()
+	lowered := strings.ToLower(received)
+	for _, section := range []string{"PROJECT_ACTIVATE: <name>", "LIMITATION:"} {
+		if !strings.Contains(lowered, strings.ToLower(section)) {
+			t.Fatalf("a gated section is missing (%q):\n%s", section, received)
+		}
+	}
+	if strings.Contains(received, "<!--") || strings.Contains(received, prompts.ChannelsPlaceholder) || strings.Contains(received, "time.A heartbeat") {
+		t.Errorf("the prompt is not resolved cleanly:\n%s", received)
+	}
+	for _, d := range prompts.Described {
+		for _, phrase := range d.Phrases {
+			has := strings.Contains(lowered, strings.ToLower(phrase))
+			if d.On(expected) && !has {
+				t.Errorf("%s is on but the prompt lacks %q", d.Name, phrase)
+			}
+			if !d.On(expected) && has {
+				t.Errorf("%s is off but the prompt says %q", d.Name, phrase)
+			}
+		}
+	}
+	return lowered
+}
+
+// promptProvider is a provider double that records the system prompt it
+// receives: start configures vars for it and returns what the last call
+// was given as its system prompt.
+type promptProvider struct {
+	name  string
+	tools bool
+	start func(t *testing.T, vars map[string]string) (system func() string)
+}
+
+func promptProviders() []promptProvider {
+	return []promptProvider{
+		{"claude-code", true, func(t *testing.T, vars map[string]string) func() string {
+			claude, promptLog := recordingClaude(t, nil)
+			vars["OMEGA_CLAUDE_BIN"] = claude
+			return func() string {
+				full := lastPrompt(t, promptLog)
+				return full[:strings.LastIndex(full, "[User]: ")]
+			}
+		}},
+		{"anthropic", false, func(t *testing.T, vars map[string]string) func() string {
+			var last atomic.Value
+			srv := providertest.NewAnthropicServer(t, func(req providertest.MessagesRequest) (int, string, map[string]string) {
+				last.Store(req.System)
+				return 200, providertest.AnthropicReply(req.Model, "noted"), nil
+			})
+			vars["OMEGA_PROVIDER"], vars["OMEGA_ANTHROPIC_API_KEY"], vars["OMEGA_ANTHROPIC_BASE_URL"] = "anthropic", "test-key", srv.URL
+			return func() string { s, _ := last.Load().(string); return s }
+		}},
+		{"openai", false, func(t *testing.T, vars map[string]string) func() string {
+			var last atomic.Value
+			srv := providertest.NewOpenAIServer(t, func(req providertest.ChatRequest) (int, string, map[string]string) {
+				for _, m := range req.Messages {
+					if m.Role == "system" {
+						last.Store(m.Content)
+					}
+				}
+				return 200, providertest.OpenAIReply(req.Model, "noted"), nil
+			})
+			vars["OMEGA_PROVIDER"], vars["OMEGA_OPENAI_BASE_URL"] = "openai", srv.URL
+			return func() string { s, _ := last.Load().(string); return s }
+		}},
 	}
 }
 

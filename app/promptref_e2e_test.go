@@ -167,7 +167,8 @@ func TestPromptRecordedByReference(t *testing.T) {
 			list := turns["peer-0"]
 			last := list[len(list)-1]
 			ev, full := fullContextOf(t, n, last)
-			identity := strings.TrimSpace(prompts.Defaults().Section(promptctx.Identity))
+			// The identity as resolved for this process (its channels, its tools).
+			identity := strings.TrimSpace(prompts.Defaults().For(prompts.ParseCapabilities(full.Capabilities)).Section(promptctx.Identity))
 			if strings.Contains(string(ev.Data), "message 18") || strings.Contains(string(ev.Data), identity) {
 				t.Errorf("the context copies the history or the prompt files: %s", ev.Data)
 			}

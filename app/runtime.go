@@ -440,9 +440,6 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 	if err != nil {
 		return err
 	}
-	if ch == "" {
-		r.Logger.Warn("heartbeat: no target (set OMEGA_HEARTBEAT_TARGET or allow a Telegram user); alerts will be recorded as undeliverable")
-	}
 	enricher, err := heartbeat.NewEnricher(r.Store, r.Registry, r.Senders, d.read, d.prompts, d.sandbox, filepath.Join(cfg.DataDir, "projects"))
 	if err != nil {
 		return err

@@ -67,8 +67,8 @@ func CheckAnswer(format, by string) error {
 	if !slices.Contains([]string{"", Table, JSON, CSV}, format) {
 		return fmt.Errorf("%w: format %q: want table, json or csv", projections.ErrBadFilter, format)
 	}
-	if !slices.Contains([]string{projections.ByNone, projections.ByDay, projections.BySender, projections.ByModel}, by) {
-		return fmt.Errorf("%w: --by %q: want day, sender or model", projections.ErrBadFilter, by)
+	if !slices.Contains([]string{projections.ByNone, projections.ByDay, projections.BySender, projections.ByModel, projections.ByPurpose}, by) {
+		return fmt.Errorf("%w: --by %q: want day, sender, model or purpose", projections.ErrBadFilter, by)
 	}
 	return nil
 }
@@ -217,6 +217,9 @@ func WriteStats(w io.Writer, format string, stats []projections.AuditStats) erro
 			// Tokens and cost cover only the turns whose provider reported
 			// usage; say how many that was.
 			tokens := fmt.Sprintf("%d/%d (%d of %d turns reported)", s.InputTokens, s.OutputTokens, s.Reported, s.Turns)
+			if s.Turns == 0 && s.Calls > 0 { // grouped by purpose: calls, not turns
+				tokens = fmt.Sprintf("%d/%d (%d of %d calls reported)", s.InputTokens, s.OutputTokens, s.Reported, s.Calls)
+			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t$%.4f\n", dash(s.Group), s.Turns, s.Answered, s.Denied, s.Failed,
 				ms(s.LatencyP50Ms), ms(s.LatencyP95Ms), ms(s.ProviderMs), tokens, s.CostUSD)
 		}

@@ -80,10 +80,11 @@ type (
 	// SelfHealFollowUpReplied records the reply before its markers are
 	// applied; Error is set when the call failed.
 	SelfHealFollowUpReplied struct {
-		Effort    int64  `json:"effort"`
-		Iteration int    `json:"iteration"`
-		Raw       string `json:"raw,omitempty"`
-		Error     string `json:"error,omitempty"`
+		Effort    int64      `json:"effort"`
+		Iteration int        `json:"iteration"`
+		Raw       string     `json:"raw,omitempty"`
+		Error     string     `json:"error,omitempty"`
+		Usage     *CallUsage `json:"usage,omitempty"`
 	}
 	SelfHealFollowUpDone struct {
 		Effort    int64           `json:"effort"`

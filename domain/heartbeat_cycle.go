@@ -50,6 +50,9 @@ type (
 		Raw    string           `json:"raw,omitempty"`
 		Error  string           `json:"error,omitempty"`
 		Groups []HeartbeatGroup `json:"groups"`
+		// Usage is the grouping call's; none when the list was short
+		// enough to need no call.
+		Usage *CallUsage `json:"usage,omitempty"`
 	}
 	// HeartbeatGroupCalled is recorded before a group's provider call.
 	HeartbeatGroupCalled struct {
@@ -60,12 +63,14 @@ type (
 	// HeartbeatGroupReplied is the raw reply, recorded before its markers
 	// are applied: a resumed cycle never calls again for it.
 	HeartbeatGroupReplied struct {
-		Group int    `json:"group"`
-		Raw   string `json:"raw"`
+		Group int        `json:"group"`
+		Raw   string     `json:"raw"`
+		Usage *CallUsage `json:"usage,omitempty"`
 	}
 	HeartbeatGroupFailed struct {
-		Group int    `json:"group"`
-		Error string `json:"error"`
+		Group int        `json:"group"`
+		Error string     `json:"error"`
+		Usage *CallUsage `json:"usage,omitempty"`
 	}
 	// HeartbeatGroupProcessed: the group's markers were applied and its
 	// reply evaluated (OK means nothing for the user).

@@ -39,6 +39,9 @@ type (
 		Text     string `json:"text"`
 		Fallback bool   `json:"fallback,omitempty"`
 		Error    string `json:"error,omitempty"`
+		// Usage is the summary call's, when one was made (absent before
+		// usage was recorded here).
+		Usage *CallUsage `json:"usage,omitempty"`
 	}
 	// FactsExtracted is the outcome of the FACTS call: the raw reply and
 	// what the validation accepted and rejected. Accepted facts are
@@ -48,6 +51,7 @@ type (
 		Accepted []FactCandidate `json:"accepted,omitempty"`
 		Rejected []RejectedFact  `json:"rejected,omitempty"`
 		Error    string          `json:"error,omitempty"`
+		Usage    *CallUsage      `json:"usage,omitempty"` // the FACTS call's, when one was made
 	}
 )
 

@@ -253,6 +253,8 @@ type (
 		Attempt int    `json:"attempt"`
 		Class   string `json:"class"`
 		Message string `json:"message"` // safe: no secrets
+		// Usage is the failed call's time (absent before it was recorded).
+		Usage *CallUsage `json:"usage,omitempty"`
 	}
 	// PlanProgressSent records a plan message sent to the user: the
 	// announcement (Index 0) or the progress after step Index, whose reply

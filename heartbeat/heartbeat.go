@@ -123,6 +123,8 @@ type Runner struct {
 	// resumed: the previous slot was looked at once since start, so a
 	// cycle cut off just before a boundary is resumed too.
 	resumed atomic.Bool
+	// toldUndeliverable: the log already says why check-ins are skipped.
+	toldUndeliverable atomic.Bool
 }
 
 // New checks the dependencies and returns a runner.
@@ -259,7 +261,29 @@ func (r *Runner) runScope(ctx context.Context, s scopeRun, slot time.Time, skip 
 	if count == 0 {
 		return nil // nothing to check: no call, no event
 	}
+	if err := r.deliverable(); err != nil {
+		// A check-in exists to tell someone: with nobody to tell, the call
+		// would be spent for an alert recorded as undeliverable. The slot
+		// is not claimed, so a process that can deliver runs it.
+		if !r.toldUndeliverable.Swap(true) {
+			r.cfg.Logger.Warn("heartbeat: check-ins are skipped, no provider call, until alerts can be delivered",
+				"scope", s.scope, "reason", err, "fix", "set OMEGA_HEARTBEAT_TARGET to a running channel (telegram:<chat id> or whatsapp:<number>)")
+		}
+		return nil
+	}
 	return r.begin(ctx, s.scope, s.project, slot, lines)
+}
+
+// deliverable says why an alert could not reach the target, nil when it
+// can: the target is set and its channel runs in this process.
+func (r *Runner) deliverable() error {
+	if r.cfg.Target.Channel == "" {
+		return ErrNoTarget
+	}
+	if _, ok := r.cfg.Channels.Channel(r.cfg.Target.Channel); !ok {
+		return fmt.Errorf("%w: %s", channels.ErrNoChannel, r.cfg.Target.Channel)
+	}
+	return nil
 }
 
 func (r *Runner) resumeOnly(ctx context.Context, stream string) error {
@@ -401,9 +425,11 @@ func (r *Runner) classify(ctx context.Context, stream string, st domain.Heartbea
 		for i, it := range items {
 			fmt.Fprintf(&numbered, "%d. %s\n", i+1, it)
 		}
+		start := time.Now()
 		resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
 			Prompt: r.cfg.Prompts.HeartbeatClassify(numbered.String()), Model: r.cfg.ModelFast, MaxTurns: 1, WorkDir: r.cfg.WorkDir,
 		})
+		ev.Usage = resp.CallUsage(time.Since(start))
 		switch {
 		case err != nil:
 			ev.Error = err.Error()
@@ -456,6 +482,7 @@ func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCyc
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			start := time.Now()
 			resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
 				System: system, Prompt: prompts[i], Model: r.cfg.ModelComplex, WorkDir: r.cfg.WorkDir,
 			})
@@ -463,10 +490,11 @@ func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCyc
 				errs[i] = ctx.Err() // shutting down: the restart calls it again
 				return
 			}
-			var out domain.Payload = domain.HeartbeatGroupReplied{Group: g, Raw: resp.Text}
+			usage := resp.CallUsage(time.Since(start))
+			var out domain.Payload = domain.HeartbeatGroupReplied{Group: g, Raw: resp.Text, Usage: usage}
 			if err != nil {
 				r.cfg.Logger.Warn("heartbeat: group call failed", "stream", stream, "group", g, "err", err)
-				out = domain.HeartbeatGroupFailed{Group: g, Error: err.Error()}
+				out = domain.HeartbeatGroupFailed{Group: g, Error: err.Error(), Usage: usage}
 			}
 			errs[i] = r.append(ctx, stream, eventstore.Any, fmt.Sprintf("reply/%d", g), out)
 		}()

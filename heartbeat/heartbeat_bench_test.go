@@ -62,6 +62,28 @@ type noChannels struct{}
 
 func (noChannels) Channel(string) (channels.Channel, bool) { return nil, false }
 
+// ownerChannels runs the one channel the owner target names: a check-in
+// is only run when its alert can be delivered.
+type ownerChannels struct{}
+
+var owner = heartbeat.Target{Channel: "owner", Chat: "1"}
+
+func (ownerChannels) Channel(name string) (channels.Channel, bool) {
+	return discard{}, name == owner.Channel
+}
+
+// discard is a channel that accepts every message and shows none.
+type discard struct{}
+
+func (discard) Name() string                                        { return owner.Channel }
+func (discard) Start(ctx context.Context, _ channels.Deliver) error { <-ctx.Done(); return nil }
+func (discard) SendText(context.Context, string, string) (channels.SendResult, error) {
+	return channels.SendResult{Chunks: 1}, nil
+}
+func (discard) SendTyping(context.Context, string) error                             { return nil }
+func (discard) SendPhoto(context.Context, string, channels.Attachment, string) error { return nil }
+func (discard) Stop(context.Context) error                                           { return nil }
+
 type noContext struct{}
 
 func (noContext) Enrichment(context.Context, heartbeat.Target, string) (string, error) {
@@ -116,7 +138,7 @@ func BenchmarkHeartbeatCycle(b *testing.B) {
 			p := &provider{}
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			r, err := heartbeat.New(heartbeat.Config{
-				Store: store, Registry: reg, Provider: p, Markers: plainText, Channels: noChannels{}, Clock: nopClock{},
+				Store: store, Registry: reg, Provider: p, Markers: plainText, Channels: ownerChannels{}, Clock: nopClock{}, Target: owner,
 				Context: noContext{}, Prompts: prompts.Defaults(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 				Interval: 30 * time.Minute, Now: func() time.Time { return now },
 			})

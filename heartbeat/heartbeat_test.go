@@ -41,7 +41,7 @@ func TestHeartbeatSleepAndQuietHours(t *testing.T) {
 	now := time.Date(2026, 1, 1, 10, 47, 0, 0, time.UTC)
 	active, _ := domain.ParseActiveHours("08:00-22:00")
 	r, err := heartbeat.New(heartbeat.Config{
-		Store: s, Registry: app.NewRegistry(), Provider: p, Markers: plainText, Channels: noChannels{}, Clock: clock,
+		Store: s, Registry: app.NewRegistry(), Provider: p, Markers: plainText, Channels: ownerChannels{}, Clock: clock, Target: owner,
 		Context: noContext{}, Prompts: prompts.Defaults(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Interval: 30 * time.Minute, Active: active, Now: func() time.Time { return now },
 	})
@@ -69,5 +69,45 @@ func TestHeartbeatSleepAndQuietHours(t *testing.T) {
 	}
 	if got := clock.items[len(clock.items)-1].Due; !got.Equal(time.Date(2026, 1, 2, 8, 0, 0, 0, time.UTC)) {
 		t.Fatalf("after active hours the clock wakes at %s", got)
+	}
+}
+
+// With no channel to deliver an alert to, a slot makes no provider call
+// and records nothing; the reason is logged once, not at every slot.
+func TestHeartbeatWithoutTargetSkips(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, _ := domain.NewEvents(domain.Metadata{}, domain.HeartbeatItemAdded{Item: "NEEDSUSER stretch"})
+	if _, err := s.Append(ctx, domain.HeartbeatStream(domain.GlobalHeartbeat), eventstore.Any, evs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []heartbeat.Target{{}, owner} {
+		var logs bytes.Buffer
+		p := &provider{}
+		now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+		r, err := heartbeat.New(heartbeat.Config{
+			Store: s, Registry: app.NewRegistry(), Provider: p, Markers: plainText, Channels: noChannels{}, Clock: &lastSet{},
+			Context: noContext{}, Prompts: prompts.Defaults(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+			Target: target, Interval: 30 * time.Minute, Now: func() time.Time { return now },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if err := r.Handle(ctx, duework.Item{Kind: heartbeat.Kind, ID: domain.GlobalHeartbeat, Due: now}); err != nil {
+				t.Fatal(err)
+			}
+			now = now.Add(30 * time.Minute)
+		}
+		if p.calls.Load() != 0 {
+			t.Fatalf("target %q: %d provider calls", target, p.calls.Load())
+		}
+		if n := strings.Count(logs.String(), "check-ins are skipped"); n != 1 {
+			t.Fatalf("target %q: the reason logged %d times:\n%s", target, n, logs.String())
+		}
 	}
 }

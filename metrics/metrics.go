@@ -54,9 +54,12 @@ type Metrics struct {
 	turns         *prometheus.CounterVec
 	turnLatency   *prometheus.HistogramVec
 	providerCalls *prometheus.HistogramVec
+	callsBy       *prometheus.CounterVec
 	providerErrs  *prometheus.CounterVec
 	tokens        *prometheus.CounterVec
-	cost          prometheus.Counter
+	cost          *prometheus.CounterVec
+	// callEvents are the event types that record a provider call.
+	callEvents    map[string]bool
 	appendLatency prometheus.Histogram
 	lateness      prometheus.Histogram
 	channelUp     *prometheus.GaugeVec
@@ -89,12 +92,16 @@ func New(state State, decoder *domain.Registry, logger *slog.Logger) (*Metrics, 
 			Help: "Time from a message's arrival to its turn's completion.", Buckets: prometheus.ExponentialBuckets(0.05, 2, 14)}, []string{"channel"}),
 		providerCalls: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "omega_provider_call_duration_seconds",
 			Help: "Provider call latency by outcome (ok, error).", Buckets: prometheus.ExponentialBuckets(0.1, 2, 14)}, []string{"outcome"}),
+		callsBy: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_provider_calls_total",
+			Help: "Provider calls by purpose (turn, plan_step, classifier, heartbeat, summary, facts, self_heal) and outcome (ok, error)."},
+			[]string{"purpose", "outcome"}),
 		providerErrs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_provider_errors_total",
 			Help: "Failed provider calls by error class."}, []string{"provider", "class"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_provider_tokens_total",
-			Help: "Tokens as providers reported them, by kind (input, output, cache_read, cache_write)."}, []string{"kind"}),
-		cost: prometheus.NewCounter(prometheus.CounterOpts{Name: "omega_provider_cost_usd_total",
-			Help: "Cost in USD as providers reported it (Claude Code only)."}),
+			Help: "Tokens as providers reported them, by kind (input, output, cache_read, cache_write) and call purpose."}, []string{"kind", "purpose"}),
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_provider_cost_usd_total",
+			Help: "Cost in USD as providers reported it (Claude Code only), by call purpose."}, []string{"purpose"}),
+		callEvents: map[string]bool{},
 		appendLatency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omega_event_append_duration_seconds",
 			Help: "Latency of appends to the event log by this process.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
 		lateness: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omega_scheduler_lateness_seconds",
@@ -104,7 +111,10 @@ func New(state State, decoder *domain.Registry, logger *slog.Logger) (*Metrics, 
 		channelDowns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_channel_failures_total",
 			Help: "Times a channel stopped receiving, by state (down: the platform failed requests; stalled: a receive went unanswered)."}, []string{"channel", "state"}),
 	}
-	m.registry.MustRegister(m.turns, m.turnLatency, m.providerCalls, m.providerErrs, m.tokens, m.cost, m.appendLatency, m.lateness,
+	for _, t := range domain.ProviderCallEvents() {
+		m.callEvents[t] = true
+	}
+	m.registry.MustRegister(m.turns, m.turnLatency, m.providerCalls, m.callsBy, m.providerErrs, m.tokens, m.cost, m.appendLatency, m.lateness,
 		m.channelUp, m.channelDowns,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gauge := func(name, help string, read func(gauges) float64) {
@@ -168,10 +178,7 @@ func (m *Metrics) Follow(ctx context.Context, store eventstore.Store, after int6
 }
 
 func (m *Metrics) observe(e domain.Event) {
-	switch e.Type {
-	case "TurnCompleted", "ProviderReplied", "ProviderFailed", "PlanStepCompleted", "RouteDecided", "TaskFired",
-		"ChannelDown", "ChannelStalled", "ChannelRecovered":
-	default:
+	if e.Type != "TurnCompleted" && e.Type != "TaskFired" && !m.callEvents[e.Type] && !isChannelHealth(e.Type) {
 		return
 	}
 	p, err := m.decoder.Decode(e)
@@ -179,23 +186,15 @@ func (m *Metrics) observe(e domain.Event) {
 		m.logger.Warn("metrics: skip an event it cannot decode", "position", e.Position, "type", e.Type, "err", err)
 		return
 	}
+	if c, ok := domain.ProviderCallOf(p); ok {
+		m.call(c)
+	}
 	switch ev := p.(type) {
 	case domain.TurnCompleted:
 		m.turns.WithLabelValues(ev.Status, e.Metadata.Channel).Inc()
 		m.turnLatency.WithLabelValues(e.Metadata.Channel).Observe(float64(ev.DurationMs) / 1000)
-	case domain.ProviderReplied:
-		m.usage(ev.Usage())
 	case domain.ProviderFailed:
 		m.providerErrs.WithLabelValues(ev.Provider, ev.Class).Inc()
-		m.providerCalls.WithLabelValues("error").Observe(float64(ev.DurationMs) / 1000)
-	case domain.PlanStepCompleted:
-		if ev.Usage != nil {
-			m.usage(*ev.Usage)
-		}
-	case domain.RouteDecided:
-		if ev.Usage != nil {
-			m.usage(*ev.Usage)
-		}
 	case domain.TaskFired:
 		if !ev.Due.IsZero() && !ev.FiredAt.IsZero() {
 			m.lateness.Observe(max(ev.FiredAt.Sub(ev.Due), 0).Seconds())
@@ -203,6 +202,12 @@ func (m *Metrics) observe(e domain.Event) {
 	default:
 		m.channelHealth(p)
 	}
+}
+
+// isChannelHealth reports whether an event type is a channel's recorded
+// change of health.
+func isChannelHealth(t string) bool {
+	return t == "ChannelDown" || t == "ChannelStalled" || t == "ChannelRecovered"
 }
 
 // channelHealth follows the channels' recorded health changes.
@@ -219,16 +224,23 @@ func (m *Metrics) channelHealth(p domain.Payload) {
 	}
 }
 
-func (m *Metrics) usage(u domain.CallUsage) {
-	m.providerCalls.WithLabelValues("ok").Observe(float64(u.DurationMs) / 1000)
+// call counts one provider call under its purpose.
+func (m *Metrics) call(c domain.ProviderCall) {
+	outcome := "ok"
+	if c.Failed {
+		outcome = "error"
+	}
+	u := c.Usage
+	m.callsBy.WithLabelValues(c.Purpose, outcome).Inc()
+	m.providerCalls.WithLabelValues(outcome).Observe(float64(u.DurationMs) / 1000)
 	if !u.UsageReported {
 		return
 	}
-	m.tokens.WithLabelValues("input").Add(float64(u.InputTokens))
-	m.tokens.WithLabelValues("output").Add(float64(u.OutputTokens))
-	m.tokens.WithLabelValues("cache_read").Add(float64(u.CacheReadTokens))
-	m.tokens.WithLabelValues("cache_write").Add(float64(u.CacheWriteTokens))
-	m.cost.Add(u.CostUSD)
+	m.tokens.WithLabelValues("input", c.Purpose).Add(float64(u.InputTokens))
+	m.tokens.WithLabelValues("output", c.Purpose).Add(float64(u.OutputTokens))
+	m.tokens.WithLabelValues("cache_read", c.Purpose).Add(float64(u.CacheReadTokens))
+	m.tokens.WithLabelValues("cache_write", c.Purpose).Add(float64(u.CacheWriteTokens))
+	m.cost.WithLabelValues(c.Purpose).Add(u.CostUSD)
 }
 
 // Ready answers /readyz: 200 when the database answers and projections

@@ -101,9 +101,11 @@ func TestMetricsMoveWhenATurnRuns(t *testing.T) {
 		_, body = get(t, m.Handler())
 	}
 	for series, want := range map[string]string{
-		`omega_provider_tokens_total{kind="input"}`:                          "120",
-		`omega_provider_tokens_total{kind="cache_read"}`:                     "20",
-		`omega_provider_cost_usd_total`:                                      "0.01",
+		`omega_provider_tokens_total{kind="input",purpose="turn"}`:           "120",
+		`omega_provider_tokens_total{kind="cache_read",purpose="turn"}`:      "20",
+		`omega_provider_cost_usd_total{purpose="turn"}`:                      "0.01",
+		`omega_provider_calls_total{outcome="ok",purpose="turn"}`:            "1",
+		`omega_provider_calls_total{outcome="error",purpose="turn"}`:         "1",
 		`omega_provider_errors_total{class="unavailable",provider="openai"}`: "1",
 		`omega_provider_call_duration_seconds_count{outcome="ok"}`:           "1",
 		`omega_turn_duration_seconds_count{channel="telegram"}`:              "1",

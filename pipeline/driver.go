@@ -727,7 +727,7 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	if err != nil {
 		return domain.ContextBuilt{}, err
 	}
-	sections, caps := d.turnPrompts(known, len(sk.lines) > 0)
+	set, caps := d.turnPrompts(known, len(sk.lines) > 0)
 	hint := d.formatHint(m.Channel)
 	lessons, outcomes, err := d.learning(ctx, sender, project)
 	if err != nil {
@@ -745,8 +745,8 @@ func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain
 	out := promptctx.Build(promptctx.Input{
 		Skills:          sk.lines,
 		MatchedSkills:   sk.texts(),
-		Prompts:         sections,
-		Sandbox:         d.Prompts.Sandbox(d.Config.Sandbox),
+		Prompts:         set.Sections(),
+		Sandbox:         set.Sandbox(d.Config.Sandbox),
 		FirstInSession:  session == "",
 		Message:         message,
 		SenderName:      m.SenderName,

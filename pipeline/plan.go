@@ -42,7 +42,7 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 	}
 	if err != nil {
 		log.Warn("classification failed, answering directly", "class", providers.ClassOf(err), "err", err)
-		st.addOutcome(domain.RouteDecided{Direct: true, Model: fast, Error: d.Config.Redactor.Error(err)})
+		st.addOutcome(domain.RouteDecided{Direct: true, Model: fast, Error: d.Config.Redactor.Error(err), Usage: usage})
 		return nil
 	}
 	steps := markers.ParsePlan(resp.Text)
@@ -87,7 +87,8 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.Sen
 	if err != nil {
 		class := providers.ClassOf(err)
 		log.Warn("plan step failed", "step", index, "attempt", attempt, "class", class, "err", err)
-		return d.recordOutcome(ctx, st, domain.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err)})
+		return d.recordOutcome(ctx, st, domain.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err),
+			Usage: callUsage(resp, elapsed)})
 	}
 	// Markers act on other streams: the raw reply goes on record first.
 	return d.recordOutcome(ctx, st, domain.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: callUsage(resp, elapsed)})

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/prompts"
 )
 
 // ProjectCatalog gives the projects as the log records them, after
@@ -22,17 +23,18 @@ func (d *Driver) knownProjects(ctx context.Context) (domain.Projects, error) {
 	return d.Projects.Sync(ctx)
 }
 
-// turnPrompts are the system prompt sections for what this process can
-// do at this turn, and the capabilities they were resolved for. Without
+// turnPrompts are the system prompt sections (and sandbox text) for what
+// this process can do at this turn, and the capabilities they were
+// resolved for. Without
 // configured capabilities the prompt is used as written (everything on).
-func (d *Driver) turnPrompts(known domain.Projects, skills bool) (map[string]string, []string) {
+func (d *Driver) turnPrompts(known domain.Projects, skills bool) (*prompts.Set, []string) {
 	if d.Config.Capabilities == nil {
-		return d.Prompts.Sections(), nil
+		return d.Prompts, nil
 	}
 	caps := *d.Config.Capabilities
 	caps.Projects = len(known.Defs) > 0
 	caps.Skills = skills
-	return d.Prompts.For(caps).Sections(), caps.Names()
+	return d.Prompts.For(caps), caps.Names()
 }
 
 // scoped files one learned item of project of under the active project's

@@ -10,9 +10,5 @@ import (
 // callUsage records what a provider call took and cost, as the provider
 // reported it.
 func callUsage(resp providers.Response, elapsed time.Duration) *domain.CallUsage {
-	return &domain.CallUsage{
-		DurationMs: elapsed.Milliseconds(), InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
-		CacheReadTokens: resp.CacheReadTokens, CacheWriteTokens: resp.CacheWriteTokens, CostUSD: resp.CostUSD,
-		UsageReported: resp.UsageReported, PromptBytes: resp.PromptBytes, ReplyBytes: resp.ReplyBytes,
-	}
+	return resp.CallUsage(elapsed)
 }

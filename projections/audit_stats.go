@@ -63,13 +63,19 @@ const (
 	ByDay    = "day"
 	BySender = "sender"
 	ByModel  = "model"
+	// ByPurpose sums every provider call (not only turns') by what it was
+	// for; its groups count calls, not turns.
+	ByPurpose = "purpose"
 )
 
 // Stats sums the rows f selects (its Limit and After are ignored), one
 // AuditStats per group of by (ByDay in UTC), groups in order.
 func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]AuditStats, error) {
+	if by == ByPurpose {
+		return a.purposeStats(ctx, f)
+	}
 	if by != ByNone && by != ByDay && by != BySender && by != ByModel {
-		return nil, fmt.Errorf("%w: --by %q: want day, sender or model", ErrBadFilter, by)
+		return nil, fmt.Errorf("%w: --by %q: want day, sender, model or purpose", ErrBadFilter, by)
 	}
 	f.Limit, f.After = 0, ""
 	where, args, err := f.where()
@@ -124,4 +130,36 @@ func percentile(sorted []int64, p int) int64 {
 	}
 	rank := (p*len(sorted) + 99) / 100
 	return sorted[max(rank, 1)-1]
+}
+
+// purposeStats sums the provider calls of f's time range by purpose:
+// Calls, Failed, ProviderMs, Reported (calls that reported usage) and the
+// tokens and cost they reported. Only the time range applies: a
+// heartbeat or a self-heal call belongs to no sender, model or turn.
+func (a *AuditLog) purposeStats(ctx context.Context, f AuditFilter) ([]AuditStats, error) {
+	if f.Sender != "" || f.Channel != "" || f.Status != "" || f.Model != "" || f.Project != "" || f.Grep != "" {
+		return nil, fmt.Errorf("%w: --by purpose takes only --since and --until", ErrBadFilter)
+	}
+	where, args, err := AuditFilter{Since: f.Since, Until: f.Until}.where()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := a.db.QueryContext(ctx, `SELECT purpose, count(*), sum(failed), sum(duration_ms), sum(usage_reported),
+		sum(input_tokens), sum(output_tokens), sum(cost_usd) FROM provider_calls`+where+` GROUP BY purpose ORDER BY purpose`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit stats by purpose: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditStats
+	for rows.Next() {
+		var s AuditStats
+		if err := rows.Scan(&s.Group, &s.Calls, &s.Failed, &s.ProviderMs, &s.Reported, &s.InputTokens, &s.OutputTokens, &s.CostUSD); err != nil {
+			return nil, fmt.Errorf("scan audit stats by purpose: %w", err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read audit stats by purpose: %w", err)
+	}
+	return out, nil
 }

@@ -15,6 +15,9 @@ var Configurations = map[string]Capabilities{
 	"unsandboxed, whatsapp":   {Heartbeat: true, Scheduler: true, Sandbox: "none", WhatsAppPairing: true},
 	"nothing, read-only":      {Sandbox: "readonly"},
 	"skills without anything": {Skills: true, Sandbox: "workspace"},
+	"no tools, telegram":      {Heartbeat: true, Scheduler: true, Sandbox: "workspace", NoTools: true, Channels: []string{"telegram"}},
+	"no tools, read-only":     {Scheduler: true, Sandbox: "readonly", NoTools: true, Channels: []string{"whatsapp", "http"}},
+	"terminal only":           {Scheduler: true, Sandbox: "none", Channels: []string{"terminal"}},
 }
 
 // joined is every system prompt section of a set, as one text.
@@ -62,19 +65,24 @@ func TestPromptForCapabilities(t *testing.T) {
 func TestResolve(t *testing.T) {
 	on := func(c string) bool { return c == "a" || c == "!b" }
 	cases := []struct{ in, want string }{
+		// A passage kept after another on the same line keeps its line break.
+		{"one<!-- if a -->\ntwo.<!-- end --><!-- if a -->\nthree.<!-- end -->", "one\ntwo.\nthree."},
 		{"x <!-- if a -->A<!-- end --> y", "x A y"},
 		{"x <!-- if b -->B<!-- end --> y", "x  y"},
 		{"x <!-- if !b -->not B<!-- end -->", "x not B"},
 		{"- one\n<!-- if b -->\n- two\n<!-- end -->\n- three", "- one\n- three"},
 		{"- one\n<!-- if a -->\n- two\n<!-- end -->\n- three", "- one\n- two\n- three"},
 		{"p1\n\n<!-- if b -->\np2\n<!-- end -->\n\np3", "p1\n\np3"},
+		// Passages nest: an inner one is kept only inside a kept outer one.
+		{"<!-- if a -->\nA <!-- if !b -->notB<!-- end --><!-- if b -->B<!-- end -->\n<!-- end -->", "A notB"},
+		{"<!-- if b -->\nB <!-- if a -->A<!-- end -->\n<!-- end -->x", "x"},
 	}
 	for _, c := range cases {
 		if got, err := resolve(c.in, on); err != nil || got != c.want {
 			t.Errorf("resolve(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range []string{"<!-- if a -->x", "x<!-- end -->", "<!-- if a --><!-- if b -->x<!-- end --><!-- end -->", "<!-- if a x"} {
+	for _, bad := range []string{"<!-- if a -->x", "x<!-- end -->", "<!-- if a --><!-- if b -->x<!-- end -->", "<!-- if a x"} {
 		if _, err := resolve(bad, on); err == nil {
 			t.Errorf("resolve(%q) accepted", bad)
 		}

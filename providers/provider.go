@@ -80,6 +80,14 @@ const (
 	NameOpenAI     = "openai"
 )
 
+// withTools are the providers that act with tools (commands, files, the
+// web) in a working directory; the HTTP APIs only write text.
+var withTools = map[string]bool{NameClaudeCode: true}
+
+// HasTools says whether the named provider acts with tools, so that the
+// system prompt promises them (and the sandbox rules) only when it does.
+func HasTools(name string) bool { return withTools[strings.ToLower(strings.TrimSpace(name))] }
+
 // Config selects and configures the provider. Tags carry no OMEGA_ prefix:
 // the application nests this struct with envPrefix:"OMEGA_".
 type Config struct {

@@ -181,13 +181,14 @@ func FollowUpPrompt(st domain.SelfHeal) string {
 
 // call makes the claimed follow-up call and records its reply.
 func (r *Runner) call(ctx context.Context, st domain.SelfHeal) error {
+	start := time.Now()
 	resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
 		System: r.cfg.System(), Prompt: FollowUpPrompt(st), Model: r.cfg.Model, WorkDir: r.cfg.WorkDir,
 	})
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err() // shutting down: the call is made again at the next start
 	}
-	out := domain.SelfHealFollowUpReplied{Effort: st.Effort, Iteration: st.Iteration, Raw: resp.Text}
+	out := domain.SelfHealFollowUpReplied{Effort: st.Effort, Iteration: st.Iteration, Raw: resp.Text, Usage: resp.CallUsage(time.Since(start))}
 	if err != nil {
 		r.cfg.Logger.Warn("selfheal: follow-up call failed", "iteration", st.Iteration, "err", err)
 		out.Raw, out.Error = "", err.Error()

@@ -210,7 +210,7 @@ func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, r
 // text, but a call cut short by shutdown records nothing: it is asked
 // again at the next start.
 func (s *Summarizer) summarize(ctx context.Context, c projections.OpenConversation, messages int) (domain.SummaryWritten, error) {
-	text, err := s.ask(ctx, c, s.Prompts.Summarize())
+	text, usage, err := s.ask(ctx, c, s.Prompts.Summarize())
 	if ctx.Err() != nil {
 		return domain.SummaryWritten{}, ctx.Err()
 	}
@@ -219,35 +219,40 @@ func (s *Summarizer) summarize(ctx context.Context, c projections.OpenConversati
 		if err != nil {
 			msg = err.Error()
 		}
-		return domain.SummaryWritten{Text: domain.FallbackSummary(messages), Fallback: true, Error: msg}, nil
+		return domain.SummaryWritten{Text: domain.FallbackSummary(messages), Fallback: true, Error: msg, Usage: usage}, nil
 	}
-	return domain.SummaryWritten{Text: strings.TrimSpace(text)}, nil
+	return domain.SummaryWritten{Text: strings.TrimSpace(text), Usage: usage}, nil
 }
 
 func (s *Summarizer) facts(ctx context.Context, c projections.OpenConversation) (domain.FactsExtracted, error) {
-	raw, err := s.ask(ctx, c, s.Prompts.Facts())
+	raw, usage, err := s.ask(ctx, c, s.Prompts.Facts())
 	if ctx.Err() != nil {
 		return domain.FactsExtracted{}, ctx.Err()
 	}
 	if err != nil {
-		return domain.FactsExtracted{Error: err.Error()}, nil //nolint:nilerr // a failed call is recorded in the event, not retried
+		return domain.FactsExtracted{Error: err.Error(), Usage: usage}, nil //nolint:nilerr // a failed call is recorded in the event, not retried
 	}
-	return domain.ExtractFacts(raw), nil
+	out := domain.ExtractFacts(raw)
+	out.Usage = usage
+	return out, nil
 }
 
-// ask sends prompt followed by the transcript to the fast model.
-func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, prompt string) (string, error) {
+// ask sends prompt followed by the transcript to the fast model and
+// returns the reply and the call's usage (nil when no call was made).
+func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, prompt string) (string, *domain.CallUsage, error) {
 	msgs, err := s.Read.History(ctx, c.ID, maxTranscript)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	start := time.Now()
 	resp, err := s.Provider.Complete(ctx, providers.Request{
 		Prompt: prompt + "\n\n" + domain.Transcript(msgs), Model: s.cfg.Model, WorkDir: s.cfg.WorkDir,
 	})
+	usage := resp.CallUsage(time.Since(start))
 	if err != nil {
-		return "", err
+		return "", usage, err
 	}
-	return resp.Text, nil
+	return resp.Text, usage, nil
 }
 
 // close records the accepted facts and clears the provider session on the

@@ -32,6 +32,7 @@ type Audit interface {
 	Query(ctx context.Context, f projections.AuditFilter) (projections.AuditPage, error)
 	Turn(ctx context.Context, turnID string) (projections.AuditRow, bool, error)
 	Sender(ctx context.Context, key string) (projections.SenderView, error)
+	Stats(ctx context.Context, f projections.AuditFilter, by string) ([]projections.AuditStats, error)
 }
 
 // Log is the event log a turn's timeline is read from.
@@ -114,6 +115,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ui/events", s.events)
 	mux.HandleFunc("GET /ui/turns/{id}", s.turnPage)
 	mux.HandleFunc("GET /ui/senders/{channel}/{id}", s.senderPage)
+	mux.HandleFunc("GET /ui/usage", s.usagePage)
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
@@ -88,8 +89,12 @@ func TestHeartbeatCrashResume(t *testing.T) {
 			addr := freeAddr(t)
 			url := "http://" + addr
 			env := append(os.Environ(), vars...)
+			// Alerts go to the Telegram double: with no target to tell, no
+			// check-in would be run at all.
+			api := telegramtest.New(t, tgToken)
 			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_HEARTBEAT_INTERVAL=20s",
-				"OMEGA_TIMEZONE=UTC", "HOME="+t.TempDir())
+				"OMEGA_TIMEZONE=UTC", "HOME="+t.TempDir(),
+				"OMEGA_TELEGRAM_TOKEN="+tgToken, "OMEGA_TELEGRAM_API_URL="+api.URL, "OMEGA_TELEGRAM_ALLOWED_USERS=42")
 			for _, v := range vars {
 				if k, val, _ := strings.Cut(v, "="); k == "OMEGA_DATA_DIR" || k == "OMEGA_DATABASE_URL" {
 					t.Setenv(k, val)
@@ -158,7 +163,7 @@ func TestHeartbeatCrashResume(t *testing.T) {
 			// The timeline shows the cycle like a turn.
 			out := runOmega(t, "timeline", cycle)
 			for _, want := range []string{"HeartbeatCycleStarted", "HeartbeatClassified", "HeartbeatGroupCalled", "HeartbeatCycleResumed",
-				"HeartbeatGroupProcessed", "HeartbeatAlertFailed", "HeartbeatCycleCompleted"} {
+				"HeartbeatGroupProcessed", "HeartbeatAlertSent", "HeartbeatCycleCompleted"} {
 				if !strings.Contains(out, want) {
 					t.Fatalf("timeline of %s lacks %s:\n%s", cycle, want, out)
 				}

@@ -102,7 +102,6 @@ func contextLine(t *testing.T, out string) domain.ContextBuilt {
 // recorded it by reference, and a context recorded in full by the old
 // schema is shown the same way.
 func TestTimelineShowsThePromptInFull(t *testing.T) {
-	identity := strings.TrimSpace(prompts.Defaults().Section(promptctx.Identity))
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Setenv("OMEGA_DATA_DIR", t.TempDir())
@@ -117,7 +116,9 @@ func TestTimelineShowsThePromptInFull(t *testing.T) {
 
 			out := runOmega(t, "timeline", "--sender", "terminal:tester", "--limit", "1", "--json")
 			c := contextLine(t, out)
-			if !strings.Contains(c.System, identity) || c.Prompt != "third question" || c.Message != "third question" {
+			// The identity as resolved for the chat's process (terminal, its tools).
+			identity := strings.TrimSpace(prompts.Defaults().For(prompts.ParseCapabilities(c.Capabilities)).Section(promptctx.Identity))
+			if !strings.Contains(c.System, identity) || !strings.Contains(identity, "through a terminal") || c.Prompt != "third question" || c.Message != "third question" {
 				t.Fatalf("timeline context: system %d bytes, prompt %q, message %q", len(c.System), c.Prompt, c.Message)
 			}
 			if len(c.History) != 4 || c.History[0].Text != "first question ✓" || c.History[3].Text != "you asked: second question — ¿sí?" {

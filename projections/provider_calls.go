@@ -1,0 +1,62 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// ProviderCalls is the read model of every provider call, whatever it was
+// for (domain.ProviderCallOf): a turn's reply, a plan step, a
+// classification, a heartbeat check-in, a summary, a fact extraction, a
+// self-heal follow-up. The audit table counts a turn's calls; this one
+// counts all of them, by purpose.
+type ProviderCalls struct{}
+
+func (ProviderCalls) Name() string     { return "provider_calls" }
+func (ProviderCalls) Tables() []string { return []string{"provider_calls"} }
+func (ProviderCalls) Schema(_ Dialect, t func(string) string) []string {
+	return []string{
+		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
+			position BIGINT PRIMARY KEY,
+			at       BIGINT NOT NULL,
+			purpose  TEXT NOT NULL,
+			failed   INTEGER NOT NULL,
+			duration_ms BIGINT NOT NULL,
+			%s
+		)`, t("provider_calls"), usageColumns),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (at)`, t("provider_calls_at"), t("provider_calls")),
+	}
+}
+
+func (ProviderCalls) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+	if !slices.Contains(domain.ProviderCallEvents(), e.Type) {
+		return nil
+	}
+	p, err := tx.Decode(e)
+	if err != nil {
+		return err
+	}
+	c, ok := domain.ProviderCallOf(p)
+	if !ok {
+		return nil
+	}
+	u := c.Usage
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (position, at, purpose, failed, duration_ms, input_tokens, output_tokens,
+		cache_read_tokens, cache_write_tokens, cost_usd, usage_reported, calls)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1) ON CONFLICT (position) DO NOTHING`, tx.T("provider_calls")),
+		e.Position, e.RecordedAt.UnixMicro(), c.Purpose, flag(c.Failed), u.DurationMs, u.InputTokens, u.OutputTokens,
+		u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, flag(u.UsageReported)); err != nil {
+		return fmt.Errorf("provider calls: apply %s at %d: %w", e.Type, e.Position, err)
+	}
+	return nil
+}
+
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

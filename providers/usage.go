@@ -1,0 +1,17 @@
+package providers
+
+import (
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+)
+
+// CallUsage is what the call that returned r took (elapsed) and cost, as
+// the provider reported it, in the shape events record.
+func (r Response) CallUsage(elapsed time.Duration) *domain.CallUsage {
+	return &domain.CallUsage{
+		DurationMs: elapsed.Milliseconds(), InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens, CostUSD: r.CostUSD,
+		UsageReported: r.UsageReported, PromptBytes: r.PromptBytes, ReplyBytes: r.ReplyBytes,
+	}
+}

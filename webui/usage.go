@@ -1,0 +1,71 @@
+package webui
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/omega-gateway/omega/projections"
+)
+
+// usageData is the usage page: every provider call of the time range,
+// summed by purpose.
+type usageData struct {
+	Since, Until string
+	Stats        []projections.AuditStats
+}
+
+// usagePage serves /ui/usage: calls, failures, provider time, tokens and
+// cost by purpose (turn, plan_step, classifier, heartbeat, summary,
+// facts, self_heal), for ?since= and ?until= as the audit takes them.
+func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
+	f, q, err := filterOf(r, s.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	stats, err := s.audit.Stats(r.Context(), projections.AuditFilter{Since: f.Since, Until: f.Until}, projections.ByPurpose)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	render(w, usageHTML(usageData{Since: q["since"], Until: q["until"], Stats: stats}))
+}
+
+func usageHTML(u usageData) string {
+	return page("Usage", func(d *doc) {
+		d.raw(`<h1>Provider calls by purpose</h1>` + "\n" + `<form class="filters" method="get" action="/ui/usage">` + "\n")
+		for _, in := range []struct{ label, name, value string }{{"Since", "since", u.Since}, {"Until", "until", u.Until}} {
+			d.raw(`<label>`, in.label, ` <input name="`, in.name, `" placeholder="24h or 2026-01-02T15:04:05Z" value="`)
+			d.esc(in.value)
+			d.raw(`"></label>` + "\n")
+		}
+		d.raw(`<button type="submit">Filter</button> <a href="/ui/usage">clear</a>` + "\n" + `</form>` + "\n")
+		rows := u.Stats
+		if len(rows) > 0 {
+			rows = append(slices.Clone(rows), total(rows))
+		}
+		table(d, len(rows), `<th>purpose</th><th>calls</th><th>failed</th><th>provider time</th><th>tokens in / out</th><th>usage reported</th><th>cost</th>`,
+			"No provider call in this range.", func(i int) { usageRow(d, rows[i]) })
+	})
+}
+
+// usageRow writes one purpose's sums; tokens and cost cover only the
+// calls that reported usage.
+func usageRow(d *doc, s projections.AuditStats) {
+	d.cells(s.Group, strconv.FormatInt(s.Calls, 10), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
+		fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
+		fmt.Sprintf("$%.4f", s.CostUSD))
+}
+
+// total sums the purposes' rows into one named "all".
+func total(stats []projections.AuditStats) projections.AuditStats {
+	t := projections.AuditStats{Group: "all"}
+	for _, s := range stats {
+		t.Calls, t.Failed, t.ProviderMs = t.Calls+s.Calls, t.Failed+s.Failed, t.ProviderMs+s.ProviderMs
+		t.InputTokens, t.OutputTokens = t.InputTokens+s.InputTokens, t.OutputTokens+s.OutputTokens
+		t.Reported, t.CostUSD = t.Reported+s.Reported, t.CostUSD+s.CostUSD
+	}
+	return t
+}
