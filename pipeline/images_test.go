@@ -156,17 +156,20 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 		after     []domain.Payload
 		want      []string
 		wantFound int // WorkspaceImagesFound on record after the resume
+		// undelivered: an image the channel refused leaves the turn
+		// undelivered, not ok.
+		undelivered bool
 	}{
-		{"crashed before finding", empty, nil, []string{"a.png", "b.png"}, 1},
-		{"crashed before finding, snapshot naming its directory", named, nil, []string{"a.png", "b.png"}, 1},
-		{"crashed before finding nothing new", unchanged, nil, nil, 0},
-		{"crashed before the first send", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}}}, []string{"a.png", "b.png"}, 1},
+		{"crashed before finding", empty, nil, []string{"a.png", "b.png"}, 1, false},
+		{"crashed before finding, snapshot naming its directory", named, nil, []string{"a.png", "b.png"}, 1, false},
+		{"crashed before finding nothing new", unchanged, nil, nil, 0, false},
+		{"crashed before the first send", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}}}, []string{"a.png", "b.png"}, 1, false},
 		{"crashed after the first send", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
-			domain.WorkspaceImageSent{Path: "a.png", SHA256: a.SHA256, Size: 1}}, []string{"b.png"}, 1},
+			domain.WorkspaceImageSent{Path: "a.png", SHA256: a.SHA256, Size: 1}}, []string{"b.png"}, 1, false},
 		{"crashed after both", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
-			domain.WorkspaceImageSent{Path: "a.png"}, domain.WorkspaceImageFailed{Path: "b.png", Class: "blocked"}}, nil, 1},
+			domain.WorkspaceImageSent{Path: "a.png"}, domain.WorkspaceImageFailed{Path: "b.png", Class: "blocked"}}, nil, 1, true},
 		{"crashed after finding nothing (recorded before empty findings were left out)", empty,
-			[]domain.Payload{domain.WorkspaceImagesFound{}}, nil, 1},
+			[]domain.Payload{domain.WorkspaceImagesFound{}}, nil, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,8 +202,12 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 			if n := len(ofType[domain.WorkspaceImagesFound](ps)); n != tt.wantFound {
 				t.Fatalf("%d WorkspaceImagesFound, want %d", n, tt.wantFound)
 			}
-			if got := completion(t, ps).Status; got != domain.StatusOK {
-				t.Fatalf("status %s", got)
+			want := domain.StatusOK
+			if tt.undelivered {
+				want = domain.StatusUndelivered
+			}
+			if got := completion(t, ps).Status; got != want {
+				t.Fatalf("status %s, want %s", got, want)
 			}
 		})
 	}

@@ -89,7 +89,7 @@ func (d *outageDB) refuse(t *testing.T, outage time.Duration) {
 func outageClaude(t *testing.T, dir string) string {
 	bin := filepath.Join(dir, "claude")
 	script := `#!/bin/sh
-prompt=""; while [ $# -gt 0 ]; do case "$1" in -p) prompt="$2"; shift 2;; *) shift;; esac; done
+prompt=$(cat)
 last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
 sleep 0.3
 printf '{"type":"result","subtype":"success","is_error":false,"result":"done: %s","session_id":"s-%s","num_turns":1}\n' "$last" "$$"

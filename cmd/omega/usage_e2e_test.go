@@ -13,13 +13,14 @@ import (
 	"github.com/omega-gateway/omega/domain"
 )
 
-// usageClaude answers each kind of call omega makes and reports the same
+// usageClaude answers each kind of call omega makes (the prompt arrives
+// on standard input, as Claude Code gets it) and reports the same
 // usage for every one (10 in, 5 out, $0.001), so each purpose's tokens
 // are ten times its calls.
 func usageClaude(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "claude")
 	script := `#!/bin/sh
-prompt=""; while [ $# -gt 0 ]; do case "$1" in -p) prompt="$2"; shift 2;; *) shift;; esac; done
+prompt=$(cat)
 case "$prompt" in
   *"You route requests for a personal assistant"*) result='1. look at the logs\n2. write the fix' ;;
   *"scheduled heartbeat check-in"*) result='HEARTBEAT_OK' ;;
