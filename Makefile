@@ -35,7 +35,7 @@ run: build
 # for a few seconds on every test run.
 test:
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
-		echo "make test: no Chromium found, so the browser tests of ./webui are skipped (apt-get install -y chromium; OMEGA_TEST_REQUIRE_BROWSER=1 makes them fail instead)"
+		echo "make test: no Chromium found, so the browser tests of ./api/webui and ./cmd/omega are skipped (apt-get install -y chromium; OMEGA_TEST_REQUIRE_BROWSER=1 makes them fail instead)"
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	$(GO) test -count=1 -run '^$$' -fuzz FuzzParse -fuzztime 5s ./domain/markers
 	$(GO) test -count=$(ORDER_RUNS) -timeout 20m -run '^TestTwoProcessesOnPostgres$$' ./app/
@@ -44,7 +44,7 @@ test-race:
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./eventstore/... ./projections/... ./pipeline/... ./webui/...
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) -timeout 60m ./eventstore/... ./projections/... ./handlers/pipeline/... ./api/webui/...
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./domain/markers

@@ -23,8 +23,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // Name is the channel name of messages posted to the API.

@@ -15,7 +15,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/intake"
+	"github.com/omega-gateway/omega/handlers/intake"
 )
 
 type recordingChannel struct {

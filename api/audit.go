@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-gateway/omega/audit"
+	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/projections"
 )
 

@@ -3,9 +3,9 @@ package app
 import (
 	"time"
 
-	"github.com/omega-gateway/omega/access"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/access"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // newAccess builds sender pairing and identity links over the allowlists

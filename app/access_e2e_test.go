@@ -8,21 +8,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-gateway/omega/access"
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/messaging"
-	"github.com/omega-gateway/omega/pipeline"
-	"github.com/omega-gateway/omega/rerun"
-	"github.com/omega-gateway/omega/senders"
+	"github.com/omega-gateway/omega/eventstore/messaging"
+	"github.com/omega-gateway/omega/handlers/access"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/handlers/senders"
 )
 
 const tgOwner int64 = 42

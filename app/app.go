@@ -13,17 +13,17 @@ import (
 
 	"go.mau.fi/whatsmeow/store/sqlstore"
 
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels/whatsapp"
-	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/effects"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
+	"github.com/omega-gateway/omega/handlers/effects"
+	"github.com/omega-gateway/omega/handlers/promptstore"
+	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/migrations"
 	"github.com/omega-gateway/omega/projections"
-	"github.com/omega-gateway/omega/promptstore"
-	"github.com/omega-gateway/omega/senders"
 )
 
 // Store is the event log with consumer checkpoints and leases. It hands

@@ -17,8 +17,8 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // chatPlatform is a messaging platform double the byte workload runs

@@ -11,7 +11,7 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/domain/commands"
 	"github.com/omega-gateway/omega/domain/i18n"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // ChannelSet is what the configuration turns on: the channels, who may

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/eventstore/messaging"
 )
 
 // commandWait is how long a sender waits for any omega process to handle

@@ -7,10 +7,10 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/effects"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/handlers/effects"
 )
 
 // On PostgreSQL a running omega handles a CancelTask that another process

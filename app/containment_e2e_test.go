@@ -17,8 +17,8 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/redact"
-	"github.com/omega-gateway/omega/pipeline"
 )
 
 // echoClaude writes a Claude Code double that repeats the user's last line

@@ -11,7 +11,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
-	"github.com/omega-gateway/omega/senders"
+	"github.com/omega-gateway/omega/handlers/senders"
 )
 
 // A ten-message conversation over the HTTP channel: the first call carries

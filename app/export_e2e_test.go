@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/cmd/export"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/export"
 )
 
 // exportClaude writes a Claude Code double for a varied conversation:

@@ -11,8 +11,8 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // Two omega processes on one PostgreSQL database: a member's group message

@@ -12,8 +12,8 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/providers/providertest"
-	"github.com/omega-gateway/omega/senders"
 )
 
 const (

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/pgtest"
-	"github.com/omega-gateway/omega/pipeline"
 )
 
 // builtNode is a node whose runtime is assembled but not running yet: its

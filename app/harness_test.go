@@ -17,11 +17,11 @@ import (
 
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/pgtest"
-	"github.com/omega-gateway/omega/pipeline"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -15,7 +15,7 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/heartbeat"
+	"github.com/omega-gateway/omega/handlers/heartbeat"
 )
 
 // heartbeatClaude writes a Claude Code double for check-ins: a group whose

@@ -13,10 +13,10 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/pipeline"
-	"github.com/omega-gateway/omega/rerun"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // chartPNG is what the Claude Code double draws into its working

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers/apply"
 )
 
 // Replay is what a re-run takes from the log instead of from this

@@ -13,8 +13,8 @@ import (
 
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/pgtest"
-	"github.com/omega-gateway/omega/pipeline"
 )
 
 // FuzzAPIMessagesSQLite and FuzzAPIMessagesPostgres post arbitrary

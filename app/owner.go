@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/handlers/apply"
 )
 
 // owner delivers omega's own notices (bug reports, limitations) where the

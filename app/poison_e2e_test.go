@@ -8,10 +8,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // Turns an old log holds with shapes intake now refuses (a 3,000-byte

@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers/providertest"
-	"github.com/omega-gateway/omega/rerun"
 )
 
 // promptSeparator ends each prompt in a recording Claude Code double's log.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/senders"
+	"github.com/omega-gateway/omega/handlers/senders"
 )
 
 // The prompt (the sender's message and facts, the system prompt) reaches

@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/app/config"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
-	"github.com/omega-gateway/omega/rerun"
 )
 
 // echoProvider answers at once with a reply of ordinary length and keeps

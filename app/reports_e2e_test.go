@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/apply"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/apply"
 )
 
 // BUG_REPORT and LIMITATION alert the owner (the first allowlisted

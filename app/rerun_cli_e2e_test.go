@@ -10,16 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/audit"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // buildOmegaCLI builds the omega binary a person runs.

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/pipeline"
-	"github.com/omega-gateway/omega/rerun"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // rerunClaude routes "quarterly report" to a two-step plan and the rest

@@ -4,7 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/omega-gateway/omega/skills"
+	"github.com/omega-gateway/omega/handlers/skills"
 )
 
 // startSkills imports the skill folders of $OMEGA_DATA_DIR/skills into

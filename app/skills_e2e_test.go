@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/app/config"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/rerun"
 )
 
 // skillsClaude writes a Claude Code double that keeps every call's prompt

@@ -12,8 +12,8 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/pgtest"
-	"github.com/omega-gateway/omega/pipeline"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"

@@ -13,9 +13,9 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/duework"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/taskwork"
+	"github.com/omega-gateway/omega/handlers/duework"
+	"github.com/omega-gateway/omega/handlers/taskwork"
 )
 
 // BenchmarkTaskClock: 10,000 pending reminders of which 1,000 fall due in

@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/intake"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/wait"
-	"github.com/omega-gateway/omega/pipeline"
 )
 
 // tgToken has the shape telego insists on.

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/app/config"
 )
 
 // APITokenFile holds the API token omega generated for itself, in the data

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/app/config"
 )
 
 // A fresh container: the API listens on 0.0.0.0 and no token is set. The

@@ -17,8 +17,8 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // The WhatsApp channel in the running pipeline, driven with constructed

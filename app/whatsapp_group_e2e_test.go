@@ -11,8 +11,8 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/intake"
-	"github.com/omega-gateway/omega/pipeline"
+	"github.com/omega-gateway/omega/handlers/intake"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
 // WhatsApp groups (OMEGA_WHATSAPP_GROUPS) keep their own conversation and

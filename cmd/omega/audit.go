@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/audit"
 	"github.com/omega-gateway/omega/projections"
 )
 

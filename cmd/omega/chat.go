@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/terminal"
-	"github.com/omega-gateway/omega/config"
 )
 
 func chatCmd() *cobra.Command {

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels/whatsapp"
-	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/providers"
 )

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omega-gateway/omega/cmd/export"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/export"
 )
 
 func exportCmd() *cobra.Command {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/senders"
+	"github.com/omega-gateway/omega/handlers/senders"
 )
 
 func factsCmd() *cobra.Command {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/heartbeat"
+	"github.com/omega-gateway/omega/handlers/heartbeat"
 )
 
 // heartbeatCmd manages checklists by recording events; HEARTBEAT.md files

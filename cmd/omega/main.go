@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/app/config"
 )
 
 // exitError carries a specific exit code out of a command.

@@ -5,12 +5,12 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/api"
+	"github.com/omega-gateway/omega/api/metrics"
+	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/heartbeat"
-	"github.com/omega-gateway/omega/metrics"
-	"github.com/omega-gateway/omega/webui"
+	"github.com/omega-gateway/omega/handlers/heartbeat"
 )
 
 // startMetrics starts counting what the log records and times this

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omega-gateway/omega/access"
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/access"
 )
 
 // pairingCmd is sender pairing on the command line: list the requests of

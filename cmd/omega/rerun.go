@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/audit"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/projections"
-	"github.com/omega-gateway/omega/rerun"
 )
 
 // exitDiffers is the status of a re-run whose events differ.

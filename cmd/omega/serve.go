@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/config"
+	"github.com/omega-gateway/omega/app/config"
 )
 
 func serveCmd() *cobra.Command {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/effects"
-	"github.com/omega-gateway/omega/messaging"
+	"github.com/omega-gateway/omega/eventstore/messaging"
+	"github.com/omega-gateway/omega/handlers/effects"
 	"github.com/omega-gateway/omega/projections"
 )
 

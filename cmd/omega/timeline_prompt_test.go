@@ -14,9 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/terminal"
-	"github.com/omega-gateway/omega/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/eventstore"

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -26,6 +28,8 @@ type rule struct {
 	// direct checks only the packages' own imports, for a dependency
 	// that is fine to reach through its owner but not to use directly.
 	direct bool
+	// exempt are packages under from that the rule does not govern.
+	exempt []string
 }
 
 // pkg is the part of `go list -json` output the rules read.
@@ -38,6 +42,13 @@ type pkg struct {
 
 var concreteChannels = []string{"channels/telegram", "channels/whatsapp", "channels/terminal"}
 
+// testKits are packages that exist for tests: doubles and fixtures.
+var testKits = []string{"channels/channeltest", "channels/telegram/telegramtest", "channels/whatsapp/whatsapptest",
+	"providers/providertest", "eventstore/storetest", "internal/pgtest", "internal/teststores", "internal/audittest"}
+
+// The layers are folders: a rule names the top-level folders (or
+// packages) it governs, so a package added under a folder is governed
+// without editing this list.
 var rules = []rule{
 	{
 		// Property 9: the domain is pure, so it is tested with plain
@@ -52,9 +63,25 @@ var rules = []rule{
 		// Channels plug in behind the port in channels/; the application
 		// must not know which ones exist.
 		name: "application packages do not know concrete channels",
-		from: []string{"domain", "pipeline", "apply", "slash", "effects", "senders", "intake", "pairing", "access", "projects", "skills", "workspace", "scheduling", "projections", "eventstore", "messaging", "summarizer", "taskwork", "duework"},
+		from: []string{"domain", "handlers", "projections", "eventstore"},
 		forbidden: func(dep pkg) bool {
 			return slices.ContainsFunc(concreteChannels, func(c string) bool { return under(dep.ImportPath, c) })
+		},
+	},
+	{
+		// Read models are fed by the log, never by the handlers that
+		// write it.
+		name:      "projections do not import handlers",
+		from:      []string{"projections"},
+		forbidden: func(dep pkg) bool { return under(dep.ImportPath, "handlers") },
+	},
+	{
+		// Handlers are composed by app/ and driven by api/ and cmd/; they
+		// never reach up to them.
+		name: "handlers do not import app, api or cmd",
+		from: []string{"handlers"},
+		forbidden: func(dep pkg) bool {
+			return under(dep.ImportPath, "app") || under(dep.ImportPath, "api") || under(dep.ImportPath, "cmd")
 		},
 	},
 	{
@@ -69,9 +96,21 @@ var rules = []rule{
 		// projections.Queries, the log, checkpoints and leases through the
 		// event store, so nothing else opens a query.
 		name:      "only storage packages use database/sql",
-		from:      []string{"domain", "pipeline", "apply", "slash", "effects", "senders", "intake", "pairing", "access", "projects", "skills", "workspace", "scheduling", "summarizer", "taskwork", "duework", "api", "cmd"},
+		from:      []string{"domain", "handlers", "api", "cmd"},
 		forbidden: func(dep pkg) bool { return dep.ImportPath == "database/sql" },
 		direct:    true,
+	},
+	{
+		// Doubles and fixtures serve tests only; a production package
+		// that links one ships a fake.
+		name: "test kits are imported by tests only",
+		from: []string{"api", "app", "channels", "cmd", "domain", "eventstore", "handlers", "internal", "migrations",
+			"projections", "prompts", "providers"},
+		forbidden: func(dep pkg) bool {
+			return slices.ContainsFunc(testKits, func(k string) bool { return under(dep.ImportPath, k) })
+		},
+		direct: true,
+		exempt: testKits, // a kit may build on another
 	},
 }
 
@@ -85,7 +124,8 @@ func TestImportRules(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range rules {
 		for _, p := range pkgs {
-			if p.Standard || !slices.ContainsFunc(r.from, func(f string) bool { return under(p.ImportPath, f) }) {
+			if p.Standard || !slices.ContainsFunc(r.from, func(f string) bool { return under(p.ImportPath, f) }) ||
+				slices.ContainsFunc(r.exempt, func(f string) bool { return under(p.ImportPath, f) }) {
 				continue
 			}
 			// Deps is transitive: a module's subpackages arrive with it, so
@@ -147,4 +187,34 @@ func listPackages(t *testing.T) map[string]pkg {
 		t.Fatalf("go list returned only %d packages", len(pkgs))
 	}
 	return pkgs
+}
+
+// maxTopLevel bounds the folders at the top that hold Go code: each is a
+// layer, named in the README and in docs/DESIGN.md's layout.
+const maxTopLevel = 12
+
+func TestTopLevelFoldersAreTheLayers(t *testing.T) {
+	folders := map[string]bool{}
+	for p := range listPackages(t) {
+		rel, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(rel, "/")
+		folders[top] = true
+	}
+	if len(folders) > maxTopLevel {
+		t.Errorf("%d top-level folders hold Go code, at most %d: %v", len(folders), maxTopLevel, slices.Sorted(maps.Keys(folders)))
+	}
+	for _, doc := range []string{"../../README.md", "../../docs/DESIGN.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f := range folders {
+			if !bytes.Contains(b, []byte("`"+f+"/`")) {
+				t.Errorf("%s does not name the folder `%s/`", doc, f)
+			}
+		}
+	}
 }

@@ -1,0 +1,210 @@
+package webui
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/omega-gateway/omega/api/audit"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections"
+)
+
+type auditData struct {
+	Title    string
+	Q        map[string]string
+	Statuses []string
+	Rows     []projections.AuditRow
+	Next     string // URL of the next page
+	LiveOn   bool   // the first page updates itself
+	Live     string // the filter's query, for the live updates
+	Top      string // newest turn shown
+}
+
+// filterOf reads the audit filter from a request's query.
+func filterOf(r *http.Request, now time.Time) (projections.AuditFilter, map[string]string, error) {
+	q := map[string]string{}
+	for _, p := range audit.Params {
+		q[p] = strings.TrimSpace(r.URL.Query().Get(p))
+	}
+	f, err := audit.ParseFilter(func(name string) string { return q[name] }, now)
+	return f, q, err
+}
+
+// liveQuery is the filter's query without the page position.
+func liveQuery(q map[string]string) string {
+	v := url.Values{}
+	for k, val := range q {
+		if val != "" && k != "after" {
+			v.Set(k, val)
+		}
+	}
+	return v.Encode()
+}
+
+func (s *Server) auditPage(w http.ResponseWriter, r *http.Request) {
+	f, q, err := filterOf(r, s.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	page, err := s.audit.Query(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	d := auditData{Title: "Audit", Q: q, Statuses: projections.AuditStatuses(), Rows: page.Rows}
+	if page.Next != "" {
+		v, _ := url.ParseQuery(liveQuery(q))
+		v.Set("after", page.Next)
+		d.Next = "/ui/?" + v.Encode()
+	}
+	if q["after"] == "" {
+		d.LiveOn, d.Live = true, liveQuery(q)
+		if len(page.Rows) > 0 {
+			d.Top = page.Rows[0].TurnID
+		}
+	}
+	render(w, auditHTML(d))
+}
+
+// rows serves the first page's table rows, for the live update.
+func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
+	f, _, err := filterOf(r, s.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	f.After = ""
+	page, err := s.audit.Query(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	render(w, rowsFragment(page.Rows))
+}
+
+// events streams Server-Sent Events: "audit" whenever the newest turn the
+// filter selects changes (from top=, the one the page shows).
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	f, _, err := filterOf(r, s.Now())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	f.After, f.Limit = "", 1
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	ctx := r.Context()
+	var changed <-chan struct{}
+	if s.changed != nil {
+		changed = s.changed(ctx)
+	}
+	poll := time.NewTicker(s.PollEvery)
+	defer poll.Stop()
+	top := r.URL.Query().Get("top")
+	fmt.Fprint(w, "retry: 2000\n\n")
+	flusher.Flush()
+	for idle := 0; ; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stop:
+			return
+		case <-changed:
+		case <-poll.C:
+			if idle++; idle%8 == 0 {
+				// A comment keeps proxies from closing an idle stream.
+				fmt.Fprint(w, ": ping\n\n")
+				flusher.Flush()
+			}
+		}
+		page, err := s.audit.Query(ctx, f)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.logger.Warn("webui: live audit query failed", "err", err)
+			}
+			continue
+		}
+		if len(page.Rows) == 0 || page.Rows[0].TurnID == top {
+			continue
+		}
+		top = page.Rows[0].TurnID
+		fmt.Fprintf(w, "event: audit\ndata: %s\n\n", top)
+		flusher.Flush()
+	}
+}
+
+type turnData struct {
+	Title  string
+	ID     string
+	Row    projections.AuditRow
+	Done   bool
+	Events []timelineEntry
+}
+
+func (s *Server) turnPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	evs, err := s.log.Load(r.Context(), domain.TurnStream(id), 1)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if len(evs) == 0 {
+		http.Error(w, "no turn "+id, http.StatusNotFound)
+		return
+	}
+	row, done, err := s.audit.Turn(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !done {
+		// Not completed yet: show who sent it from the first event.
+		row = projections.AuditRow{TurnID: id, Channel: evs[0].Metadata.Channel, SenderID: evs[0].Metadata.Sender, Status: "open"}
+	}
+	render(w, turnHTML(turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Events: s.timeline(r.Context(), evs)}))
+}
+
+type senderData struct {
+	Title   string
+	Channel string
+	ID      string
+	View    projections.SenderView
+	Turns   []projections.AuditRow
+	// Heartbeat is the global checklist; nil when the heartbeat is off.
+	Heartbeat *domain.Heartbeat
+}
+
+func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
+	channel, id := r.PathValue("channel"), r.PathValue("id")
+	key := domain.SenderKey(channel, id)
+	view, err := s.audit.Sender(r.Context(), key)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	page, err := s.audit.Query(r.Context(), projections.AuditFilter{Sender: key, Limit: 20})
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data := senderData{Title: channel + ":" + id, Channel: channel, ID: id, View: view, Turns: page.Rows}
+	if s.checks != nil {
+		hb, err := s.checks.Load(r.Context(), domain.GlobalHeartbeat)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		data.Heartbeat = &hb
+	}
+	render(w, senderHTML(data))
+}

@@ -1,0 +1,67 @@
+package messaging_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore/messaging"
+	"github.com/omega-gateway/omega/eventstore/postgres"
+	"github.com/omega-gateway/omega/handlers/senders"
+	"github.com/omega-gateway/omega/internal/pgtest"
+)
+
+// A command published on PostgreSQL reaches a subscriber in another
+// process through LISTEN/NOTIFY, long before the subscriber's next poll
+// (set to a minute here, so that only the announcement can deliver it in
+// time).
+func TestCommandsWakeIdleSubscribersOnPostgres(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	open := func() *postgres.Store {
+		s, err := postgres.Open(context.Background(), dsn, postgres.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	handling, sending := open(), open()
+	reg := registry()
+	bus := func(s *postgres.Store) *messaging.Buses {
+		b, err := messaging.New(messaging.Options{Backend: s.Backend(), DB: s.DB(), Log: s, Registry: reg, Logger: quiet,
+			Announcer: s, CommandPoll: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = b.Close() })
+		return b
+	}
+	consumer, producer := bus(handling), bus(sending)
+	profiles := senders.MustNew(handling, reg)
+	if err := consumer.AddCommandHandlers(context.Background(), profiles.CommandHandlers()...); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = consumer.Router.Run(ctx) }()
+	<-consumer.Router.Running()
+	// Let the subscriber run its first, empty query and fall idle.
+	time.Sleep(500 * time.Millisecond)
+
+	if err := producer.CommandBus.Send(ctx, &senders.RecordFact{Channel: "telegram", SenderID: "7", Key: "city", Value: "Porto"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		evs, err := handling.Load(ctx, domain.SenderStream("telegram", "7"), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) > 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the command was not handled within 20 s; its subscriber polls only once a minute")
+}

@@ -1,0 +1,180 @@
+package pipeline_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore/sqlite"
+	"github.com/omega-gateway/omega/handlers/apply"
+	"github.com/omega-gateway/omega/handlers/effects"
+	"github.com/omega-gateway/omega/handlers/slash"
+	"github.com/omega-gateway/omega/projections"
+)
+
+type markerRig struct {
+	store  *sqlite.Store
+	engine *projections.Engine
+	hook   *apply.Markers
+	cmds   *slash.Commands
+}
+
+func newMarkerRig(t *testing.T) *markerRig {
+	t.Helper()
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	reg := domain.NewRegistry()
+	domain.RegisterSenderEvents(reg)
+	domain.RegisterTurnEvents(reg)
+	domain.RegisterTaskEvents(reg)
+	domain.RegisterAgentEvents(reg)
+	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{}, projections.Summaries{})
+	if err := engine.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fx := effects.MustNew(s, reg, queries(t, s.DB(), projections.SQLite))
+	return &markerRig{store: s, engine: engine,
+		hook: &apply.Markers{Recorder: fx, Location: time.UTC, Logger: quiet},
+		cmds: &slash.Commands{Recorder: fx, Location: time.UTC, Started: time.Now()}}
+}
+
+func markerTurn(id, text string) *domain.Turn {
+	return &domain.Turn{ID: id, Received: &domain.MessageReceived{Channel: "http", SenderID: "ana", ChatID: "ana", Text: text},
+		Context: &domain.ContextBuilt{ConversationID: "conv-" + id}}
+}
+
+func (r *markerRig) types(t *testing.T, stream string) []string {
+	t.Helper()
+	evs, err := r.store.Load(context.Background(), stream, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestMarkersApplyAsEvents(t *testing.T) {
+	tests := []struct {
+		reply, stream, event, effect string
+	}{
+		{"SCHEDULE: Call Juan | 2030-06-02T17:00:00 | once", "", "TaskScheduled", "reminder"},
+		{"SCHEDULE_ACTION: Check prices | 2030-06-02T08:00:00 | daily", "", "TaskScheduled", "action"},
+		{"LANG_SWITCH: Spanish", "sender-http-ana", "LanguageSwitched", "language Spanish"},
+		{"PERSONALITY: terse", "sender-http-ana", "PersonalitySet", "personality set"},
+		{"PURGE_FACTS", "sender-http-ana", "FactsPurged", "facts purged"},
+		{"PROJECT_ACTIVATE: garden", "sender-http-ana", "ProjectActivated", "project garden active"},
+		{"HEARTBEAT_ADD: check email", "heartbeat-global", "HeartbeatItemAdded", "checklist global"},
+		{"HEARTBEAT_INTERVAL: 45", "heartbeat-global", "HeartbeatIntervalSet", "checklist global"},
+		{"HEARTBEAT_SUPPRESS_SECTION: weather", "heartbeat-global", "HeartbeatSectionSuppressed", "checklist global"},
+		{"LIMITATION: No browser | cannot browse | add one", "limitations", "LimitationReported", "limitation No browser"},
+		{"SELF_HEAL: disk full | df -h", "selfheal", "SelfHealStarted", "self-heal"},
+		{"BUG_REPORT: crash on start", "bugreports", "BugReported", "bug reported"},
+		{"SKILL_IMPROVE: git | rebase first", "skill-git", "SkillLessonRecorded", "skill lesson for git"},
+		{"ACTION_OUTCOME: sent the email", "learning-http-ana", "ActionOutcomeRecorded", "outcome recorded"},
+		{"REWARD: +1 | email | short is better", "learning-http-ana", "RewardRecorded", "reward +1"},
+		{"LESSON: email | keep it short", "learning-http-ana", "LessonLearned", "lesson learned"},
+		{"FOO_BAR: nonsense", "", "", "rejected"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Fields(tt.reply)[0], func(t *testing.T) {
+			r := newMarkerRig(t)
+			ctx := context.Background()
+			turn := markerTurn("t1", "hi")
+			for run := 0; run < 2; run++ { // a re-run after a crash records nothing twice
+				out, err := r.hook.Process(ctx, turn, "Okay. "+tt.reply, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Contains(out.Text, strings.TrimSuffix(strings.Fields(tt.reply)[0], ":")) {
+					t.Fatalf("marker left in %q", out.Text)
+				}
+				applied := out.Events[0].(domain.MarkersApplied)
+				if len(applied.Markers) != 1 || !strings.Contains(applied.Markers[0].Effect, tt.effect) {
+					t.Fatalf("applied = %+v", applied)
+				}
+				stream := tt.stream
+				if stream == "" && tt.event != "" {
+					stream = applied.Markers[0].Stream
+				}
+				if tt.event != "" {
+					if got := r.types(t, stream); len(got) != 1 || got[0] != tt.event {
+						t.Fatalf("run %d: %s holds %v, want one %s", run, stream, got, tt.event)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestForgetClosesConversation(t *testing.T) {
+	r := newMarkerRig(t)
+	out, err := r.hook.Process(context.Background(), markerTurn("t1", "hi"), "Bye. FORGET_CONVERSATION", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Events) != 2 || out.Events[1].(domain.ConversationClosed).ConversationID != "conv-t1" || out.Text != "Bye." {
+		t.Fatalf("out = %+v", out)
+	}
+}
+
+func TestCommandsAnswer(t *testing.T) {
+	r := newMarkerRig(t)
+	ctx := context.Background()
+	if _, err := r.hook.Process(ctx, markerTurn("t0", "hi"), "SCHEDULE: Call Juan | 2030-06-02T17:00:00 | once", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.engine.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ text, command, contains string }{
+		{"/help", "help", "/tasks"},
+		{"/tasks", "tasks", "Call Juan"},
+		{"/uptime", "uptime", "Up for"},
+		{"/status", "status", "Pending tasks: 1"},
+		{"/facts", "facts", "I don't know any facts"},
+		{"/memory", "memory", "Conversations: 0"},
+		{"/whatsapp", "whatsapp", "not enabled"},
+		{"/cancel", "cancel", "Usage"},
+		{"/cancel zzz", "cancel", "No pending task"},
+		{"/language", "language", "Current language"},
+		{"/language klingon", "language", "I don't speak klingon"},
+		{"/personality pirate", "personality", "pirate"},
+		{"/purge", "purge", "deleted"},
+		{"/projects", "projects", "Nothing"},
+		{"/project nowhere", "project", "no project called nowhere"},
+		{"/project off", "project", "deactivated"},
+		{"/heartbeat", "heartbeat", "Nothing"},
+		{"/learning", "learning", "Nothing"},
+		{"/skills", "skills", "Nothing"},
+		{"/forget", "forget", "Conversation cleared"},
+		{"/bogus", "unknown", "/bogus"},
+		{"/language@omega_bot Spanish", "language", "Spanish"},
+	}
+	r.cmds.BotName = func() string { return "omega_bot" }
+	for i, tt := range tests {
+		turn := markerTurn("c"+string(rune('a'+i)), tt.text)
+		if !r.cmds.IsCommand(tt.text) {
+			t.Fatalf("%q is not a command", tt.text)
+		}
+		ans, err := r.cmds.Answer(ctx, turn, domain.SenderProfile{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.text, err)
+		}
+		if ans.Command != tt.command || !strings.Contains(ans.Reply, tt.contains) {
+			t.Errorf("%s = %q %q, want %s containing %q", tt.text, ans.Command, ans.Reply, tt.command, tt.contains)
+		}
+	}
+	if got := r.types(t, "sender-http-ana"); strings.Join(got, ",") != "PersonalitySet,FactsPurged,LanguageSwitched" {
+		t.Errorf("sender events = %v", got)
+	}
+}

@@ -1,0 +1,198 @@
+package pipeline_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers/senders"
+	"github.com/omega-gateway/omega/providers"
+)
+
+// A turn received by another process, not yet in this process's read
+// model, runs before a later turn of the same sender kicked here: the
+// order comes from the log, not from what the read model happens to show.
+func TestKickedTurnWaitsForEarlierTurnOfAnotherProcess(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			p := newPipeline(t, store, db, dialect)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+
+			// The read model starts following the log only once a turn
+			// has called the provider: until then it shows neither turn.
+			var follow sync.Once
+			engineDone := make(chan struct{})
+			p.provider.reply = func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
+				follow.Do(func() {
+					go func() {
+						defer close(engineDone)
+						_ = p.engine.Run(ctx)
+					}()
+				})
+				return providers.Response{Text: "re: " + req.Prompt}, nil
+			}
+			schedDone := make(chan struct{})
+			go func() {
+				defer close(schedDone)
+				_ = p.scheduler.Run(ctx)
+			}()
+
+			first, second := uuid.NewString(), uuid.NewString()
+			p.receive(t, first, "first") // by the other process: no kick here
+			p.receive(t, second, "second")
+			p.scheduler.Kick(chanName+"-"+senderID, second)
+
+			eventually(t, "both turns", func() bool { return p.completed(t, first) && p.completed(t, second) })
+			reqs := p.provider.requests()
+			if len(reqs) != 2 || reqs[0].Prompt != "first" || reqs[1].Prompt != "second" {
+				var got []string
+				for _, r := range reqs {
+					got = append(got, r.Prompt)
+				}
+				t.Fatalf("provider prompts %q, want [first second]", got)
+			}
+			if h := reqs[1].History; len(h) != 2 || h[1].Content != "re: first" {
+				t.Errorf("second turn's history %+v, want the first exchange", h)
+			}
+			cancel()
+			<-schedDone
+			follow.Do(func() { close(engineDone) })
+			<-engineDone
+		})
+	}
+}
+
+// A turn whose run panics every time is poisoned after the router's
+// retries: MessagePoisoned is recorded, the sender is told in their
+// language that something went wrong, the turn completes with status
+// error and the sender's next turn runs.
+func TestPoisonedTurnIsAbandonedAndTheNextTurnRuns(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			p := newPipeline(t, store, db, dialect)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			p.provider.reply = func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
+				if req.Prompt == "boom" {
+					panic("driver bug")
+				}
+				return providers.Response{Text: "re: " + req.Prompt}, nil
+			}
+			engineDone, schedDone := background(ctx, p.engine.Run), background(ctx, p.scheduler.Run)
+
+			bad, next := uuid.NewString(), uuid.NewString()
+			p.receive(t, bad, "boom")
+			p.receive(t, next, "hello")
+			p.scheduler.Kick(chanName+"-"+senderID, bad)
+
+			eventually(t, "both turns", func() bool { return p.completed(t, bad) && p.completed(t, next) })
+			cancel()
+			<-schedDone
+			<-engineDone
+
+			poisoned, err := p.store.Load(context.Background(), domain.PoisonStream("turns"), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(poisoned) != 1 || poisoned[0].Type != "MessagePoisoned" || !strings.Contains(string(poisoned[0].Data), bad) {
+				t.Fatalf("poison stream %+v, want one MessagePoisoned for turn %s", poisoned, bad)
+			}
+			evs, err := p.store.Load(context.Background(), domain.TurnStream(bad), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last := evs[len(evs)-1]; !strings.Contains(string(last.Data), `"status":"error"`) {
+				t.Errorf("poisoned turn completed with %s, want status error", last.Data)
+			}
+			// "hello" may be acknowledged as queued while "boom" is retried.
+			got := slices.DeleteFunc(p.channel.texts(), func(s string) bool { return s == i18n.Text(lang, i18n.BusyAck) })
+			want := []string{i18n.Text(lang, i18n.ErrUnknown), "re: hello"}
+			if !slices.Equal(got, want) {
+				t.Errorf("sent %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// outageStore refuses reads and appends while down, like a database
+// that does not answer, except the poison queue's: as when the database
+// comes back between the router's last retry and its poison record, the
+// record would get through.
+type outageStore struct {
+	testStore
+	down atomic.Bool
+}
+
+var errOutage = errors.New("injected: connection refused")
+
+func (o *outageStore) Load(ctx context.Context, stream string, from int64) ([]domain.Event, error) {
+	if o.down.Load() {
+		return nil, errOutage
+	}
+	return o.testStore.Load(ctx, stream, from)
+}
+
+func (o *outageStore) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, evs ...domain.NewEvent) (eventstore.AppendResult, error) {
+	if o.down.Load() && !strings.HasPrefix(stream, domain.PoisonStream("")) {
+		return eventstore.AppendResult{}, errOutage
+	}
+	return o.testStore.Append(ctx, stream, expected, evs...)
+}
+
+// A turn that fails because the database is away is not poisoned, however
+// long the outage outlasts the router's retries: the scheduler retries it
+// with its own backoff and it completes once the database is back.
+func TestTurnFailingInAnOutageIsRetriedNotPoisoned(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			out := &outageStore{testStore: store}
+			p := newPipeline(t, out, db, dialect)
+			p.driver.Senders = senders.MustNew(out, p.reg)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			id := uuid.NewString()
+			p.receive(t, id, "hello")
+			out.down.Store(true)
+			calls := p.provider.requests
+			schedDone := background(ctx, p.scheduler.Run)
+			p.scheduler.Kick(chanName+"-"+senderID, id)
+			// The router would have poisoned it after 10+20 ms of retries.
+			time.Sleep(300 * time.Millisecond)
+			out.down.Store(false)
+
+			eventually(t, "the turn", func() bool { return p.completed(t, id) })
+			cancel()
+			<-schedDone
+			if poisoned, err := store.Load(context.Background(), domain.PoisonStream("turns"), 1); err != nil || len(poisoned) != 0 {
+				t.Fatalf("%d MessagePoisoned (%v), want none", len(poisoned), err)
+			}
+			if got := p.channel.texts(); !slices.Equal(got, []string{"hola"}) || len(calls()) != 1 {
+				t.Errorf("sent %q after %d provider calls, want one reply after one call", got, len(calls()))
+			}
+		})
+	}
+}
+
+// background runs fn until ctx ends; the channel closes when it returned.
+func background(ctx context.Context, fn func(context.Context) error) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = fn(ctx)
+	}()
+	return done
+}

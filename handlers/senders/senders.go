@@ -1,0 +1,170 @@
+// Package senders handles the sender profile aggregate: facts, language
+// and personality, changed by commands on the bus or by the turn's
+// markers and slash commands.
+package senders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/eventstore/messaging"
+)
+
+// Sender profile commands. Each names the sender by channel and id.
+type (
+	RecordFact struct {
+		Channel, SenderID, Key, Value, Source string
+		Meta                                  domain.Metadata
+	}
+	RemoveFact struct {
+		Channel, SenderID, Key string
+		Meta                   domain.Metadata
+	}
+	PurgeFacts struct {
+		Channel, SenderID string
+		Meta              domain.Metadata
+	}
+	SwitchLanguage struct {
+		Channel, SenderID, Language string
+		Meta                        domain.Metadata
+	}
+	SetPersonality struct {
+		Channel, SenderID, Personality string
+		Meta                           domain.Metadata
+	}
+)
+
+func (RecordFact) CommandName() string     { return "RecordFact" }
+func (RemoveFact) CommandName() string     { return "RemoveFact" }
+func (PurgeFacts) CommandName() string     { return "PurgeFacts" }
+func (SwitchLanguage) CommandName() string { return "SwitchLanguage" }
+func (SetPersonality) CommandName() string { return "SetPersonality" }
+
+// Service handles the sender profile aggregate.
+type Service struct {
+	store    eventstore.Store
+	registry *domain.Registry
+}
+
+// New returns the sender profile service over store.
+func New(store eventstore.Store, reg *domain.Registry) (Service, error) {
+	if store == nil || reg == nil {
+		return Service{}, errors.New("senders: a store and a registry are required")
+	}
+	return Service{store: store, registry: reg}, nil
+}
+
+// Resolve returns the identity whose profile the sender uses: the
+// canonical identity the owner linked it to (/link), else itself.
+func (s Service) Resolve(ctx context.Context, channel, senderID string) (domain.SenderRef, error) {
+	var ids domain.Identities
+	if _, err := eventstore.Fold(ctx, s.store, s.registry, domain.IdentityStream, &ids); err != nil {
+		return domain.SenderRef{}, err
+	}
+	return ids.Resolve(domain.SenderRef{Channel: channel, ID: senderID}), nil
+}
+
+// ProfileStream is the stream holding the sender's profile (see Resolve).
+func (s Service) ProfileStream(ctx context.Context, channel, senderID string) (string, error) {
+	r, err := s.Resolve(ctx, channel, senderID)
+	return r.Stream(), err
+}
+
+// Load returns a sender's current profile.
+func (s Service) Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error) {
+	var p domain.SenderProfile
+	stream, err := s.ProfileStream(ctx, channel, senderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	if _, err := eventstore.Fold(ctx, s.store, s.registry, stream, &p); err != nil {
+		return domain.SenderProfile{}, err
+	}
+	return p, nil
+}
+
+// Decide runs a decision on a sender's profile and records its events.
+func (s Service) Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error) {
+	if md.Channel == "" {
+		md.Channel = channel
+	}
+	if md.Sender == "" {
+		md.Sender = senderID
+	}
+	stream, err := s.ProfileStream(ctx, channel, senderID)
+	if err != nil {
+		return domain.SenderProfile{}, err
+	}
+	p, _, err := eventstore.Update(ctx, s.store, s.registry, stream, md,
+		func() *domain.SenderProfile { return &domain.SenderProfile{} },
+		func(p *domain.SenderProfile) ([]domain.Payload, error) {
+			evs, err := decide(*p)
+			// A decision that said no says no again when retried.
+			return evs, messaging.Reject(err)
+		})
+	if err != nil {
+		return domain.SenderProfile{}, fmt.Errorf("sender %s/%s: %w", channel, senderID, err)
+	}
+	return *p, nil
+}
+
+func (s Service) RecordFact(ctx context.Context, c *RecordFact) error {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		return p.RecordFact(c.Key, c.Value, c.Source)
+	})
+	return err
+}
+
+func (s Service) RemoveFact(ctx context.Context, c *RemoveFact) error {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		return p.RemoveFact(c.Key), nil
+	})
+	return err
+}
+
+func (s Service) PurgeFacts(ctx context.Context, c *PurgeFacts) error {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		return p.PurgeFacts(), nil
+	})
+	return err
+}
+
+func (s Service) SwitchLanguage(ctx context.Context, c *SwitchLanguage) error {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		return p.SwitchLanguage(c.Language), nil
+	})
+	return err
+}
+
+func (s Service) SetPersonality(ctx context.Context, c *SetPersonality) error {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		return p.SetPersonality(c.Personality), nil
+	})
+	return err
+}
+
+// CommandHandlers exposes the sender commands to the command bus.
+func (s Service) CommandHandlers() []cqrs.CommandHandler {
+	return []cqrs.CommandHandler{
+		cqrs.NewCommandHandler("RecordFact", s.RecordFact),
+		cqrs.NewCommandHandler("RemoveFact", s.RemoveFact),
+		cqrs.NewCommandHandler("PurgeFacts", s.PurgeFacts),
+		cqrs.NewCommandHandler("SwitchLanguage", s.SwitchLanguage),
+		cqrs.NewCommandHandler("SetPersonality", s.SetPersonality),
+	}
+}
+
+// MustNew is New for wiring whose store and registry are known to be
+// present (tests, a runtime that has just opened them); it panics on error.
+func MustNew(store eventstore.Store, reg *domain.Registry) Service {
+	s, err := New(store, reg)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
