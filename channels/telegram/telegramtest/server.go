@@ -418,22 +418,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	deadline := time.Now().Add(min(time.Duration(timeoutSec)*time.Second, MaxPollTimeout))
 	for {
 		s.mu.Lock()
-		if offset > 0 {
-			kept := s.updates[:0]
-			for _, u := range s.updates {
-				if u.id >= offset {
-					kept = append(kept, u)
-				}
-			}
-			s.updates = kept
-		}
-		var out []json.RawMessage
-		for _, u := range s.updates {
-			if len(out) == limit {
-				break
-			}
-			out = append(out, u.raw)
-		}
+		out := s.confirmAndTake(offset, limit)
 		changed := s.changed
 		s.mu.Unlock()
 		if len(out) > 0 || !time.Now().Before(deadline) {
@@ -453,6 +438,28 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 		}
 		timer.Stop()
 	}
+}
+
+// confirmAndTake drops the updates below offset (a positive offset
+// confirms them) and returns up to limit of the rest. s.mu is held.
+func (s *Server) confirmAndTake(offset int64, limit int) []json.RawMessage {
+	if offset > 0 {
+		kept := s.updates[:0]
+		for _, u := range s.updates {
+			if u.id >= offset {
+				kept = append(kept, u)
+			}
+		}
+		s.updates = kept
+	}
+	var out []json.RawMessage
+	for _, u := range s.updates {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, u.raw)
+	}
+	return out
 }
 
 // stall holds a getUpdates call while updates are stalled and reports
