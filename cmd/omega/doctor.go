@@ -43,9 +43,15 @@ func (c *checkup) fail(what, detail, fix string) {
 }
 
 func doctor(ctx context.Context, w io.Writer) error {
-	c := &checkup{w: w}
 	cfg, err := config.Load()
-	if err != nil {
+	return checkAll(ctx, w, cfg, err)
+}
+
+// checkAll reports on a configuration and what it names; loadErr is why
+// it could not be read.
+func checkAll(ctx context.Context, w io.Writer, cfg config.Config, loadErr error) error {
+	c := &checkup{w: w}
+	if err := loadErr; err != nil {
 		c.fail("config", err.Error(), "correct the OMEGA_* variables listed above (see README, Configuration)")
 		return &exitError{code: 1, err: errors.New("configuration is invalid")}
 	}
