@@ -18,7 +18,7 @@ var Descriptor = channels.Descriptor{
 	Title:        "Telegram",
 	Settings:     func() channels.Settings { return &Config{} },
 	Hint:         formatHint,
-	Capabilities: channels.Capabilities{Images: true, Edits: true, Typing: true, Groups: true, Alerts: true},
+	Capabilities: channels.Capabilities{Images: true, Typing: true, Groups: true, Alerts: true},
 	Build:        build,
 	Doctor:       doctor,
 }
