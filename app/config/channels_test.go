@@ -126,3 +126,14 @@ func TestRegistryChannelsKeepTheirSettings(t *testing.T) {
 		}
 	}
 }
+
+// A channel's variable that does not parse is reported with omega's own.
+func TestChannelParseErrorsJoinOmegas(t *testing.T) {
+	_, err := LoadFrom(map[string]string{"OMEGA_DATA_DIR": "/tmp/x", "OMEGA_HISTORY_LIMIT": "many",
+		"OMEGA_WHATSAPP_ALLOWED_NUMBERS": "12"})
+	for _, want := range []string{"HistoryLimit", `invalid phone number "12"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not mention %s", err, want)
+		}
+	}
+}

@@ -125,18 +125,19 @@ func LoadChannels(vars map[string]string, descs []channels.Descriptor) (Config, 
 
 func parse(opts env.Options, descs []channels.Descriptor) (Config, error) {
 	c := Config{Channels: channels.Configs{}, descriptors: descs}
-	if err := env.ParseWithOptions(&c, opts); err != nil {
-		return c, fmt.Errorf("configuration: %w", err)
-	}
+	// Every variable that does not parse is reported at once, the
+	// channels' beside omega's own.
+	errs := []error{env.ParseWithOptions(&c, opts)}
 	for _, d := range descs {
 		if d.Settings == nil {
 			continue
 		}
 		s := d.Settings()
-		if err := env.ParseWithOptions(s, opts); err != nil {
-			return c, fmt.Errorf("configuration: %w", err)
-		}
+		errs = append(errs, env.ParseWithOptions(s, opts))
 		c.Channels[d.Name] = s
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, fmt.Errorf("configuration: %w", err)
 	}
 	dir, err := expandHome(c.DataDir)
 	if err != nil {
