@@ -54,11 +54,21 @@ func TestRegisteredChannelIsServed(t *testing.T) {
 					}
 					return ch, nil
 				}}
+			// beeper tells the owner when it loses its session, through
+			// another channel that reaches them (it reads the pager's
+			// variables, to keep the test short).
+			var notify func(context.Context, string)
+			beeper := channels.Descriptor{Name: "beeper", Title: "Beeper",
+				Settings: func() channels.Settings { return &pagerSettings{} },
+				Build: func(_ context.Context, _ channels.Settings, env channels.Env) (channels.Channel, error) {
+					notify = env.NotifyOwner
+					return &fakeChannel{name: "beeper"}, nil
+				}}
 			vars := baseVars(t, b, claude)
 			vars["OMEGA_HTTP_ADDR"] = ""
 			vars["OMEGA_PAGER_TOKEN"] = "pg-token"
 			vars["OMEGA_PAGER_ROOMS"] = "room-1"
-			cfg, err := config.LoadChannels(vars, append(registry.All(), pager))
+			cfg, err := config.LoadChannels(vars, append(registry.All(), pager, beeper))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,6 +85,10 @@ func TestRegisteredChannelIsServed(t *testing.T) {
 			}
 			if !slices.Contains(set.Channels, channels.Channel(ch)) || !slices.Equal(set.Auth.Allowed["pager"], []string{"room-1"}) {
 				t.Fatalf("set = %+v", set)
+			}
+			notify(ctx, "Beeper logged out")
+			if got := ch.texts("room-1"); !slices.Contains(got, "Beeper logged out") {
+				t.Errorf("the owner was not told on the pager: %q", got)
 			}
 			rt, err := a.NewRuntime(ctx, set.RuntimeOptions())
 			if err != nil {
