@@ -345,13 +345,13 @@ func TestLinkedIdentitiesShareTheProfile(t *testing.T) {
 			vars["OMEGA_WHATSAPP_ENABLED"] = "true"
 			vars["OMEGA_WHATSAPP_ALLOWED_NUMBERS"] = "+49 151 1234 5678"
 			cfg := loadConfig(t, vars)
-			tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
+			tg, err := telegram.New(telegram.From(cfg.Channels), quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
 			if err != nil {
 				t.Fatal(err)
 			}
 			fake := whatsapptest.New()
-			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
-			auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs(), whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+			wa := whatsapp.NewWithClient(whatsapp.From(cfg.Channels), fake, quiet)
+			auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: telegram.From(cfg.Channels).AllowedUserIDs(), whatsapp.Name: whatsapp.From(cfg.Channels).AllowedNumbers}}
 			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg, wa}, Auth: auth}, nil)
 			c := pairingCase{t: t, n: n, api: api, vars: vars}
 			const ana = "4915112345678"

@@ -11,10 +11,7 @@ import (
 	"log/slog"
 	"os"
 
-	"go.mau.fi/whatsmeow/store/sqlstore"
-
 	"github.com/omega-gateway/omega/app/config"
-	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
@@ -163,13 +160,6 @@ func (a *App) Where() string {
 // latest one this binary knows.
 func (a *App) MigrationStatus(ctx context.Context) (current, latest int64, err error) {
 	return migrations.Status(ctx, a.backend.DB(), migrations.Dialect(a.Dialect))
-}
-
-// WhatsAppDevices opens whatsmeow's device store, which keeps its own
-// tables and needs a database handle of its own; it is the one library
-// outside omega's storage packages given one.
-func (a *App) WhatsAppDevices(ctx context.Context, logger *slog.Logger) (*sqlstore.Container, error) {
-	return whatsapp.OpenDeviceStore(ctx, a.backend.DB(), string(a.Dialect), logger)
 }
 
 // Close closes the store.

@@ -46,11 +46,11 @@ func startTelegramWorkload(t *testing.T, vars map[string]string, senders int) (*
 		allowed = append(allowed, strconv.FormatInt(tgWorkloadUser(s), 10))
 	}
 	cfg := loadConfig(t, telegramVars(vars, api, strings.Join(allowed, ",")))
-	tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(1e9), telegram.WithSleep(shortSleep))
+	tg, err := telegram.New(telegram.From(cfg.Channels), quiet, telegram.WithPollTimeout(1e9), telegram.WithSleep(shortSleep))
 	if err != nil {
 		t.Fatal(err)
 	}
-	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
+	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: telegram.From(cfg.Channels).AllowedUserIDs()}}
 	n := startChannelNode(t, cfg, app.RuntimeOptions{Provider: echoProvider{}, Channels: []channels.Channel{tg}, Auth: auth}, nil)
 	return n, func(_ *testing.T, sender int, text string) string {
 		chat := tgWorkloadUser(sender)
@@ -70,8 +70,8 @@ func startWhatsAppWorkload(t *testing.T, vars map[string]string, senders int) (*
 	vars["OMEGA_WHATSAPP_ALLOWED_NUMBERS"] = strings.Join(allowed, ",")
 	cfg := loadConfig(t, vars)
 	fake := whatsapptest.New()
-	wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
-	auth := &pipeline.Auth{Allowed: map[string][]string{whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+	wa := whatsapp.NewWithClient(whatsapp.From(cfg.Channels), fake, quiet)
+	auth := &pipeline.Auth{Allowed: map[string][]string{whatsapp.Name: whatsapp.From(cfg.Channels).AllowedNumbers}}
 	n := startChannelNode(t, cfg, app.RuntimeOptions{Provider: echoProvider{}, Channels: []channels.Channel{wa}, Auth: auth}, nil)
 	var mu sync.Mutex
 	next := 0

@@ -120,11 +120,11 @@ func TestEchoedTokenIsRedacted(t *testing.T) {
 			cfg := loadConfig(t, telegramVars(baseVars(t, b, claude), api, "42"))
 			var logs syncBuffer
 			logger := slog.New(cfg.Redactor().Handler(slog.NewTextHandler(&logs, nil)))
-			tg, err := telegram.New(cfg.Telegram, logger, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
+			tg, err := telegram.New(telegram.From(cfg.Channels), logger, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
 			if err != nil {
 				t.Fatal(err)
 			}
-			auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
+			auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: telegram.From(cfg.Channels).AllowedUserIDs()}}
 			echo := func(method string) string { return "Not Found: POST /bot" + tgToken + "/" + method }
 			api.FailNextWith("getUpdates", 1, 500, echo("getUpdates"))
 			api.FailNextWith("sendMessage", 3, 400, echo("sendMessage"))

@@ -160,8 +160,8 @@ func TestWorkspaceImagesSentThroughWhatsApp(t *testing.T) {
 			vars["OMEGA_WHATSAPP_ALLOWED_NUMBERS"] = "+49 151 1234 5678"
 			cfg := loadConfig(t, vars)
 			fake := whatsapptest.New()
-			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
-			auth := &pipeline.Auth{Allowed: map[string][]string{whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+			wa := whatsapp.NewWithClient(whatsapp.From(cfg.Channels), fake, quiet)
+			auth := &pipeline.Auth{Allowed: map[string][]string{whatsapp.Name: whatsapp.From(cfg.Channels).AllowedNumbers}}
 			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{wa}, Auth: auth}, nil)
 
 			waitFor(t, "the channel to acknowledge the message", func() bool {

@@ -85,13 +85,13 @@ func TestRerunCLIEveryChannelIdentical(t *testing.T) {
 			vars["OMEGA_WHATSAPP_ENABLED"], vars["OMEGA_WHATSAPP_ALLOWED_NUMBERS"] = "true", "+49 151 1234 5678"
 			vars["OMEGA_TIMEZONE"], vars["OMEGA_HEARTBEAT_ENABLED"] = "America/New_York", "false"
 			cfg := loadConfig(t, vars)
-			tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
+			tg, err := telegram.New(telegram.From(cfg.Channels), quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
 			if err != nil {
 				t.Fatal(err)
 			}
 			fake := whatsapptest.New()
-			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
-			auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs(), whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+			wa := whatsapp.NewWithClient(whatsapp.From(cfg.Channels), fake, quiet)
+			auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: telegram.From(cfg.Channels).AllowedUserIDs(), whatsapp.Name: whatsapp.From(cfg.Channels).AllowedNumbers}}
 			node := startNodeWith(t, vars, app.RuntimeOptions{Channels: []channels.Channel{tg, wa}, Auth: auth})
 			n := &tgNode{rt: node.rt}
 

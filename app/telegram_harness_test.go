@@ -70,11 +70,11 @@ func startTelegramNode(t *testing.T, vars map[string]string) *tgNode {
 	cfg := loadConfig(t, vars)
 	// Waits (pacing, retry_after, backoff) are real but short, so a 429
 	// costs milliseconds instead of seconds.
-	tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
+	tg, err := telegram.New(telegram.From(cfg.Channels), quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
 	if err != nil {
 		t.Fatal(err)
 	}
-	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}}
+	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: telegram.From(cfg.Channels).AllowedUserIDs()}}
 	// BotName as `omega serve` wires it (ChannelSet.RuntimeOptions), so
 	// that "/cmd@bot" in a group is a command.
 	return startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg}, Auth: auth, BotName: tg.BotUsername}, nil)

@@ -35,8 +35,8 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 			vars["OMEGA_WHATSAPP_ALLOWED_NUMBERS"] = "+49 151 1234 5678"
 			cfg := loadConfig(t, vars)
 			fake := whatsapptest.New()
-			wa := whatsapp.NewWithClient(cfg.WhatsApp, fake, quiet)
-			auth := &pipeline.Auth{Allowed: map[string][]string{whatsapp.Name: cfg.WhatsApp.AllowedNumbers}}
+			wa := whatsapp.NewWithClient(whatsapp.From(cfg.Channels), fake, quiet)
+			auth := &pipeline.Auth{Allowed: map[string][]string{whatsapp.Name: whatsapp.From(cfg.Channels).AllowedNumbers}}
 			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{wa}, Auth: auth}, nil)
 
 			const ana, stranger = "4915112345678", "4930111222333"
@@ -111,14 +111,14 @@ func TestWhatsAppPairingThroughTelegram(t *testing.T) {
 	claude, _ := richClaude(t)
 	api := telegramtest.New(t, tgToken)
 	cfg := loadConfig(t, telegramVars(baseVars(t, backends()[0], claude), api, "42"))
-	tg, err := telegram.New(cfg.Telegram, quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
+	tg, err := telegram.New(telegram.From(cfg.Channels), quiet, telegram.WithPollTimeout(time.Second), telegram.WithSleep(shortSleep))
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := qrSource{events: make(chan channels.QREvent, 4)}
 	opts := app.RuntimeOptions{
 		Channels: []channels.Channel{tg}, Pairing: src,
-		Auth: &pipeline.Auth{Allowed: map[string][]string{telegram.Name: cfg.Telegram.AllowedUserIDs()}},
+		Auth: &pipeline.Auth{Allowed: map[string][]string{telegram.Name: telegram.From(cfg.Channels).AllowedUserIDs()}},
 	}
 	n := startChannelNode(t, cfg, opts, nil)
 	qr := n.rt.Pairing

@@ -3,6 +3,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,13 +11,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
 
-	"github.com/omega-gateway/omega/channels/telegram"
-	"github.com/omega-gateway/omega/channels/whatsapp"
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/registry"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -96,24 +98,45 @@ type Config struct {
 	MemoryLimit ByteSize `env:"MEMORY_LIMIT" envDefault:"0"`
 
 	Provider providers.Config
-	Telegram telegram.Config
-	WhatsApp whatsapp.Config
+	// Channels are the channels' own settings by name, each read from the
+	// fields its descriptor declares (channels/registry). They are
+	// pointers: a copy of Config shares them.
+	Channels channels.Configs `env:"-"`
+	// descriptors are the channels these settings were read for.
+	descriptors []channels.Descriptor
 }
 
 // Load parses the environment (OMEGA_ prefix) and validates the result,
 // reporting every problem at once.
 func Load() (Config, error) {
-	return parse(env.Options{Prefix: "OMEGA_"})
+	return parse(env.Options{Prefix: "OMEGA_"}, registry.All())
 }
 
 // LoadFrom parses the given variables instead of the process environment.
 func LoadFrom(vars map[string]string) (Config, error) {
-	return parse(env.Options{Prefix: "OMEGA_", Environment: vars})
+	return LoadChannels(vars, registry.All())
 }
 
-func parse(opts env.Options) (Config, error) {
-	var c Config
-	if err := env.ParseWithOptions(&c, opts); err != nil {
+// LoadChannels parses the given variables for the given channels instead
+// of the registry's.
+func LoadChannels(vars map[string]string, descs []channels.Descriptor) (Config, error) {
+	return parse(env.Options{Prefix: "OMEGA_", Environment: vars}, descs)
+}
+
+func parse(opts env.Options, descs []channels.Descriptor) (Config, error) {
+	c := Config{Channels: channels.Configs{}, descriptors: descs}
+	// Every variable that does not parse is reported at once, the
+	// channels' beside omega's own.
+	errs := []error{env.ParseWithOptions(&c, opts)}
+	for _, d := range descs {
+		if d.Settings == nil {
+			continue
+		}
+		s := d.Settings()
+		errs = append(errs, env.ParseWithOptions(s, opts))
+		c.Channels[d.Name] = s
+	}
+	if err := errors.Join(errs...); err != nil {
 		return c, fmt.Errorf("configuration: %w", err)
 	}
 	dir, err := expandHome(c.DataDir)
@@ -222,11 +245,40 @@ func (c Config) validateProvider(p *problems) {
 	default:
 		bad("OMEGA_PROVIDER must be %s, %s or %s (got %q)", providers.NameClaudeCode, providers.NameAnthropic, providers.NameOpenAI, c.Provider.Provider)
 	}
-	if c.Telegram.Token != "" {
-		if err := c.Telegram.Validate(); err != nil {
-			bad("%v", err)
+	for _, d := range c.Descriptors() {
+		if s, ok := c.Channels[d.Name]; ok && s.On() {
+			if err := s.Validate(); err != nil {
+				bad("%v", err)
+			}
 		}
 	}
+}
+
+// Descriptors are the channels this configuration was read for: the
+// registry's unless it was loaded with others.
+func (c Config) Descriptors() []channels.Descriptor {
+	if c.descriptors == nil {
+		return registry.All()
+	}
+	return c.descriptors
+}
+
+// Enabled are the channels the configuration turns on, in the registry's
+// order, with their settings.
+func (c Config) Enabled() []Enabled {
+	var out []Enabled
+	for _, d := range c.Descriptors() {
+		if s, ok := c.Channels[d.Name]; ok && s.On() {
+			out = append(out, Enabled{Descriptor: d, Settings: s})
+		}
+	}
+	return out
+}
+
+// Enabled is a channel turned on and its settings.
+type Enabled struct {
+	channels.Descriptor
+	Settings channels.Settings
 }
 
 // validateHeartbeat checks the heartbeat's interval, hours and target.
@@ -244,25 +296,38 @@ func (c Config) validateHeartbeat(p *problems) {
 }
 
 // HeartbeatDestination is where heartbeat alerts go: the configured
-// target, else the owner (the first allowlisted Telegram user, else the
-// first WhatsApp number); empty when there is none.
+// target, else the owner (the first allowlisted sender of the first
+// enabled alert channel, in the registry's order: Telegram, then
+// WhatsApp); empty when there is none.
 func (c Config) HeartbeatDestination() (channel, chat string, err error) {
 	if t := strings.TrimSpace(c.HeartbeatTarget); t != "" {
 		ch, chat, ok := strings.Cut(t, ":")
-		if !ok || strings.TrimSpace(chat) == "" || (ch != "telegram" && ch != "whatsapp") {
-			return "", "", fmt.Errorf("want telegram:<chat> or whatsapp:<number> (got %q)", t)
+		if !ok || strings.TrimSpace(chat) == "" || !c.alertChannel(ch) {
+			return "", "", fmt.Errorf("want %s (got %q)", c.alertForms(), t)
 		}
 		return ch, strings.TrimSpace(chat), nil
 	}
-	if c.Telegram.Token != "" {
-		if ids := c.Telegram.AllowedUserIDs(); len(ids) > 0 {
-			return "telegram", ids[0], nil
+	for _, e := range c.Enabled() {
+		if ids := e.Settings.Allowed(); e.Capabilities.Alerts && len(ids) > 0 {
+			return e.Name, ids[0], nil
 		}
 	}
-	if c.WhatsApp.Enabled && len(c.WhatsApp.AllowedNumbers) > 0 {
-		return "whatsapp", c.WhatsApp.AllowedNumbers[0], nil
-	}
 	return "", "", nil
+}
+
+func (c Config) alertChannel(name string) bool {
+	return slices.ContainsFunc(c.Descriptors(), func(d channels.Descriptor) bool { return d.Name == name && d.Capabilities.Alerts })
+}
+
+// alertForms lists the target forms: "telegram:<chat> or whatsapp:<chat>".
+func (c Config) alertForms() string {
+	var forms []string
+	for _, d := range c.Descriptors() {
+		if d.Capabilities.Alerts {
+			forms = append(forms, d.Name+":<"+cmp.Or(d.ChatForm, "chat")+">")
+		}
+	}
+	return strings.Join(forms, " or ")
 }
 
 // Location returns the time zone used to interpret times without offset.

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/omega-gateway/omega/channels/registry"
 )
 
 // Every OMEGA_* variable must be documented in the README's table, so the
@@ -18,7 +20,7 @@ func TestReadmeDocumentsEveryVariable(t *testing.T) {
 	walk = func(typ reflect.Type) {
 		for i := 0; i < typ.NumField(); i++ {
 			f := typ.Field(i)
-			if name := f.Tag.Get("env"); name != "" {
+			if name := f.Tag.Get("env"); name != "" && name != "-" {
 				name = "OMEGA_" + strings.Split(name, ",")[0]
 				if !strings.Contains(string(readme), "`"+name+"`") {
 					t.Errorf("README.md does not document %s", name)
@@ -31,4 +33,10 @@ func TestReadmeDocumentsEveryVariable(t *testing.T) {
 		}
 	}
 	walk(reflect.TypeOf(Config{}))
+	// The channels' settings are declared by their packages.
+	for _, d := range registry.All() {
+		if d.Settings != nil {
+			walk(reflect.TypeOf(d.Settings()).Elem())
+		}
+	}
 }

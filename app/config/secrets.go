@@ -10,8 +10,14 @@ import (
 // Secrets lists every configured secret: tokens, API keys and the database
 // password (from the URL's user info or a password= parameter).
 func (c Config) Secrets() []string {
-	s := []string{c.APIToken, c.Telegram.Token, c.Telegram.TranscribeAPIKey,
-		c.Provider.AnthropicAPIKey, c.Provider.OpenAIAPIKey}
+	s := []string{c.APIToken, c.Provider.AnthropicAPIKey, c.Provider.OpenAIAPIKey}
+	// Every channel's secrets, enabled or not: a token set on a channel
+	// turned off is still a secret.
+	for _, d := range c.Descriptors() {
+		if cs, ok := c.Channels[d.Name]; ok {
+			s = append(s, cs.Secrets()...)
+		}
+	}
 	if u, err := url.Parse(c.DatabaseURL); err == nil && c.DatabaseURL != "" {
 		if p, ok := u.User.Password(); ok {
 			s = append(s, p)

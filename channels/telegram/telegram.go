@@ -170,12 +170,12 @@ func (c *Channel) BotUsername() string {
 func (c *Channel) ReceivesImages() bool { return true }
 
 // FormatHint implements channels.FormatHinter.
-func (c *Channel) FormatHint() string {
-	return "Platform: Telegram. Rendered: **bold**, *italic*, ~~strikethrough~~, `inline code`, " +
-		"fenced code blocks with a language, and [links](https://example.com). " +
-		"Headings become bold lines and lists become plain bullet lines; tables and images " +
-		"in Markdown do not render, so use lists instead. Long replies are split into several messages."
-}
+func (c *Channel) FormatHint() string { return formatHint }
+
+const formatHint = "Platform: Telegram. Rendered: **bold**, *italic*, ~~strikethrough~~, `inline code`, " +
+	"fenced code blocks with a language, and [links](https://example.com). " +
+	"Headings become bold lines and lists become plain bullet lines; tables and images " +
+	"in Markdown do not render, so use lists instead. Long replies are split into several messages."
 
 // Start implements channels.Channel: it learns the bot's identity, then
 // long-polls until ctx ends or Stop is called.

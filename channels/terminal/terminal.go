@@ -44,9 +44,9 @@ var _ channels.Channel = (*Channel)(nil)
 
 func (c *Channel) Name() string { return Name }
 
-func (c *Channel) FormatHint() string {
-	return "Platform: terminal. Plain text reads best; light Markdown is fine."
-}
+func (c *Channel) FormatHint() string { return formatHint }
+
+const formatHint = "Platform: terminal. Plain text reads best; light Markdown is fine."
 
 // Start reads lines until end of input, "/exit", or ctx ends.
 func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {

@@ -13,7 +13,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/channels/terminal"
+	"github.com/omega-gateway/omega/channels/registry"
 )
 
 func chatCmd() *cobra.Command {
@@ -45,23 +45,23 @@ func chatCmd() *cobra.Command {
 			if u, err := user.Current(); err == nil && u.Username != "" {
 				name = u.Username
 			}
-			term := &terminal.Channel{In: os.Stdin, Out: cmd.OutOrStdout(), SenderID: name}
+			term := registry.Terminal(os.Stdin, cmd.OutOrStdout(), name)
 			rt, err := a.NewRuntime(cmd.Context(), app.RuntimeOptions{Channels: []channels.Channel{term}})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "omega chat (%s, provider %s). Type /exit to leave; logs: %s\n", a.Where(), cfg.Provider.Provider, logPath)
-			return runUntilChannelEnds(cmd, rt, term)
+			return runUntilChannelEnds(cmd, rt, &term.OnEnd)
 		},
 	}
 }
 
 // runUntilChannelEnds runs the runtime and stops it when the terminal
 // channel has read its last line and the turns it started are done.
-func runUntilChannelEnds(cmd *cobra.Command, rt *app.Runtime, term *terminal.Channel) error {
+func runUntilChannelEnds(cmd *cobra.Command, rt *app.Runtime, onEnd *func(waitForReplies bool)) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
-	term.OnEnd = func(waitForReplies bool) {
+	*onEnd = func(waitForReplies bool) {
 		if waitForReplies {
 			if err := rt.WaitIdle(ctx); err != nil && ctx.Err() == nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "omega:", err)

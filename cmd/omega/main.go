@@ -77,7 +77,8 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), whatsappCmd(), tasksCmd(), pairingCmd(), identityCmd(), heartbeatCmd(), auditCmd(), rerunCmd(), exportCmd(), bugsCmd())
+	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), tasksCmd(), pairingCmd(), identityCmd(), heartbeatCmd(), auditCmd(), rerunCmd(), exportCmd(), bugsCmd())
+	root.AddCommand(pairCmds()...)
 	return root
 }
 

@@ -1,50 +1,47 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/channels/whatsapp"
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/registry"
 )
 
-func whatsappCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "whatsapp", Short: "Manage the WhatsApp device"}
+// pairCmds are `omega <channel> pair` for every channel that links a
+// device from the terminal (`omega whatsapp pair`).
+func pairCmds() []*cobra.Command {
+	var cmds []*cobra.Command
+	for _, d := range registry.All() {
+		if d.Pair != nil {
+			cmds = append(cmds, pairCmd(d))
+		}
+	}
+	return cmds
+}
+
+func pairCmd(d channels.Descriptor) *cobra.Command {
+	cmd := &cobra.Command{Use: d.Name, Short: "Manage the " + d.Title + " device"}
 	var phone string
 	pair := &cobra.Command{
 		Use:   "pair",
-		Short: "Pair omega with WhatsApp: scan the QR code (or use --phone for a pairing code)",
+		Short: "Pair omega with " + d.Title + ": scan the QR code (or use --phone for a pairing code)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a, err := openApp(cmd.Context(), app.OpenOptions{})
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			container, err := a.WhatsAppDevices(cmd.Context(), a.Logger)
-			if err != nil {
-				return err
+			s, ok := a.Config.Channels[d.Name]
+			if !ok {
+				return fmt.Errorf("%s has no settings", d.Title)
 			}
-			ch, err := whatsapp.New(cmd.Context(), a.Config.WhatsApp, container, a.Logger)
-			if err != nil {
-				return err
-			}
-			if ch.Paired() {
-				fmt.Fprintln(cmd.OutOrStdout(), "A WhatsApp device is already paired.")
-				return nil
-			}
-			if err := whatsapp.Pair(cmd.Context(), ch, cmd.OutOrStdout(), phone); err != nil {
-				return fmt.Errorf("pair WhatsApp: %w", err)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "Paired. Restart `omega serve` with OMEGA_WHATSAPP_ENABLED=true.")
-			return nil
+			return d.Pair(cmd.Context(), s, a.ChannelEnv(a.Logger), cmd.OutOrStdout(), phone)
 		},
 	}
 	pair.Flags().StringVar(&phone, "phone", "", "pair by code for this phone number (international format) instead of a QR code")
 	cmd.AddCommand(pair)
 	return cmd
 }
-
-func decodeJSON(r io.Reader, v any) error { return json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(v) }

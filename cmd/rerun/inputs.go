@@ -64,11 +64,8 @@ func legacyInputs(cfg config.Config, decoded []domain.Payload, msg domain.Messag
 		PairingMaxCodes: cfg.PairingMaxCodes, Timezone: cmp.Or(cfg.Timezone, "Local"),
 		Classify: cfg.Classify, ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex,
 		HistoryLimit: cfg.HistoryLimit, ConversationIdle: cfg.ConversationIdle}
-	if cfg.Telegram.Token != "" {
-		in.Allowed["telegram"] = cfg.Telegram.AllowedUserIDs()
-	}
-	if cfg.WhatsApp.Enabled {
-		in.Allowed["whatsapp"] = cfg.WhatsApp.AllowedNumbers
+	for _, e := range cfg.Enabled() {
+		in.Allowed[e.Name] = e.Settings.Allowed()
 	}
 	in.OwnerChannel, in.OwnerChat, _ = cfg.HeartbeatDestination() // invalid: no owner, as the turn would report
 	for _, p := range decoded {

@@ -24,9 +24,6 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/channels/telegram"
-	"github.com/omega-gateway/omega/channels/terminal"
-	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/prompts"
@@ -336,12 +333,14 @@ func copyPrompts(dir, to string) error {
 	return nil
 }
 
-// hints are the channels' format hints, which the system prompt quotes.
-var hints = map[string]string{
-	telegram.Name: (&telegram.Channel{}).FormatHint(),
-	whatsapp.Name: (&whatsapp.Channel{}).FormatHint(),
-	terminal.Name: (&terminal.Channel{}).FormatHint(),
-	api.Name:      (&api.Server{}).FormatHint(),
+// hints are the channels' format hints, which the system prompt quotes:
+// the HTTP API's and the configured registry's channels'.
+func hints(cfg config.Config) map[string]string {
+	h := map[string]string{api.Name: (&api.Server{}).FormatHint()}
+	for _, d := range cfg.Descriptors() {
+		h[d.Name] = d.Hint
+	}
+	return h
 }
 
 // runScratch runs the turn in a scratch store and returns its events.
@@ -362,7 +361,7 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 	if err := copyTexts(ctx, src, a.Registry, a.Store, state); err != nil {
 		return nil, err
 	}
-	ch := &recorder{name: msg.Channel, hint: hints[msg.Channel], photos: photoOutcomes(decoded), images: watchedImages(decoded)}
+	ch := &recorder{name: msg.Channel, hint: hints(cfg)[msg.Channel], photos: photoOutcomes(decoded), images: watchedImages(decoded)}
 	for _, p := range decoded {
 		if s, ok := p.(domain.ReplySent); ok {
 			ch.chunks = append(ch.chunks, s.Chunks)

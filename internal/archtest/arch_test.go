@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -69,6 +70,18 @@ var rules = []rule{
 		},
 	},
 	{
+		// A channel describes itself (channels.Descriptor) and the one
+		// list of channels is channels/registry: configuration, doctor,
+		// rerun and the server's wiring iterate it, so adding a channel
+		// is its package and one registry line.
+		name: "only channels/registry names the concrete channels",
+		from: []string{"app", "cmd/omega", "cmd/rerun"},
+		forbidden: func(dep pkg) bool {
+			return slices.ContainsFunc(concreteChannels, func(c string) bool { return under(dep.ImportPath, c) })
+		},
+		direct: true,
+	},
+	{
 		// Read models are fed by the log, never by the handlers that
 		// write it.
 		name:      "projections do not import handlers",
@@ -120,8 +133,21 @@ var rules = []rule{
 var known = map[string]string{}
 
 func TestImportRules(t *testing.T) {
-	pkgs := listPackages(t)
-	seen := map[string]bool{}
+	found, seen := violations(rules, listPackages(t))
+	for _, v := range found {
+		t.Error(v)
+	}
+	for key, why := range known {
+		if !seen[key] {
+			t.Errorf("known violation %s (%s) is gone: remove it from the list", key, why)
+		}
+	}
+}
+
+// violations applies the rules to the packages; seen are the known
+// violations met.
+func violations(rules []rule, pkgs map[string]pkg) (found []string, seen map[string]bool) {
+	seen = map[string]bool{}
 	for _, r := range rules {
 		for _, p := range pkgs {
 			if p.Standard || !slices.ContainsFunc(r.from, func(f string) bool { return under(p.ImportPath, f) }) ||
@@ -144,13 +170,42 @@ func TestImportRules(t *testing.T) {
 					seen[key] = true
 					continue
 				}
-				t.Errorf("%s: %s imports %s", r.name, strings.TrimPrefix(p.ImportPath, module+"/"), d)
+				found = append(found, fmt.Sprintf("%s: %s imports %s", r.name, strings.TrimPrefix(p.ImportPath, module+"/"), d))
 			}
 		}
 	}
-	for key, why := range known {
-		if !seen[key] {
-			t.Errorf("known violation %s (%s) is gone: remove it from the list", key, why)
+	return found, seen
+}
+
+// The registry rule catches a concrete channel imported again where the
+// registry should be asked, and lets the registry through.
+func TestRegistryRuleCatchesConcreteChannel(t *testing.T) {
+	m := func(rel string) string { return module + "/" + rel }
+	pkgs := map[string]pkg{}
+	for _, rel := range []string{"channels/telegram", "channels/registry", "channels"} {
+		pkgs[m(rel)] = pkg{ImportPath: m(rel)}
+	}
+	add := func(rel string, imports ...string) {
+		p := pkg{ImportPath: m(rel)}
+		for _, i := range imports {
+			p.Imports = append(p.Imports, m(i))
+			p.Deps = append(p.Deps, m(i))
+		}
+		pkgs[p.ImportPath] = p
+	}
+	add("cmd/omega", "channels/registry", "channels", "channels/telegram")
+	add("cmd/rerun", "channels/registry")
+	add("app/config", "channels/registry")
+	add("app", "channels/whatsapp")
+	pkgs[m("channels/whatsapp")] = pkg{ImportPath: m("channels/whatsapp")}
+	found, _ := violations(rules, pkgs)
+	want := []string{"cmd/omega imports " + m("channels/telegram"), "app imports " + m("channels/whatsapp")}
+	if len(found) != len(want) {
+		t.Fatalf("violations = %q, want %d naming %q", found, len(want), want)
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(found, func(f string) bool { return strings.HasSuffix(f, w) }) {
+			t.Errorf("violations %q miss %q", found, w)
 		}
 	}
 }
