@@ -57,14 +57,17 @@ func codeBlock(lang, code string) string {
 // renderLink emits a link only for schemes Telegram accepts; anything
 // else is shown as text so the message is not rejected.
 func renderLink(label, url string) string {
+	if strings.TrimSpace(label) == "" {
+		label = escapeText(url) // an empty link would show nothing
+	}
 	lower := strings.ToLower(url)
 	for _, scheme := range []string{"http://", "https://", "tg://", "mailto:"} {
 		if strings.HasPrefix(lower, scheme) {
 			return `<a href="` + html.EscapeString(url) + `">` + label + "</a>"
 		}
 	}
-	if label == "" {
-		return escapeText(url)
+	if label == escapeText(url) {
+		return label
 	}
 	return label + " (" + escapeText(url) + ")"
 }

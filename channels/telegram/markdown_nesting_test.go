@@ -34,6 +34,8 @@ func TestMarkdownToHTMLNesting(t *testing.T) {
 			"| Name | Qty |\n|:-----|----:|\n| Ann & <Co> | **30** |\n| Bob | 4 |",
 			"<pre>Name       | Qty\n-----------+----\nAnn &amp; &lt;Co&gt; | 30\nBob        | 4</pre>",
 		},
+		{"empty label shows the address", "[](https://x.io)", `<a href="https://x.io">https://x.io</a>`},
+		{"unsupported scheme as text", "[run](javascript:x()) [](ftp://h)", "run (javascript:x()) ftp://h"},
 		{"image as its link", "![a chart](https://x.io/c.png)", `<a href="https://x.io/c.png">a chart</a>`},
 	}
 	for _, tt := range tests {

@@ -27,3 +27,21 @@ func TestToWhatsAppNesting(t *testing.T) {
 		})
 	}
 }
+
+// A reply with a table, a nested list and a list in a quote reaches the chat in
+// WhatsApp's formatting, through the channel's SendText.
+func TestSendTextFormatsNestedMarkdown(t *testing.T) {
+	c, fc, _ := started(t, Config{})
+	md := "## Stock\n\n| Item | Qty |\n|---|---:|\n| Figs | **3** |\n\n1. Order:\n   - *fresh `figs`*\n\n> note **this**:\n> - a\n> - b"
+	if _, err := c.SendText(t.Context(), alice.String(), md); err != nil {
+		t.Fatal(err)
+	}
+	want := "*Stock*\n\n*Item — Qty*\n• Figs — *3*\n\n1. Order:\n  • _fresh `figs`_\n\n> note *this*:\n> • a\n> • b"
+	sent := fc.sentMessages()
+	if len(sent) != 1 {
+		t.Fatalf("sent %d messages, want 1", len(sent))
+	}
+	if got := sent[0].msg.GetConversation(); got != want {
+		t.Fatalf("sent %q\nwant %q", got, want)
+	}
+}
