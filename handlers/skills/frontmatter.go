@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -53,26 +54,43 @@ func parseFrontMatter(text string, first int) (node, error) {
 	if root.Kind != yaml.MappingNode {
 		return node{}, &ParseError{Line: first + root.Line - 1, Msg: "the front matter must be key: value pairs"}
 	}
-	return convert(root, first, 0)
+	c := &converter{first: first, left: maxNodes}
+	return c.convert(root, 0)
 }
 
-// maxDepth bounds alias expansion: an alias that refers to itself (or a
-// "billion laughs" document) must fail, not loop.
-const maxDepth = 32
+// maxDepth and maxNodes bound alias expansion: an alias that refers to
+// itself, or aliases of aliases that multiply ("billion laughs"), must
+// fail, not loop or fill the memory.
+const (
+	maxDepth = 32
+	maxNodes = 10_000
+	tooMuch  = "the front matter nests too deep or repeats too much"
+)
 
-// convert turns a YAML node into a node; lines become file lines.
-func convert(y *yaml.Node, first, depth int) (node, error) {
-	line := first + y.Line - 1
-	if depth > maxDepth {
-		return node{}, &ParseError{Line: line, Msg: "the front matter nests too deep"}
+// converter turns YAML nodes into nodes; lines become file lines (first
+// is the file line of the front matter's first line).
+type converter struct {
+	first int
+	left  int // nodes still allowed
+}
+
+func (c *converter) convert(y *yaml.Node, depth int) (node, error) {
+	line := c.first + y.Line - 1
+	c.left--
+	if depth > maxDepth || c.left < 0 {
+		return node{}, &ParseError{Line: line, Msg: tooMuch}
 	}
 	switch y.Kind {
 	case yaml.AliasNode:
-		return convert(y.Alias, first, depth+1)
+		v, err := c.convert(y.Alias, depth+1)
+		if pe := (*ParseError)(nil); errors.As(err, &pe) && pe.Msg == tooMuch {
+			pe.Line = line // the outermost alias that blew up, not its anchor
+		}
+		return v, err
 	case yaml.SequenceNode:
 		n := node{kind: 'l', line: line}
-		for _, c := range y.Content {
-			v, err := convert(c, first, depth+1)
+		for _, item := range y.Content {
+			v, err := c.convert(item, depth+1)
 			if err != nil {
 				return node{}, err
 			}
@@ -80,7 +98,7 @@ func convert(y *yaml.Node, first, depth int) (node, error) {
 		}
 		return n, nil
 	case yaml.MappingNode:
-		return convertMap(y, first, depth)
+		return c.convertMap(y, depth)
 	}
 	if y.Tag == "!!null" && y.Style == 0 {
 		return node{kind: 's', line: line}, nil // "key:" or "key: ~"
@@ -88,18 +106,18 @@ func convert(y *yaml.Node, first, depth int) (node, error) {
 	return node{kind: 's', line: line, str: y.Value}, nil
 }
 
-func convertMap(y *yaml.Node, first, depth int) (node, error) {
-	n := node{kind: 'm', line: first + y.Line - 1, vals: map[string]node{}}
+func (c *converter) convertMap(y *yaml.Node, depth int) (node, error) {
+	n := node{kind: 'm', line: c.first + y.Line - 1, vals: map[string]node{}}
 	for i := 0; i+1 < len(y.Content); i += 2 {
 		k := y.Content[i]
-		keyLine := first + k.Line - 1
+		keyLine := c.first + k.Line - 1
 		if k.Kind != yaml.ScalarNode {
 			return node{}, &ParseError{Line: keyLine, Msg: "a key must be a plain name"}
 		}
 		if _, dup := n.vals[k.Value]; dup {
 			return node{}, &ParseError{Line: keyLine, Msg: fmt.Sprintf("duplicate key %q", k.Value)}
 		}
-		v, err := convert(y.Content[i+1], first, depth+1)
+		v, err := c.convert(y.Content[i+1], depth+1)
 		if err != nil {
 			return node{}, err
 		}

@@ -47,6 +47,8 @@ func TestParse(t *testing.T) {
 		{name: "duplicate key", file: "---\nname: x\nname: y\n---\nbody\n", errLine: 3, errMatch: "duplicate key"},
 		{name: "colon in an unquoted value", file: "---\ndescription: Deploy: the app\n---\nbody\n", errLine: 2, errMatch: "needs quotes"},
 		{name: "unterminated quote", file: "---\nname: x\ndescription: 'oops\n---\nbody\n", errLine: 3, errMatch: "unterminated quoted string"},
+		{name: "alias of itself", file: "---\nname: x\na: &x [*x]\n---\nbody\n", errLine: 3, errMatch: "nests too deep"},
+		{name: "aliases that multiply", file: "---\nname: x\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n---\nbody\n", errLine: 6, errMatch: "repeats too much"},
 		{name: "front matter a list", file: "---\n- a\n- b\n---\nbody\n", errLine: 2, errMatch: "key: value pairs"},
 		{name: "tab indentation", file: "---\nname: x\nmcp:\n\t- name: s\n---\nbody\n", errLine: 4, errMatch: "tabs"},
 		{name: "empty body", file: "---\nname: x\n---\n\n", errLine: 5, errMatch: "no instructions"},
