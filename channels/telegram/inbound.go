@@ -254,3 +254,9 @@ func joinText(a, b string) string {
 	}
 	return a + "\n\n" + b
 }
+
+// isWordByte reports whether c may continue a username (any non-ASCII
+// byte counts, so a mention glued to a word in another script is not one).
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}

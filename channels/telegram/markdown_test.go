@@ -22,7 +22,7 @@ func TestMarkdownToHTML(t *testing.T) {
 		{"double backtick code", "``a ` b``", "<code>a ` b</code>"},
 		{"nested bold italic", "**bold *it* bold**", "<b>bold <i>it</i> bold</b>"},
 		{"italic containing bold", "*it **b** it*", "<i>it <b>b</b> it</i>"},
-		{"triple stars", "***both***", "<b><i>both</i></b>"},
+		{"triple stars", "***both***", "<i><b>both</b></i>"},
 		{"unclosed bold literal", "**oops", "**oops"},
 		{"link", "see [the docs](https://x.io/a?b=1&c=2)", `see <a href="https://x.io/a?b=1&amp;c=2">the docs</a>`},
 		{"link with bold label", "[**go**](https://go.dev)", `<a href="https://go.dev"><b>go</b></a>`},

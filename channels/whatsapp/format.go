@@ -1,10 +1,10 @@
 package whatsapp
 
 import (
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/omega-gateway/omega/channels/markdown"
 )
 
 // maxChunk is well below WhatsApp's hard limit (~65 000 characters):
@@ -12,160 +12,70 @@ import (
 // arrive sooner.
 const maxChunk = 4000
 
-var (
-	reFence     = regexp.MustCompile("^\\s*(```|~~~)")
-	reHeader    = regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$`)
-	reBullet    = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
-	reTableSep  = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$`)
-	reRule      = regexp.MustCompile(`^\s*([-*_])(\s*([-*_])){2,}\s*$`)
-	reCodeSpan  = regexp.MustCompile("`[^`\n]+`")
-	reLink      = regexp.MustCompile(`!?\[([^\]\n]*)\]\(\s*([^)\s]+)(?:\s+"[^"]*")?\s*\)`)
-	reURL       = regexp.MustCompile(`https?://[^\s<>()]+`)
-	reBoldStar  = regexp.MustCompile(`\*\*([^\s*](?:[^*\n]*[^\s*])?)\*\*`)
-	reBoldUnder = regexp.MustCompile(`__([^\s_](?:[^_\n]*[^\s_])?)__`)
-	reItalic    = regexp.MustCompile(`(^|[^*\w])\*([^\s*](?:[^*\n]*[^\s*])?)\*([^*\w]|$)`)
-	reStrike    = regexp.MustCompile(`~~([^~\n]+)~~`)
-	rePlacehold = regexp.MustCompile("\x00(\\d+)\x00")
-)
+// waStyle renders the Markdown tree (parsed by goldmark in
+// channels/markdown, as for every channel) in WhatsApp's formatting:
+// *bold*, _italic_, ~strike~, `inline`, ``` blocks (without a language,
+// which WhatsApp would print), "> " quotes and "• " items. Headings are
+// bold lines without inner emphasis (WhatsApp cannot nest it), tables
+// "• a — b" lines under a bold header, and links show their address.
+var waStyle = markdown.Style{
+	Text:         func(s string) string { return s },
+	Bold:         markdown.Pair{Open: "*", Close: "*"},
+	Italic:       markdown.Pair{Open: "_", Close: "_"},
+	Strike:       markdown.Pair{Open: "~", Close: "~"},
+	Code:         func(code string) string { return "`" + code + "`" },
+	CodeBlock:    func(_, code string) string { return "```\n" + code + "\n```" },
+	Link:         link,
+	Heading:      func(text string) string { return "*" + text + "*" },
+	FlatHeadings: true,
+	Quote:        quote,
+	Table:        table,
+	Rule:         "──────────",
+	Bullet:       "• ",
+}
 
-// Markers standing for WhatsApp's bold and italic delimiters while the
-// Markdown ones are still being rewritten; control characters never occur
-// in model output.
-const (
-	boldMark   = "\x01"
-	italicMark = "\x02"
-)
-
-// ToWhatsApp rewrites the model's Markdown into WhatsApp's formatting:
-// *bold*, _italic_, ~strike~ and ``` blocks. Headers become bold lines,
-// tables become bullet lines and links show their address, since WhatsApp
-// renders none of them.
+// ToWhatsApp rewrites the model's Markdown into WhatsApp's formatting.
 func ToWhatsApp(md string) string {
-	lines := strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n")
-	out := make([]string, 0, len(lines))
-	inCode := false
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if reFence.MatchString(line) {
-			// WhatsApp would print a language tag literally.
-			inCode = !inCode
-			out = append(out, "```")
-			continue
-		}
-		if inCode {
-			out = append(out, line)
-			continue
-		}
-		if isTableRow(line) {
-			j := i
-			for j < len(lines) && isTableRow(lines[j]) {
-				j++
-			}
-			out = append(out, convertTable(lines[i:j])...)
-			i = j - 1
-			continue
-		}
-		out = append(out, convertLine(line))
-	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	return strings.TrimSpace(markdown.Render(md, waStyle))
 }
 
-func convertLine(line string) string {
-	if m := reHeader.FindStringSubmatch(line); m != nil {
-		return boldLine(m[1])
+func link(label, url string) string {
+	if label = strings.TrimSpace(label); label == "" || label == url {
+		return url
 	}
-	if reRule.MatchString(line) {
-		return "──────────"
-	}
-	if m := reBullet.FindStringSubmatch(line); m != nil {
-		return m[1] + "• " + convertInline(m[2])
-	}
-	return convertInline(line)
+	return label + " (" + url + ")"
 }
 
-// boldLine renders text as one bold line; emphasis inside it is dropped
-// because WhatsApp cannot nest it.
-func boldLine(text string) string {
-	text = strings.NewReplacer("**", "", "__", "").Replace(text)
-	text = strings.Trim(convertInline(text), "*_ ")
-	if text == "" {
-		return ""
+func quote(body string) string {
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight("> "+l, " ")
 	}
-	return "*" + text + "*"
+	return strings.Join(lines, "\n")
 }
 
-func isTableRow(line string) bool {
-	t := strings.TrimSpace(line)
-	return len(t) > 1 && strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2
-}
-
-// convertTable turns a Markdown table into "• a — b" lines, the header
-// row (the one above the |---| separator) into a bold line.
-func convertTable(rows []string) []string {
+// table turns a table into "• a — b" lines, the header into a bold line.
+func table(header []markdown.Cell, rows [][]markdown.Cell) string {
 	var out []string
-	for i, row := range rows {
-		if reTableSep.MatchString(row) {
-			continue
-		}
-		cells := tableCells(row)
-		if len(cells) == 0 {
-			continue
-		}
-		joined := strings.Join(cells, " — ")
-		if i == 0 && len(rows) > 1 && reTableSep.MatchString(rows[1]) {
-			out = append(out, boldLine(joined))
-			continue
-		}
-		out = append(out, "• "+convertInline(joined))
+	if h := joinCells(header, func(c markdown.Cell) string { return c.Plain }); h != "" {
+		out = append(out, "*"+h+"*")
 	}
-	return out
+	for _, row := range rows {
+		if r := joinCells(row, func(c markdown.Cell) string { return c.Rendered }); r != "" {
+			out = append(out, "• "+r)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
-func tableCells(row string) []string {
-	t := strings.Trim(strings.TrimSpace(row), "|")
-	var cells []string
-	for c := range strings.SplitSeq(t, "|") {
-		if c = strings.TrimSpace(c); c != "" {
-			cells = append(cells, c)
+func joinCells(cells []markdown.Cell, text func(markdown.Cell) string) string {
+	var parts []string
+	for _, c := range cells {
+		if t := text(c); t != "" {
+			parts = append(parts, t)
 		}
 	}
-	return cells
-}
-
-// convertInline rewrites emphasis and links in one line. Code spans and
-// URLs are set aside first so that their underscores and asterisks are
-// never taken for emphasis.
-func convertInline(s string) string {
-	var kept []string
-	keep := func(v string) string {
-		kept = append(kept, v)
-		return "\x00" + strconv.Itoa(len(kept)-1) + "\x00"
-	}
-	s = reCodeSpan.ReplaceAllStringFunc(s, keep)
-	s = reLink.ReplaceAllStringFunc(s, func(m string) string {
-		sub := reLink.FindStringSubmatch(m)
-		text, url := strings.TrimSpace(sub[1]), sub[2]
-		if text == "" || text == url {
-			return keep(url)
-		}
-		return text + " (" + keep(url) + ")"
-	})
-	s = reURL.ReplaceAllStringFunc(s, keep)
-
-	s = reBoldStar.ReplaceAllString(s, boldMark+"$1"+boldMark)
-	s = reBoldUnder.ReplaceAllString(s, italicMark+"$1"+italicMark)
-	// Twice: a match consumes the character after it, which may be the
-	// one that opens the next emphasis ("*a* *b*").
-	for range 2 {
-		s = reItalic.ReplaceAllString(s, "${1}"+italicMark+"${2}"+italicMark+"${3}")
-	}
-	s = reStrike.ReplaceAllString(s, "~$1~")
-	s = strings.NewReplacer(boldMark, "*", italicMark, "_").Replace(s)
-
-	return rePlacehold.ReplaceAllStringFunc(s, func(m string) string {
-		i, _ := strconv.Atoi(strings.Trim(m, "\x00"))
-		return kept[i]
-	})
+	return strings.Join(parts, " — ")
 }
 
 // Chunk splits text into messages of at most limit characters, preferring

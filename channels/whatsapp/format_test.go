@@ -11,7 +11,7 @@ func TestToWhatsApp(t *testing.T) {
 		name, in, want string
 	}{
 		{"bold stars", "this is **important**", "this is *important*"},
-		{"bold underscores", "this is __important__", "this is _important_"},
+		{"bold underscores", "this is __important__", "this is *important*"},
 		{"italic star", "an *aside* here", "an _aside_ here"},
 		{"italic underscore kept", "an _aside_ here", "an _aside_ here"},
 		{"two italics", "*a* and *b*", "_a_ and _b_"},
@@ -37,7 +37,7 @@ func TestToWhatsApp(t *testing.T) {
 			"| Name | Age |\n|------|----:|\n| Ann | 30 |\n| Bob | **41** |",
 			"*Name — Age*\n• Ann — 30\n• Bob — *41*",
 		},
-		{"table without header", "| a | b |\n| c | d |", "• a — b\n• c — d"},
+		{"pipes without a delimiter row are text", "| a | b |\n| c | d |", "| a | b |\n| c | d |"},
 		{"rule", "above\n\n---\n\nbelow", "above\n\n──────────\n\nbelow"},
 	}
 	for _, tt := range tests {

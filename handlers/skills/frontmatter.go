@@ -1,18 +1,22 @@
 package skills
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
-// The front matter of a SKILL.md is a small subset of YAML, parsed here
-// rather than with a YAML library (none is in go.mod): "key: value"
-// pairs, nested maps by indentation, lists as "[a, b]" or "- item" lines
-// (items may be maps), plain, 'single' or "double" quoted scalars, and
-// "#" comments. Anything else is an error naming its line. A flow map
-// ("{...}") is kept as its raw text, so that keys omega does not use
-// (nanobot's metadata) do not fail a skill.
+// The front matter of a SKILL.md is YAML, read by a YAML library so that
+// what users write elsewhere (block lists, quoted strings, multi-line |
+// and > strings, folded plain strings, comments, anchors) means the same
+// here. The document is turned into a small tree of strings, lists and
+// maps with the line each started on, so that the checks in skill.go can
+// name the line of a bad value. Every scalar keeps its text as written
+// ("yes" and "08080" stay strings).
 
 // ParseError is a front matter or SKILL.md error at a line of a file.
 type ParseError struct {
@@ -23,14 +27,6 @@ type ParseError struct {
 
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-}
-
-// yline is one meaningful line: its number (1-based, in the file), its
-// indentation and its text without the indentation.
-type yline struct {
-	num    int
-	indent int
-	text   string
 }
 
 // node is a parsed value: a string, a list or a map, with the line it
@@ -44,250 +40,137 @@ type node struct {
 	kind byte // 's', 'l', 'm'
 }
 
-type fmParser struct {
-	lines []yline
-	i     int
-}
-
 // parseFrontMatter parses the lines between the "---" fences; first is
 // the file line number of the first of them.
 func parseFrontMatter(text string, first int) (node, error) {
-	p := &fmParser{}
-	for i, raw := range strings.Split(text, "\n") {
-		num := first + i
-		trimmed := strings.TrimRight(raw, " \r")
-		body := strings.TrimLeft(trimmed, " ")
-		if body == "" || strings.HasPrefix(body, "#") {
-			continue
-		}
-		if strings.HasPrefix(body, "\t") || strings.Contains(trimmed[:len(trimmed)-len(body)], "\t") {
-			return node{}, &ParseError{Line: num, Msg: "tabs are not allowed for indentation"}
-		}
-		p.lines = append(p.lines, yline{num: num, indent: len(trimmed) - len(body), text: stripComment(body)})
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return node{}, yamlError(err, text, first)
 	}
-	if len(p.lines) == 0 {
+	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return node{kind: 'm', vals: map[string]node{}}, nil
 	}
-	if p.lines[0].indent != 0 {
-		return node{}, &ParseError{Line: p.lines[0].num, Msg: "the front matter must start at column 1"}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return node{}, &ParseError{Line: first + root.Line - 1, Msg: "the front matter must be key: value pairs"}
 	}
-	n, err := p.block(0)
-	if err != nil {
-		return node{}, err
-	}
-	if p.i < len(p.lines) {
-		l := p.lines[p.i]
-		return node{}, &ParseError{Line: l.num, Msg: "unexpected indentation"}
-	}
-	if n.kind != 'm' {
-		return node{}, &ParseError{Line: n.line, Msg: "the front matter must be key: value pairs"}
-	}
-	return n, nil
+	c := &converter{first: first, left: maxNodes}
+	return c.convert(root, 0)
 }
 
-// stripComment removes a " #" comment outside quotes.
-func stripComment(s string) string {
-	var quote rune
-	for i, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
+// maxDepth and maxNodes bound alias expansion: an alias that refers to
+// itself, or aliases of aliases that multiply ("billion laughs"), must
+// fail, not loop or fill the memory.
+const (
+	maxDepth = 32
+	maxNodes = 10_000
+	tooMuch  = "the front matter nests too deep or repeats too much"
+)
+
+// converter turns YAML nodes into nodes; lines become file lines (first
+// is the file line of the front matter's first line).
+type converter struct {
+	first int
+	left  int // nodes still allowed
+}
+
+func (c *converter) convert(y *yaml.Node, depth int) (node, error) {
+	line := c.first + y.Line - 1
+	c.left--
+	if depth > maxDepth || c.left < 0 {
+		return node{}, &ParseError{Line: line, Msg: tooMuch}
+	}
+	switch y.Kind {
+	case yaml.AliasNode:
+		v, err := c.convert(y.Alias, depth+1)
+		if pe := (*ParseError)(nil); errors.As(err, &pe) && pe.Msg == tooMuch {
+			pe.Line = line // the outermost alias that blew up, not its anchor
+		}
+		return v, err
+	case yaml.SequenceNode:
+		n := node{kind: 'l', line: line}
+		for _, item := range y.Content {
+			v, err := c.convert(item, depth+1)
+			if err != nil {
+				return node{}, err
 			}
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '#' && i > 0 && s[i-1] == ' ':
-			return strings.TrimRight(s[:i], " ")
+			n.list = append(n.list, v)
 		}
-	}
-	return s
-}
-
-func isItem(text string) bool { return text == "-" || strings.HasPrefix(text, "- ") }
-
-// block parses the lines at indent: a list when they start with "-",
-// else a map.
-func (p *fmParser) block(indent int) (node, error) {
-	if isItem(p.lines[p.i].text) {
-		return p.list(indent)
-	}
-	return p.mapping(indent)
-}
-
-func (p *fmParser) list(indent int) (node, error) {
-	n := node{kind: 'l', line: p.lines[p.i].num}
-	for p.i < len(p.lines) && p.lines[p.i].indent == indent && isItem(p.lines[p.i].text) {
-		l := p.lines[p.i]
-		item := strings.TrimSpace(strings.TrimPrefix(l.text, "-"))
-		var (
-			v   node
-			err error
-		)
-		switch {
-		case item == "":
-			p.i++
-			v, err = p.nested(indent, l.num)
-		case keyOf(item) != "":
-			// "- key: value" starts a map whose keys line up with "key".
-			p.lines[p.i] = yline{num: l.num, indent: indent + len(l.text) - len(item), text: item}
-			v, err = p.mapping(p.lines[p.i].indent)
-		default:
-			p.i++
-			v, err = scalar(item, l.num)
-		}
-		if err != nil {
-			return node{}, err
-		}
-		n.list = append(n.list, v)
-	}
-	return n, nil
-}
-
-// nested parses the block under a line at indent, or an empty string
-// when none follows.
-func (p *fmParser) nested(indent, num int) (node, error) {
-	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
-		return p.block(p.lines[p.i].indent)
-	}
-	return node{kind: 's', line: num}, nil
-}
-
-// keyOf returns the key of a "key: value" or "key:" text, or "". A key
-// is letters, digits, "_", "-" and ".".
-func keyOf(text string) string {
-	k, rest, ok := strings.Cut(text, ":")
-	if !ok || k == "" || (rest != "" && rest[0] != ' ') {
-		return "" // "http://x" is not a key
-	}
-	for _, r := range k {
-		if !keyRune(r) {
-			return ""
-		}
-	}
-	return k
-}
-
-func keyRune(r rune) bool {
-	return r == '_' || r == '-' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-}
-
-func (p *fmParser) mapping(indent int) (node, error) {
-	n := node{kind: 'm', line: p.lines[p.i].num, vals: map[string]node{}}
-	for p.i < len(p.lines) && p.lines[p.i].indent == indent {
-		l := p.lines[p.i]
-		key := keyOf(l.text)
-		if key == "" {
-			return node{}, &ParseError{Line: l.num, Msg: fmt.Sprintf("expected \"key: value\", got %q", l.text)}
-		}
-		if _, dup := n.vals[key]; dup {
-			return node{}, &ParseError{Line: l.num, Msg: fmt.Sprintf("duplicate key %q", key)}
-		}
-		rest := strings.TrimSpace(l.text[strings.Index(l.text, ":")+1:])
-		p.i++
-		var (
-			v   node
-			err error
-		)
-		switch {
-		case rest != "":
-			v, err = scalar(rest, l.num)
-		case p.i < len(p.lines) && p.lines[p.i].indent == indent && isItem(p.lines[p.i].text):
-			v, err = p.list(indent) // a list may sit at its key's indentation
-		default:
-			v, err = p.nested(indent, l.num)
-		}
-		if err != nil {
-			return node{}, err
-		}
-		n.keys = append(n.keys, key)
-		n.vals[key] = v
-	}
-	if p.i < len(p.lines) && p.lines[p.i].indent > indent {
-		return node{}, &ParseError{Line: p.lines[p.i].num, Msg: "unexpected indentation"}
-	}
-	return n, nil
-}
-
-// scalar parses an inline value: a flow list, a quoted or plain string.
-func scalar(s string, num int) (node, error) {
-	switch {
-	case strings.HasPrefix(s, "["):
-		return flowList(s, num)
-	case strings.HasPrefix(s, "|") || strings.HasPrefix(s, ">"):
-		return node{}, &ParseError{Line: num, Msg: "block scalars (| and >) are not supported: write the value on one line"}
-	case strings.HasPrefix(s, "{"):
-		return node{kind: 's', line: num, str: s}, nil
-	}
-	v, err := unquote(s)
-	if err != nil {
-		return node{}, &ParseError{Line: num, Msg: err.Error()}
-	}
-	return node{kind: 's', line: num, str: v}, nil
-}
-
-func unquote(s string) (string, error) {
-	switch {
-	case strings.HasPrefix(s, "\""):
-		v, err := strconv.Unquote(s)
-		if err != nil {
-			return "", fmt.Errorf("bad double-quoted string %s", s)
-		}
-		return v, nil
-	case strings.HasPrefix(s, "'"):
-		if len(s) < 2 || !strings.HasSuffix(s, "'") {
-			return "", fmt.Errorf("unterminated single-quoted string %s", s)
-		}
-		return strings.ReplaceAll(s[1:len(s)-1], "''", "'"), nil
-	}
-	return s, nil
-}
-
-// flowList parses "[a, 'b', "c, d"]".
-func flowList(s string, num int) (node, error) {
-	if !strings.HasSuffix(s, "]") {
-		return node{}, &ParseError{Line: num, Msg: "unterminated list: missing ]"}
-	}
-	inner := strings.TrimSpace(s[1 : len(s)-1])
-	n := node{kind: 'l', line: num}
-	if inner == "" {
 		return n, nil
+	case yaml.MappingNode:
+		return c.convertMap(y, depth)
 	}
-	var (
-		items []string
-		cur   strings.Builder
-		quote rune
-	)
-	for _, r := range inner {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '"' || r == '\'':
-			quote = r
-		case r == '[' || r == '{':
-			return node{}, &ParseError{Line: num, Msg: "nested lists and maps are not supported inside [ ]"}
-		case r == ',':
-			items = append(items, cur.String())
-			cur.Reset()
-			continue
+	if y.Tag == "!!null" && y.Style == 0 {
+		return node{kind: 's', line: line}, nil // "key:" or "key: ~"
+	}
+	return node{kind: 's', line: line, str: y.Value}, nil
+}
+
+func (c *converter) convertMap(y *yaml.Node, depth int) (node, error) {
+	n := node{kind: 'm', line: c.first + y.Line - 1, vals: map[string]node{}}
+	for i := 0; i+1 < len(y.Content); i += 2 {
+		k := y.Content[i]
+		keyLine := c.first + k.Line - 1
+		if k.Kind != yaml.ScalarNode {
+			return node{}, &ParseError{Line: keyLine, Msg: "a key must be a plain name"}
 		}
-		cur.WriteRune(r)
-	}
-	if quote != 0 {
-		return node{}, &ParseError{Line: num, Msg: "unterminated quoted string in list"}
-	}
-	items = append(items, cur.String())
-	for _, it := range items {
-		it = strings.TrimSpace(it)
-		if it == "" {
-			return node{}, &ParseError{Line: num, Msg: "empty list item"}
+		if _, dup := n.vals[k.Value]; dup {
+			return node{}, &ParseError{Line: keyLine, Msg: fmt.Sprintf("duplicate key %q", k.Value)}
 		}
-		v, err := unquote(it)
+		v, err := c.convert(y.Content[i+1], depth+1)
 		if err != nil {
-			return node{}, &ParseError{Line: num, Msg: err.Error()}
+			return node{}, err
 		}
-		n.list = append(n.list, node{kind: 's', line: num, str: v})
+		if v.kind == 's' && v.str == "" && v.line < keyLine {
+			v.line = keyLine
+		}
+		n.keys = append(n.keys, k.Value)
+		n.vals[k.Value] = v
 	}
 	return n, nil
+}
+
+// yamlErrRe reads the library's "yaml: line N: problem" message.
+var yamlErrRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// yamlHints say in the words of a skill's author what the library's
+// message means for a front matter; the library's text follows.
+var yamlHints = []struct{ problem, hint string }{
+	{"could not find expected ':'", `expected "key: value"`},
+	{"mapping values are not allowed", `unexpected indentation, or a value containing ": " that needs quotes`},
+	{"did not find expected ',' or ']'", "unterminated list: missing ]"},
+	{"did not find expected ',' or '}'", "unterminated map: missing }"},
+	{"found unexpected end of stream", "unterminated quoted string"},
+}
+
+// yamlError turns the library's error into a ParseError at a file line.
+// The library counts lines from 1 for scanner errors but from 0 for
+// parser errors ("did not find expected ..."), and leaves the line out
+// on the first line; this undoes both.
+func yamlError(err error, text string, first int) error {
+	m := yamlErrRe.FindStringSubmatch(err.Error())
+	if m == nil {
+		return &ParseError{Line: first, Msg: "invalid YAML: " + err.Error()}
+	}
+	rel, _ := strconv.Atoi(m[1])
+	problem := m[2]
+	if strings.HasPrefix(problem, "did not find expected") {
+		rel++
+	}
+	rel = max(rel, 1)
+	msg := "invalid YAML: " + problem
+	if lines := strings.Split(text, "\n"); rel <= len(lines) && strings.Contains(leadingSpace(lines[rel-1]), "\t") {
+		msg = "tabs are not allowed for indentation (" + msg + ")"
+	}
+	for _, h := range yamlHints {
+		if strings.HasPrefix(problem, h.problem) {
+			msg = h.hint + " (" + msg + ")"
+			break
+		}
+	}
+	return &ParseError{Line: first + rel - 1, Msg: msg}
+}
+
+func leadingSpace(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
 }

@@ -45,7 +45,11 @@ func TestParse(t *testing.T) {
 		{name: "unterminated list", file: "---\nname: x\ntriggers: [a, b\n---\nbody\n", errLine: 3, errMatch: "missing ]"},
 		{name: "server without command", file: "---\nname: x\nmcp_servers:\n  - name: s\n---\nbody\n", errLine: 4, errMatch: "needs a name and a command"},
 		{name: "duplicate key", file: "---\nname: x\nname: y\n---\nbody\n", errLine: 3, errMatch: "duplicate key"},
-		{name: "block scalar", file: "---\nname: x\ndescription: |\n  long\n---\nbody\n", errLine: 3, errMatch: "block scalars"},
+		{name: "colon in an unquoted value", file: "---\ndescription: Deploy: the app\n---\nbody\n", errLine: 2, errMatch: "needs quotes"},
+		{name: "unterminated quote", file: "---\nname: x\ndescription: 'oops\n---\nbody\n", errLine: 3, errMatch: "unterminated quoted string"},
+		{name: "alias of itself", file: "---\nname: x\na: &x [*x]\n---\nbody\n", errLine: 3, errMatch: "nests too deep"},
+		{name: "aliases that multiply", file: "---\nname: x\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n---\nbody\n", errLine: 6, errMatch: "repeats too much"},
+		{name: "front matter a list", file: "---\n- a\n- b\n---\nbody\n", errLine: 2, errMatch: "key: value pairs"},
 		{name: "tab indentation", file: "---\nname: x\nmcp:\n\t- name: s\n---\nbody\n", errLine: 4, errMatch: "tabs"},
 		{name: "empty body", file: "---\nname: x\n---\n\n", errLine: 5, errMatch: "no instructions"},
 		{name: "name with a slash", file: "---\nname: a/b\n---\nbody\n", errLine: 2, errMatch: "cannot contain"},
@@ -74,6 +78,75 @@ func TestParse(t *testing.T) {
 			got.Body, got.Hash, got.File = "", "", ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
+			}
+			if !reflect.DeepEqual(f.Env, tt.wantEnv) {
+				t.Fatalf("env = %v, want %v", f.Env, tt.wantEnv)
+			}
+		})
+	}
+}
+
+// YAML as users write it in SKILL.md files elsewhere; the former hand
+// parser refused or mis-read each of these.
+func TestParseYAMLUsersWrite(t *testing.T) {
+	tests := []struct {
+		name    string
+		fm      string
+		want    domain.SkillDefined
+		wantEnv map[string]map[string]string
+	}{
+		{
+			name: "literal block description",
+			fm:   "name: x\ndescription: |\n  First line.\n  Second: line.\n",
+			want: domain.SkillDefined{Name: "x", Description: "First line.\nSecond: line."},
+		},
+		{
+			name: "folded block description",
+			fm:   "name: x\ndescription: >-\n  Use when the user\n  asks about git.\n",
+			want: domain.SkillDefined{Name: "x", Description: "Use when the user asks about git."},
+		},
+		{
+			name: "plain string over two lines",
+			fm:   "name: x\ndescription: Work with issues\n  and pull requests\n",
+			want: domain.SkillDefined{Name: "x", Description: "Work with issues and pull requests"},
+		},
+		{
+			name: "quoted strings with colons and hashes",
+			fm:   "name: \"deploy: prod\"\ndescription: 'Usage: run it # not a comment'\ntriggers: [\"a: b\", 'c#d']\n",
+			want: domain.SkillDefined{Name: "deploy: prod", Description: "Usage: run it # not a comment", Triggers: []string{"a: b", "c#d"}},
+		},
+		{
+			name: "flow list over lines with comments",
+			fm:   "name: x # the name\n# a comment\ntriggers: [\n  git,  # the tool\n  github,\n]\n",
+			want: domain.SkillDefined{Name: "x", Triggers: []string{"git", "github"}},
+		},
+		{
+			name: "nested server map with block lists, comments and a multi-line env value",
+			fm: "name: x\nmcpServers:\n  # the database\n  pg:\n    command: pg-mcp\n    args:\n      - --port\n      - 08080 # kept as written\n" +
+				"    env:\n      URL: \"postgres://u:p@h/db?sslmode=disable\"\n      NOTE: >\n        two\n        lines\n",
+			want:    domain.SkillDefined{Name: "x", MCPServers: []domain.MCPServerDef{{Name: "pg", Command: "pg-mcp", Args: []string{"--port", "08080"}, Env: []string{"URL", "NOTE"}}}},
+			wantEnv: map[string]map[string]string{"pg": {"URL": "postgres://u:p@h/db?sslmode=disable", "NOTE": "two lines"}},
+		},
+		{
+			name:    "anchors and aliases",
+			fm:      "name: x\nmcp:\n  - name: a\n    command: &cmd run-mcp\n  - name: b\n    command: *cmd\n",
+			want:    domain.SkillDefined{Name: "x", MCPServers: []domain.MCPServerDef{{Name: "a", Command: "run-mcp"}, {Name: "b", Command: "run-mcp"}}},
+			wantEnv: map[string]map[string]string{"a": {}, "b": {}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse("SKILL.md", "folder", []byte("---\n"+tt.fm+"---\nbody\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := f.Def
+			got.Body, got.Hash, got.File = "", "", ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("got  %+v\nwant %+v", got, tt.want)
+			}
+			if tt.wantEnv == nil {
+				tt.wantEnv = map[string]map[string]string{}
 			}
 			if !reflect.DeepEqual(f.Env, tt.wantEnv) {
 				t.Fatalf("env = %v, want %v", f.Env, tt.wantEnv)

@@ -1,0 +1,47 @@
+package whatsapp
+
+import "testing"
+
+// The same Markdown tree as Telegram's, in WhatsApp's formatting.
+func TestToWhatsAppNesting(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"bold inside italic", "*it **b** it*", "_it *b* it_"},
+		{"italic inside strike", "~~gone *now*~~", "~gone _now_~"},
+		{"code inside list items", "- run `my_cmd **x**`\n- then `cd`", "• run `my_cmd **x**`\n• then `cd`"},
+		{"code fence inside a list item", "1. build:\n\n   ```sh\n   go build\n   ```\n2. run", "1. build:\n\n```\ngo build\n```\n\n2. run"},
+		{"numbered list keeps its numbers", "3. three\n4. four", "3. three\n4. four"},
+		{"link with parentheses", "[Go](https://en.wikipedia.org/wiki/Go_(lang))", "Go (https://en.wikipedia.org/wiki/Go_(lang))"},
+		{"unclosed markers stay text", "**open *and `code", "**open *and `code"},
+		{"html stays text", "<b>x</b> & <i>y</i>", "<b>x</b> & <i>y</i>"},
+		{"quote", "> quoted **bold**\n> more", "> quoted *bold*\n> more"},
+		{"list in a quote", "> - a\n> - b", "> • a\n> • b"},
+		{"heading without inner emphasis", "# A *b* **c**", "*A b c*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ToWhatsApp(tt.in); got != tt.want {
+				t.Errorf("ToWhatsApp(%q)\n got  %q\n want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// A reply with a table, a nested list and a list in a quote reaches the chat in
+// WhatsApp's formatting, through the channel's SendText.
+func TestSendTextFormatsNestedMarkdown(t *testing.T) {
+	c, fc, _ := started(t, Config{})
+	md := "## Stock\n\n| Item | Qty |\n|---|---:|\n| Figs | **3** |\n\n1. Order:\n   - *fresh `figs`*\n\n> note **this**:\n> - a\n> - b"
+	if _, err := c.SendText(t.Context(), alice.String(), md); err != nil {
+		t.Fatal(err)
+	}
+	want := "*Stock*\n\n*Item — Qty*\n• Figs — *3*\n\n1. Order:\n  • _fresh `figs`_\n\n> note *this*:\n> • a\n> • b"
+	sent := fc.sentMessages()
+	if len(sent) != 1 {
+		t.Fatalf("sent %d messages, want 1", len(sent))
+	}
+	if got := sent[0].msg.GetConversation(); got != want {
+		t.Fatalf("sent %q\nwant %q", got, want)
+	}
+}
