@@ -1,12 +1,10 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -14,9 +12,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
-	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/promptctx"
-	"github.com/omega-gateway/omega/domain/sanitize"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/skills"
 )
@@ -26,10 +22,11 @@ func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.S
 	if err != nil {
 		return err
 	}
-	built, err := d.buildContext(ctx, st, profile, sessions)
+	gathered, err := d.gatherContext(ctx, st, profile, sessions)
 	if err != nil {
 		return err
 	}
+	built := promptctx.Assemble(gathered)
 	if err := d.closeStaleSession(ctx, st, sessions, built); err != nil {
 		return err
 	}
@@ -65,21 +62,6 @@ func (d *Driver) conversation(ctx context.Context, chat, project string, now tim
 	return c.ID, c.History, nil
 }
 
-// userMessage is the message as the model sees it: attachments listed
-// first, and marker-shaped text from the user neutralized so that it never
-// becomes an instruction to omega, even when the model repeats it. A
-// scheduled action's text is omega's own (its description is neutralized
-// when written).
-func userMessage(m *domain.MessageReceived, text string) string {
-	if m.Task == nil {
-		text = markers.Neutralize(text)
-	}
-	if refs := attachmentLines(m.Attachments); refs != "" {
-		text = markers.Neutralize(refs) + "\n" + text
-	}
-	return text
-}
-
 // formatHint is how the channel wants replies formatted, if it says.
 func (d *Driver) formatHint(channel string) string {
 	if ch, ok := d.Channels.Channel(channel); ok {
@@ -88,130 +70,6 @@ func (d *Driver) formatHint(channel string) string {
 		}
 	}
 	return ""
-}
-
-// neutralizeHistory neutralizes the user's side of the history (in place,
-// since the context records it) and returns it as prompt turns.
-func neutralizeHistory(history []domain.HistoryMessage) []promptctx.Turn {
-	turns := make([]promptctx.Turn, len(history))
-	for i, h := range history {
-		if h.Role != "assistant" {
-			history[i].Text = markers.Neutralize(h.Text)
-		}
-		turns[i] = promptctx.Turn{Role: h.Role, Text: history[i].Text}
-	}
-	return turns
-}
-
-// buildContext assembles what the provider is given. The conversation,
-// its summaries and the session (sessions, see chatSessions) are the
-// chat's: a group turn sees only what was said in that group.
-func (d *Driver) buildContext(ctx context.Context, st *turnState, profile domain.SenderProfile, sessions map[string]string) (domain.ContextBuilt, error) {
-	m := st.Received
-	lang := d.language(st, profile)
-	project := profile.ActiveProject
-	sender := domain.SenderKey(m.Channel, m.SenderID)
-	chat := m.Chat().Key()
-	now := d.now()
-
-	// The sender's tasks and the conversation are independent reads: one
-	// round trip's wait instead of two before the provider is called.
-	var (
-		tasks   []promptctx.Task
-		reading errgroup.Group
-	)
-	reading.Go(func() (err error) {
-		tasks, err = d.pendingTasks(ctx, m)
-		return err
-	})
-	// A conversation continues while it is active; after the idle time the
-	// next message starts a new one. The choice is recorded, so a replay
-	// never depends on the configuration of the day.
-	conv, history, err := d.conversation(ctx, chat, project, now, st.ID)
-	if err := errors.Join(err, reading.Wait()); err != nil {
-		return domain.ContextBuilt{}, err
-	}
-	clean := sanitize.Clean(m.Text)
-	message := userMessage(m, clean.Text)
-	session := sessions[project]
-	model := d.Config.ModelFast
-	if m.Task != nil {
-		// A scheduled action runs in its task's project, with the full
-		// system prompt and the complex model.
-		project, session, model = m.Task.Project, "", cmp.Or(d.Config.ModelComplex, d.Config.ModelFast)
-	}
-	known, err := d.knownProjects(ctx)
-	if err != nil {
-		return domain.ContextBuilt{}, err
-	}
-	sk, err := d.skillsFor(ctx, clean.Text)
-	if err != nil {
-		return domain.ContextBuilt{}, err
-	}
-	set, caps := d.turnPrompts(known, len(sk.lines) > 0)
-	hint := d.formatHint(m.Channel)
-	lessons, outcomes, err := d.learning(ctx, sender, project)
-	if err != nil {
-		return domain.ContextBuilt{}, err
-	}
-	newConversation := conv == st.ID
-	if newConversation {
-		session = "" // a closed conversation's session is not resumed (see addContext)
-	}
-	summaries, err := d.summaries(ctx, chat, project, message, newConversation)
-	if err != nil {
-		return domain.ContextBuilt{}, err
-	}
-	turns := neutralizeHistory(history)
-	out := promptctx.Build(promptctx.Input{
-		Skills:          sk.lines,
-		MatchedSkills:   sk.texts(),
-		Prompts:         set.Sections(),
-		Sandbox:         set.Sandbox(d.Config.Sandbox),
-		FirstInSession:  session == "",
-		Message:         message,
-		SenderName:      m.SenderName,
-		Language:        lang,
-		Personality:     profile.Personality,
-		ActiveProject:   project,
-		ProjectRole:     known.Role(project),
-		Projects:        known.Names(),
-		Now:             now,
-		Location:        d.Config.Location,
-		PlatformHint:    hint,
-		IsGroup:         m.IsGroup,
-		Facts:           profile.SortedFacts(),
-		History:         turns,
-		PendingTasks:    tasks,
-		Lessons:         lessons,
-		Outcomes:        outcomes,
-		Summaries:       summaries,
-		NewConversation: newConversation,
-	})
-	built := domain.ContextBuilt{
-		ConversationID:   conv,
-		Project:          project,
-		Language:         lang,
-		Model:            model,
-		SessionID:        session,
-		Continuation:     session != "",
-		SectionsUsed:     out.SectionsUsed,
-		System:           out.System,
-		SystemPieces:     out.SystemPieces,
-		Prompt:           message,
-		Message:          message,
-		History:          history,
-		FactsCount:       len(profile.Facts),
-		SanitizeWarnings: clean.Warnings,
-		Skills:           sk.names(),
-		MCPServers:       skills.ServerNames(sk.matched),
-		Capabilities:     caps,
-		ProjectsVersion:  known.Version,
-	}
-	if session != "" {
-		built.Prompt, built.PromptPieces, built.SectionsUsed = out.Continuation, out.ContinuationPieces, out.ContinuationSections
-	}
-	return built, nil
 }
 
 // pendingTasks lists the sender's scheduled tasks for the prompt; in a
@@ -262,14 +120,61 @@ func lastN(xs []string, n int) []string {
 	return xs
 }
 
-func attachmentLines(as []domain.AttachmentRef) string {
-	var lines []string
-	for _, a := range as {
-		kind := "file"
-		if strings.HasPrefix(a.MIME, "image/") {
-			kind = "image"
-		}
-		lines = append(lines, fmt.Sprintf("[Attached %s: %s]", kind, a.Path))
+// gatherContext reads what a turn's context is assembled from (see
+// promptctx.Assemble): the conversation and its summaries, the sender's
+// tasks and learning, the projects, skills and prompts. The conversation
+// and its summaries are the chat's: a group turn reads only that group's.
+func (d *Driver) gatherContext(ctx context.Context, st *turnState, profile domain.SenderProfile, sessions map[string]string) (promptctx.Gathered, error) {
+	m := st.Received
+	g := promptctx.Gathered{
+		TurnID: st.ID, Received: m, Profile: profile,
+		Language: d.language(st, profile), Now: d.now(), Location: d.Config.Location,
+		Session:      sessions[profile.ActiveProject],
+		PlatformHint: d.formatHint(m.Channel),
+		ModelFast:    d.Config.ModelFast, ModelComplex: d.Config.ModelComplex,
 	}
-	return strings.Join(lines, "\n")
+	chat := m.Chat().Key()
+	// The sender's tasks and the conversation are independent reads: one
+	// round trip's wait instead of two before the provider is called.
+	var reading errgroup.Group
+	reading.Go(func() (err error) {
+		g.Tasks, err = d.pendingTasks(ctx, m)
+		return err
+	})
+	// A conversation continues while it is active; after the idle time the
+	// next message starts a new one. The choice is recorded, so a replay
+	// never depends on the configuration of the day.
+	var err error
+	g.ConversationID, g.History, err = d.conversation(ctx, chat, profile.ActiveProject, g.Now, st.ID)
+	if err := errors.Join(err, reading.Wait()); err != nil {
+		return g, err
+	}
+	if err := d.gatherPrompt(ctx, &g); err != nil {
+		return g, err
+	}
+	message, _ := promptctx.UserMessage(m)
+	project := promptctx.ProjectOf(m, profile)
+	if g.Lessons, g.Outcomes, err = d.learning(ctx, domain.SenderKey(m.Channel, m.SenderID), project); err != nil {
+		return g, err
+	}
+	g.Summaries, err = d.summaries(ctx, chat, project, message, g.ConversationID == st.ID)
+	return g, err
+}
+
+// gatherPrompt reads the projects and skills and picks the prompt set
+// that speaks of them.
+func (d *Driver) gatherPrompt(ctx context.Context, g *promptctx.Gathered) error {
+	var err error
+	if g.Projects, err = d.knownProjects(ctx); err != nil {
+		return err
+	}
+	_, clean := promptctx.UserMessage(g.Received)
+	sk, err := d.skillsFor(ctx, clean.Text)
+	if err != nil {
+		return err
+	}
+	g.Skills, g.MatchedSkills, g.MCPServers = sk.lines, sk.texts(), skills.ServerNames(sk.matched)
+	set, caps := d.turnPrompts(g.Projects, len(sk.lines) > 0)
+	g.Prompts, g.Sandbox, g.Capabilities = set.Sections(), set.Sandbox(d.Config.Sandbox), caps
+	return nil
 }
