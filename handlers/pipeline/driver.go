@@ -49,7 +49,8 @@ type Driver struct {
 	// PromptTexts records contexts by reference (nil: in full).
 	PromptTexts *promptstore.Store
 	// Replied holds the turns whose final reply went out before their
-	// completion was recorded (NewDriver and the scheduler set it).
+	// completion was recorded (nil: NewDriver makes it); the scheduler
+	// reads it.
 	Replied *RepliedTurns
 }
 
