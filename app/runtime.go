@@ -209,9 +209,6 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startBuses(opts); err != nil {
 		return nil, err
 	}
-	if r.Clock, err = duework.New(r.Buses.Router, r.Logger, duework.Options{}); err != nil {
-		return nil, err
-	}
 	commands, replies, err := r.hooks(opts, loc, catalog, slash.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
 		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
 	if err != nil {
@@ -265,8 +262,8 @@ func authOf(opts RuntimeOptions) pipeline.Auth {
 	return pipeline.Auth{Allowed: map[string][]string{}}
 }
 
-// startBuses claims this process's node identity and builds the router
-// and the command bus.
+// startBuses claims this process's node identity and builds the router,
+// the command bus and the due-work clock on the router.
 func (r *Runtime) startBuses(opts RuntimeOptions) error {
 	var err error
 	if r.node, err = claimNodeIdentity(r.Config.DataDir); err != nil {
@@ -278,6 +275,10 @@ func (r *Runtime) startBuses(opts RuntimeOptions) error {
 	announcer, _ := r.backend.(messaging.Announcer)
 	r.Buses, err = messaging.New(messaging.Options{Backend: r.Store.Backend(), DB: r.backend.DB(), Log: r.Store, Registry: r.Registry,
 		Logger: r.Logger, Announcer: announcer, Metrics: opts.Metrics})
+	if err != nil {
+		return err
+	}
+	r.Clock, err = duework.New(r.Buses.Router, r.Logger, duework.Options{})
 	return err
 }
 
