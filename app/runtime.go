@@ -16,7 +16,6 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/access"
 	"github.com/omega-gateway/omega/handlers/apply"
@@ -200,6 +199,16 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		return nil, err
 	}
 	ps = raw.For(caps) // promise only what runs
+	defer func() {
+		if err != nil && r.node != nil {
+			_ = r.node.Release()
+		}
+	}()
+	// The buses and the due-work clock come before the hooks: the marker
+	// applier hands what replies did to followers that set the clock.
+	if err := r.startBuses(opts); err != nil {
+		return nil, err
+	}
 	commands, replies, err := r.hooks(opts, loc, catalog, slash.StatusInfo{Provider: provider.Name(), Model: cfg.Provider.ModelFast,
 		Channels: names, Store: string(a.Store.Backend()), Sandbox: cmp.Or(opts.Sandbox, sandbox)})
 	if err != nil {
@@ -220,14 +229,6 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		},
 		Logger: a.Logger,
 	}); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil && r.node != nil {
-			_ = r.node.Release()
-		}
-	}()
-	if err := r.startBuses(opts); err != nil {
 		return nil, err
 	}
 	leases, err := r.startScheduling(names, workspace)
@@ -261,8 +262,8 @@ func authOf(opts RuntimeOptions) pipeline.Auth {
 	return pipeline.Auth{Allowed: map[string][]string{}}
 }
 
-// startBuses claims this process's node identity and builds the router
-// and the command bus.
+// startBuses claims this process's node identity and builds the router,
+// the command bus and the due-work clock on the router.
 func (r *Runtime) startBuses(opts RuntimeOptions) error {
 	var err error
 	if r.node, err = claimNodeIdentity(r.Config.DataDir); err != nil {
@@ -274,6 +275,10 @@ func (r *Runtime) startBuses(opts RuntimeOptions) error {
 	announcer, _ := r.backend.(messaging.Announcer)
 	r.Buses, err = messaging.New(messaging.Options{Backend: r.Store.Backend(), DB: r.backend.DB(), Log: r.Store, Registry: r.Registry,
 		Logger: r.Logger, Announcer: announcer, Metrics: opts.Metrics})
+	if err != nil {
+		return err
+	}
+	r.Clock, err = duework.New(r.Buses.Router, r.Logger, duework.Options{})
 	return err
 }
 
@@ -371,11 +376,11 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 	replies := opts.Replies
 	if replies == nil {
 		var err error
-		if replies, err = apply.New(apply.Markers{Recorder: r.Effects, Location: loc, WhatsApp: whatsApp, Owner: r.owner(opts), Logger: r.Logger}); err != nil {
+		if replies, err = apply.New(apply.Markers{Recorder: r.Effects, Profiles: r.Senders, Location: loc, WhatsApp: whatsApp,
+			Owner: r.owner(opts), Followers: r.markerFollowers(), Logger: r.Logger}); err != nil {
 			return nil, nil, err
 		}
 	}
-	replies = selfHealKicks{ReplyHook: replies, rt: r}
 	commands := opts.Commands
 	if commands == nil {
 		var err error
@@ -391,13 +396,19 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 	return commands, replies, nil
 }
 
-// startClock builds the due-work clock and registers the task firer on
-// the router.
-func (r *Runtime) startClock(loc *time.Location) error {
-	var err error
-	if r.Clock, err = duework.New(r.Buses.Router, r.Logger, duework.Options{}); err != nil {
-		return err
+// markerFollowers carry on what a reply's markers begin: a SELF_HEAL
+// marker puts the self-heal effort on the clock, a HEARTBEAT_INTERVAL
+// marker the heartbeat's next check-in.
+func (r *Runtime) markerFollowers() []apply.Follower {
+	fs := []apply.Follower{selfheal.Kicks{Clock: r.Clock}}
+	if r.Config.HeartbeatEnabled {
+		fs = append(fs, heartbeat.Restarts{Clock: r.Clock})
 	}
+	return fs
+}
+
+// startClock registers the task firer on the due-work clock.
+func (r *Runtime) startClock(loc *time.Location) error {
 	firer, err := taskwork.NewFirer(taskwork.Config{
 		Store: r.Store, Registry: r.Registry, Channels: r, Profiles: r.Senders,
 		Clock: r.Clock, Kick: r.Scheduler.Kick, Location: loc, Logger: r.Logger, LateAfter: r.Config.TaskLateAfter,
@@ -446,7 +457,7 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 	}
 	enricher.Projects = d.projects
 	r.Heartbeat, err = heartbeat.New(heartbeat.Config{
-		Store: r.Store, Registry: r.Registry, Provider: d.provider, Markers: markersOf(d.replies), Channels: r,
+		Store: r.Store, Registry: r.Registry, Provider: d.provider, Markers: apply.CheckIn(d.replies), Channels: r,
 		Clock: r.Clock, Context: enricher, Prompts: d.prompts, Logger: r.Logger,
 		Target: heartbeat.Target{Channel: ch, Chat: chat}, Interval: cfg.HeartbeatInterval, Active: active, Location: d.loc,
 		ModelFast: cfg.Provider.ModelFast, ModelComplex: cmp.Or(cfg.Provider.ModelComplex, cfg.Provider.ModelFast), WorkDir: d.workspace,
@@ -465,7 +476,7 @@ func (r *Runtime) startSelfHeal(provider pipeline.Provider, replies pipeline.Rep
 		return err
 	}
 	r.SelfHeal, err = selfheal.New(selfheal.Config{
-		Store: r.Store, Registry: r.Registry, Provider: provider, Markers: markersOf(replies), Channels: r,
+		Store: r.Store, Registry: r.Registry, Provider: provider, Markers: apply.CheckIn(replies), Channels: r,
 		Clock: r.Clock, Logger: r.Logger, OwnerChannel: ch, OwnerChat: chat, Delay: r.Config.SelfHealDelay,
 		Model: cmp.Or(r.Config.Provider.ModelComplex, r.Config.Provider.ModelFast), WorkDir: workspace,
 	})
@@ -473,43 +484,6 @@ func (r *Runtime) startSelfHeal(provider pipeline.Provider, replies pipeline.Rep
 		return err
 	}
 	return r.Clock.Handle(selfheal.Kind, r.SelfHeal.Handle)
-}
-
-// selfHealKicks tells the self-heal runner when a reply's markers opened
-// or continued an effort, so its follow-up is scheduled without polling,
-// and the heartbeat when its interval changed, so the next check-in
-// follows the new one.
-type selfHealKicks struct {
-	pipeline.ReplyHook
-	rt *Runtime
-}
-
-// Acts forwards the wrapped hook's answer (see pipeline.ReplyActs).
-func (k selfHealKicks) Acts(raw string) bool {
-	if a, ok := k.ReplyHook.(pipeline.ReplyActs); ok {
-		return a.Acts(raw)
-	}
-	return true
-}
-
-func (k selfHealKicks) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (pipeline.Processed, error) {
-	p, err := k.ReplyHook.Process(ctx, turn, raw, step)
-	if err != nil || k.rt.SelfHeal == nil {
-		return p, err
-	}
-	for _, e := range p.Events {
-		if m, ok := e.(domain.MarkersApplied); ok {
-			for _, am := range m.Markers {
-				switch {
-				case am.Name == markers.NameSelfHeal:
-					k.rt.SelfHeal.Kick()
-				case am.Name == markers.NameHeartbeatInterval && k.rt.Heartbeat != nil:
-					k.rt.Heartbeat.Start()
-				}
-			}
-		}
-	}
-	return p, nil
 }
 
 // heartbeatNext reports the next check-in for /heartbeat.
@@ -523,24 +497,6 @@ func (r *Runtime) heartbeatNext(ctx context.Context, scope string) (time.Time, b
 		return time.Time{}, false
 	}
 	return next, true
-}
-
-// markersOf applies a check-in group's markers through the turn's reply
-// hook.
-func markersOf(replies pipeline.ReplyHook) func(context.Context, *domain.Turn, string) (string, []domain.AppliedMarker, error) {
-	return func(ctx context.Context, turn *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
-		p, err := replies.Process(ctx, turn, raw, 0)
-		if err != nil {
-			return "", nil, err
-		}
-		var applied []domain.AppliedMarker
-		for _, e := range p.Events {
-			if m, ok := e.(domain.MarkersApplied); ok {
-				applied = append(applied, m.Markers...)
-			}
-		}
-		return p.Text, applied, nil
-	}
 }
 
 // runClock runs the task follower and the due-work clock in g until ctx

@@ -20,7 +20,6 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/effects"
 	"github.com/omega-gateway/omega/handlers/pipeline"
-	"github.com/omega-gateway/omega/handlers/senders"
 )
 
 // WhatsAppPairing sends a WhatsApp pairing QR code to a chat.
@@ -28,21 +27,38 @@ type WhatsAppPairing interface {
 	SendQR(ctx context.Context, channel, chatID string) error
 }
 
+// Profiles reads sender profiles and finds the stream each lives on
+// (senders.Service).
+type Profiles interface {
+	Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error)
+	ProfileStream(ctx context.Context, channel, senderID string) (string, error)
+}
+
+// Follower is told what a reply's markers did once they are on record: a
+// process manager that carries on what a marker began (self-heal's
+// follow-ups, the heartbeat's schedule) reacts to its own markers there.
+type Follower interface {
+	Applied(applied []domain.AppliedMarker)
+}
+
 // Markers is the ReplyHook that applies the provider's markers as events
 // and returns the reply without them, followed by the task confirmation.
 type Markers struct {
 	effects.Recorder
+	Profiles Profiles
 	Location *time.Location
 	WhatsApp WhatsAppPairing // nil: WhatsApp is not enabled
 	Owner    Owner           // nil: reports are recorded, nobody is alerted
-	Logger   *slog.Logger
+	// Followers are told what each reply's markers did.
+	Followers []Follower
+	Logger    *slog.Logger
 }
 
-// New checks a Markers hook's collaborators: the recorder and the logger
-// are required; a nil Location means UTC.
+// New checks a Markers hook's collaborators: the recorder, the profiles
+// and the logger are required; a nil Location means UTC.
 func New(m Markers) (*Markers, error) {
-	if m.Store() == nil || m.Logger == nil {
-		return nil, errors.New("apply: markers need an effects recorder and a logger")
+	if m.Store() == nil || m.Profiles == nil || m.Logger == nil {
+		return nil, errors.New("apply: markers need an effects recorder, the sender profiles and a logger")
 	}
 	if m.Location == nil {
 		m.Location = time.UTC
@@ -94,11 +110,7 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	slices.SortStableFunc(list, func(a, b indexed) int { return cmp.Compare(rank(a.m.Name()), rank(b.m.Name())) })
 
 	if len(list) > 0 { // only markers need the profile: most replies have none
-		profiles, err := senders.New(h.Store(), h.Registry())
-		if err != nil {
-			return pipeline.Processed{}, err
-		}
-		profile, err := profiles.Load(ctx, m.Channel, m.SenderID)
+		profile, err := h.Profiles.Load(ctx, m.Channel, m.SenderID)
 		if err != nil {
 			return pipeline.Processed{}, err
 		}
@@ -130,9 +142,31 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 	}
 	if len(run.applied) > 0 {
 		out.Events = append(out.Events, domain.MarkersApplied{Step: step, Markers: run.applied})
+		for _, f := range h.Followers {
+			f.Applied(run.applied)
+		}
 	}
 	out.Events = append(out.Events, run.events...)
 	return out, nil
+}
+
+// CheckIn applies a check-in's reply (the heartbeat's, a self-heal
+// follow-up's) through hook as a turn's reply and returns the text the
+// owner sees and what its markers did: the runners' Markers port.
+func CheckIn(hook pipeline.ReplyHook) func(context.Context, *domain.Turn, string) (string, []domain.AppliedMarker, error) {
+	return func(ctx context.Context, turn *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
+		p, err := hook.Process(ctx, turn, raw, 0)
+		if err != nil {
+			return "", nil, err
+		}
+		var applied []domain.AppliedMarker
+		for _, e := range p.Events {
+			if m, ok := e.(domain.MarkersApplied); ok {
+				applied = append(applied, m.Markers...)
+			}
+		}
+		return p.Text, applied, nil
+	}
 }
 
 // Acts reports whether raw holds a marker, i.e. whether processing it may
@@ -244,11 +278,7 @@ func (h *Markers) onChat(ctx context.Context, run *markerRun, md domain.Metadata
 
 // onProfile applies a decision on ref's profile stream, once per marker.
 func (h *Markers) onProfile(ctx context.Context, ref domain.SenderRef, md domain.Metadata, effect string, decide func(domain.SenderProfile) []domain.Payload) (domain.AppliedMarker, domain.SenderProfile, error) {
-	profiles, err := senders.New(h.Store(), h.Registry())
-	if err != nil {
-		return domain.AppliedMarker{}, domain.SenderProfile{}, err
-	}
-	stream, err := profiles.ProfileStream(ctx, ref.Channel, ref.ID)
+	stream, err := h.Profiles.ProfileStream(ctx, ref.Channel, ref.ID)
 	if err != nil {
 		return domain.AppliedMarker{}, domain.SenderProfile{}, err
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/providers"
@@ -154,7 +155,38 @@ type scopeRun struct {
 // Start puts the global scope on the clock: its current slot is looked at
 // at once, so a cycle a crash left unfinished resumes.
 func (r *Runner) Start() {
-	r.cfg.Clock.Set(duework.Item{Kind: Kind, ID: domain.GlobalHeartbeat, Due: r.cfg.Now()})
+	start(r.cfg.Clock, r.cfg.Now())
+}
+
+func start(c Clock, now time.Time) {
+	c.Set(duework.Item{Kind: Kind, ID: domain.GlobalHeartbeat, Due: now})
+}
+
+// Restarts puts the global scope on the clock when a reply's markers
+// changed the interval (HEARTBEAT_INTERVAL), so the next check-in follows
+// the new one. It is an apply.Follower; it needs only the clock, so the
+// marker applier can have it before the runner, which applies markers
+// through that applier, exists.
+type Restarts struct {
+	Clock Clock
+	Now   func() time.Time // nil: time.Now
+}
+
+func (s Restarts) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Applied starts the heartbeat again for each HEARTBEAT_INTERVAL marker
+// among applied.
+func (s Restarts) Applied(applied []domain.AppliedMarker) {
+	for _, am := range applied {
+		if am.Name == markers.NameHeartbeatInterval {
+			start(s.Clock, s.now())
+		}
+	}
 }
 
 // Handle runs the slot that is due (or resumes it): the global checklist,

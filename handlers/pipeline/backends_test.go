@@ -126,7 +126,7 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.driver = &pipeline.Driver{
+	p.driver, err = pipeline.NewDriver(pipeline.Driver{
 		PromptTexts: texts,
 		Store:       store, Registry: reg,
 		Senders:  senders.MustNew(store, reg),
@@ -136,6 +136,9 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 			ModelFast: "fast", Workspace: dir, ConversationIdle: time.Hour, Location: time.UTC, HistoryLimit: 10,
 		},
 		Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	leases, err := scheduling.NewLeases(store, "test-node", 10*time.Second)
 	if err != nil {

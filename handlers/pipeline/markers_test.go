@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +11,11 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/apply"
+	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/effects"
+	"github.com/omega-gateway/omega/handlers/heartbeat"
+	"github.com/omega-gateway/omega/handlers/selfheal"
+	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/handlers/slash"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -41,7 +46,7 @@ func newMarkerRig(t *testing.T) *markerRig {
 	}
 	fx := effects.MustNew(s, reg, queries(t, s.DB(), projections.SQLite))
 	return &markerRig{store: s, engine: engine,
-		hook: &apply.Markers{Recorder: fx, Location: time.UTC, Logger: quiet},
+		hook: &apply.Markers{Recorder: fx, Profiles: senders.MustNew(s, reg), Location: time.UTC, Logger: quiet},
 		cmds: &slash.Commands{Recorder: fx, Location: time.UTC, Started: time.Now()}}
 }
 
@@ -176,5 +181,46 @@ func TestCommandsAnswer(t *testing.T) {
 	}
 	if got := r.types(t, "sender-http-ana"); strings.Join(got, ",") != "PersonalitySet,FactsPurged,LanguageSwitched" {
 		t.Errorf("sender events = %v", got)
+	}
+}
+
+// clockItems records what is put on the due-work clock.
+type clockItems struct{ items []duework.Item }
+
+func (c *clockItems) Set(it duework.Item) { c.items = append(c.items, it) }
+
+// The marker applier tells its followers what a reply's markers did: a
+// SELF_HEAL marker puts the self-heal effort on the clock, a
+// HEARTBEAT_INTERVAL marker the heartbeat's global scope; other markers
+// and marker-free replies set nothing.
+func TestMarkerFollowersSetTheClock(t *testing.T) {
+	tests := []struct {
+		reply string
+		want  []string // kind/id of each item set
+	}{
+		{"All good.", nil},
+		{"LESSON: email | keep it short", nil},
+		{"SELF_HEAL: disk full | df -h", []string{selfheal.Kind + "/" + domain.SelfHealStream}},
+		{"HEARTBEAT_INTERVAL: 45", []string{heartbeat.Kind + "/" + domain.GlobalHeartbeat}},
+		{"SELF_HEAL: disk full | df -h\nHEARTBEAT_INTERVAL: 45", []string{
+			heartbeat.Kind + "/" + domain.GlobalHeartbeat, selfheal.Kind + "/" + domain.SelfHealStream}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reply, func(t *testing.T) {
+			r := newMarkerRig(t)
+			c := &clockItems{}
+			r.hook.Followers = []apply.Follower{selfheal.Kicks{Clock: c}, heartbeat.Restarts{Clock: c}}
+			if _, err := r.hook.Process(context.Background(), markerTurn("t1", "hi"), "Okay.\n"+tt.reply, 0); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, it := range c.items {
+				got = append(got, it.Kind+"/"+it.ID)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("clock items %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

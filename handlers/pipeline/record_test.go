@@ -157,7 +157,7 @@ func TestReplyIsRecordedThroughPostgresOutage(t *testing.T) {
 			p := newPipeline(t, store, db, dialect)
 			if markers {
 				fx := effects.MustNew(store, p.reg, p.driver.Read)
-				p.driver.Replies = &apply.Markers{Recorder: fx, Location: time.UTC, Logger: quiet}
+				p.driver.Replies = &apply.Markers{Recorder: fx, Profiles: senders.MustNew(store, p.reg), Location: time.UTC, Logger: quiet}
 			}
 			var down time.Time
 			p.provider.reply = func(context.Context, int, providers.Request) (providers.Response, error) {

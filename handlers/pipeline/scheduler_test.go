@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers/scheduling"
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -195,4 +196,27 @@ func background(ctx context.Context, fn func(context.Context) error) <-chan stru
 		_ = fn(ctx)
 	}()
 	return done
+}
+
+// The scheduler reads the turns the driver marked replied; it never sets
+// the driver's fields: a driver not built by NewDriver is refused, and is
+// left as it was.
+func TestSchedulerLeavesTheDriverAsBuilt(t *testing.T) {
+	b := storeBackends()[0]
+	store, db, dialect := b.open(t, b.dsn(t))
+	p := newPipeline(t, store, db, dialect)
+	leases, err := scheduling.NewLeases(store, "test-node", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := *p.driver
+	bare.Replied = nil
+	if _, err := scheduling.NewScheduler(scheduling.SchedulerConfig{
+		Driver: &bare, Turns: p.turns, Read: bare.Read, Leases: leases, Logger: quiet,
+	}); err == nil {
+		t.Fatal("a driver without its replied turns was accepted")
+	}
+	if bare.Replied != nil {
+		t.Fatal("the scheduler set the driver's replied turns")
+	}
 }

@@ -50,14 +50,6 @@ func (t turnSkills) texts() []promptctx.SkillText {
 	return out
 }
 
-func (t turnSkills) names() []string {
-	out := make([]string, len(t.matched))
-	for i, s := range t.matched {
-		out[i] = s.Name
-	}
-	return out
-}
-
 // mcpServers are the MCP servers of the skills the turn's message
 // triggered, for its provider call only.
 func (d *Driver) mcpServers(ctx context.Context, names []string) ([]providers.MCPServer, error) {

@@ -288,11 +288,13 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 	if c.Driver == nil || c.Turns == nil || c.Leases == nil || c.Read == nil || c.Logger == nil {
 		return nil, errors.New("scheduling: scheduler needs a driver, a turn runner, leases, a read model and a logger")
 	}
+	if c.Driver.Replied == nil {
+		// The driver marks the turns it answered there; the scheduler only
+		// reads them (pipeline.NewDriver makes the set).
+		return nil, errors.New("scheduling: the driver has no replied-turns set (build it with pipeline.NewDriver)")
+	}
 	if c.Sweep <= 0 {
 		c.Sweep = time.Second
-	}
-	if c.Driver.Replied == nil {
-		c.Driver.Replied = pipeline.NewRepliedTurns() // before any turn runs
 	}
 	return &Scheduler{
 		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied, through: c.AppliedThrough,

@@ -1,0 +1,212 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/providers"
+)
+
+// providerRequest is the call a turn's context asks for: the prompt on
+// the resumed session, or the whole context.
+func (d *Driver) providerRequest(c *domain.ContextBuilt, resume bool) providers.Request {
+	req := providers.Request{Model: c.Model, WorkDir: d.Config.Workspace}
+	if resume {
+		req.SessionID, req.Prompt = c.SessionID, c.Prompt
+		return req
+	}
+	req.System, req.Prompt = c.System, c.Message
+	for _, h := range c.History {
+		req.History = append(req.History, providers.Message{Role: h.Role, Content: h.Text})
+	}
+	return req
+}
+
+// providerFailed records a failed call. A resumed session that failed may
+// be gone or broken: it is forgotten and the call tried once more with the
+// whole context.
+func (d *Driver) providerFailed(ctx context.Context, st *turnState, err error, resume bool, elapsed time.Duration, statusCount int, log *slog.Logger) error {
+	class := providers.ClassOf(err)
+	failed := domain.ProviderFailed{Provider: d.providerName(), Class: class.String(), Message: d.Config.Redactor.Error(err), DurationMs: elapsed.Milliseconds(), StatusMessages: statusCount}
+	if resume && class != providers.Unavailable {
+		failed.RetryFullContext = true
+		if err := d.durably(ctx, st.ID, "session cleared", func(bool) error {
+			return d.clearSession(ctx, st, st.Context.Project, "resume failed: "+class.String())
+		}); err != nil {
+			return err
+		}
+	}
+	log.Warn("provider call failed", "class", class, "err", err, "retry_full_context", failed.RetryFullContext)
+	return d.recordOutcome(ctx, st, failed)
+}
+
+// startSession records the provider's session on the chat's profile (the
+// sender's, or the group's), so that the chat's next turn resumes it;
+// nothing when the provider keeps none.
+func (d *Driver) startSession(ctx context.Context, st *turnState, sessionID string) error {
+	if sessionID == "" {
+		return nil
+	}
+	st.senderWritten = true
+	m, project, chat := st.Received, st.Context.Project, st.Received.Chat()
+	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
+	return d.durably(ctx, st.ID, "session started", func(bool) error {
+		_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+			return p.StartSession(project, sessionID, d.providerName()), nil
+		})
+		return err
+	})
+}
+
+func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+	c := st.Context
+	if st.ActionRetry() && !st.Failure.RetryFullContext {
+		// A failed scheduled action waits before its next attempt.
+		if err := wait.Sleep(ctx, cmp.Or(d.Config.ActionBackoff, 2*time.Second)<<(2*(st.Calls-1))); err != nil {
+			return err
+		}
+	}
+	if d.Config.ProviderProblem != nil {
+		return d.record(ctx, st, domain.ProviderFailed{Provider: d.providerName(), Class: providers.Unavailable.String(), Message: d.Config.Redactor.Error(d.Config.ProviderProblem)})
+	}
+	resume := c.SessionID != "" && st.Failure == nil
+	req := d.providerRequest(c, resume)
+	var err error
+	if req.MCPServers, err = d.mcpServers(ctx, c.Skills); err != nil {
+		return err
+	}
+	called := domain.ProviderCalled{Provider: d.providerName(), Model: c.Model, SessionID: req.SessionID, Attempt: st.Calls + 1, FullContext: !resume && c.SessionID != ""}
+	if err := d.record(ctx, st, called); err != nil {
+		return err
+	}
+
+	stopTyping := d.typing(ctx, st, log)
+	stopStatus := d.statusUpdates(ctx, st, profile, log)
+	start := d.now()
+	resp, err := d.Provider.Complete(ctx, req)
+	statusCount := stopStatus()
+	stopTyping()
+	elapsed := d.now().Sub(start)
+	if ctx.Err() != nil {
+		// Shutting down: leave the turn as it is; it resumes at this call.
+		return ctx.Err()
+	}
+	if err != nil {
+		return d.providerFailed(ctx, st, err, resume, elapsed, statusCount, log)
+	}
+	replied := domain.ProviderReplied{
+		Provider: d.providerName(), Model: firstNonEmpty(resp.Model, c.Model), Text: resp.Text, SessionID: resp.SessionID,
+		DurationMs: elapsed.Milliseconds(), InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
+		NumTurns: resp.NumTurns, Resumes: resp.Resumes, PromptBytes: len(req.System) + len(req.Prompt), ReplyBytes: len(resp.Text),
+		StatusMessages: statusCount, CacheReadTokens: resp.CacheReadTokens, CacheWriteTokens: resp.CacheWriteTokens,
+		CostUSD: resp.CostUSD, UsageReported: resp.UsageReported,
+	}
+	if err := d.startSession(ctx, st, resp.SessionID); err != nil {
+		return err
+	}
+	st.addOutcome(replied)
+	if d.Replies != nil {
+		// The reply is paid for, and its markers act on other streams: it
+		// is on record before anything uses it, so a process that dies
+		// later never calls the provider again for it. (Recording it with
+		// the completion would save one append per turn and re-buy the
+		// reply after a crash between the send and the record.)
+		return d.flush(ctx, st)
+	}
+	return nil
+}
+
+// clearSession forgets the chat's provider session in project.
+func (d *Driver) clearSession(ctx context.Context, st *turnState, project, reason string) error {
+	st.senderWritten = true
+	m, chat := st.Received, st.Received.Chat()
+	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
+	_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		return p.ClearSession(project, reason), nil
+	})
+	return err
+}
+
+func (d *Driver) providerName() string {
+	if d.Provider == nil {
+		return "none"
+	}
+	return d.Provider.Name()
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// typing keeps the platform's typing indicator on until stop is called.
+func (d *Driver) typing(ctx context.Context, st *turnState, log *slog.Logger) (stop func()) {
+	ch, ok := d.Channels.Channel(st.Received.Channel)
+	every := d.Config.TypingEvery
+	if !ok || every <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			if err := ch.SendTyping(ctx, st.Received.ChatID); err != nil && ctx.Err() == nil {
+				log.Debug("typing indicator failed", "err", err)
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// statusUpdates sends localized "still working" messages while a provider
+// call runs long: none if it answers before StatusFirst. stop ends them and
+// returns how many were sent.
+func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) (stop func() int) {
+	if d.Config.StatusFirst <= 0 {
+		return func() int { return 0 }
+	}
+	first, still := i18n.StatusMessages(d.language(st, profile))
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	n := 0
+	go func() {
+		defer close(done)
+		wait, text := d.Config.StatusFirst, first
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+			if _, err := d.send(ctx, st, text); err != nil {
+				if ctx.Err() == nil {
+					log.Warn("status message not delivered", "err", err)
+				}
+			} else {
+				n++
+			}
+			wait, text = d.Config.StatusEvery, still
+		}
+	}()
+	return func() int {
+		cancel()
+		<-done
+		return n
+	}
+}
