@@ -19,9 +19,6 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
 // stallFirst stands in front of the Bot API double and holds the first
@@ -71,30 +68,9 @@ func TestReminderCutOffByCrashResumesAtRestart(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildOmega(t)
-	for _, backend := range []string{"sqlite", "postgres"} {
-		t.Run(backend, func(t *testing.T) {
-			dataDir := t.TempDir()
-			vars := []string{"OMEGA_DATA_DIR=" + dataDir}
-			open := func() eventstore.Store {
-				s, err := sqlite.Open(context.Background(), filepath.Join(dataDir, "omega.db"), sqlite.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-			if backend == "postgres" {
-				dsn := pgtest.DSN(t)
-				vars = append(vars, "OMEGA_DATABASE_URL="+dsn)
-				open = func() eventstore.Store {
-					s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { s.Close() })
-					return s
-				}
-			}
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			vars, open := b.env(t)
 			claude := filepath.Join(t.TempDir(), "claude")
 			script := `#!/bin/sh
 due=$(date -u -d '+3 seconds' +%Y-%m-%dT%H:%M:%SZ)
