@@ -63,6 +63,11 @@ func TestRerunRecordedTurns(t *testing.T) {
 			mustHave(t, n, kinds["plan"], "PlanStepCompleted")
 			mustHave(t, n, kinds["markers"], "MarkersApplied")
 			mustHave(t, n, kinds["failed"], "ProviderFailed")
+			// A reply is sent before it is recorded with what was decided
+			// before it, so the stranger may read the denial first.
+			waitFor(t, "the denied turn's completion", func() bool {
+				return countType(turnEvents(t, n, kinds["denied"]), completed) == 1
+			})
 			mustHave(t, n, kinds["denied"], "AccessDenied")
 			mustHave(t, n, kinds["command"], "CommandAnswered")
 
