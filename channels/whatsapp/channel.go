@@ -47,6 +47,7 @@ type Channel struct {
 
 	minBackoff, maxBackoff time.Duration
 	conn                   chan connEvent // connection state changes, from the event handler
+	health                 *connHealth
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -73,6 +74,8 @@ var (
 	_ channels.Channel      = (*Channel)(nil)
 	_ channels.FormatHinter = (*Channel)(nil)
 	_ PairingSource         = (*Channel)(nil)
+
+	_ channels.HealthReporter = (*Channel)(nil)
 )
 
 // New creates the channel for the device stored in container (a fresh,
@@ -105,12 +108,18 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
 		maxBackoff: time.Minute,
 		conn:       make(chan connEvent, 16),
 	}
+	c.health = newConnHealth(c.log)
 	cl.AddEventHandler(c.handleEvent)
 	return c
 }
 
 // Name implements channels.Channel.
 func (c *Channel) Name() string { return Name }
+
+// ReportHealth implements channels.HealthReporter: f learns when the
+// connection stops receiving (dropped, replaced, refused, banned, logged
+// out, keepalive unanswered) and when it is back.
+func (c *Channel) ReportHealth(f channels.HealthFunc) { c.health.setFunc(f) }
 
 // ReceivesImages implements channels.ImageReceiver: photos people send
 // reach the model as attachments.
@@ -208,6 +217,7 @@ func (c *Channel) runConnected(ctx context.Context) (reason string, loggedOut bo
 	for {
 		if err := c.client.Connect(); err != nil && !errors.Is(err, whatsmeow.ErrAlreadyConnected) {
 			c.log.Warn("whatsapp: connect failed", "err", err, "retry_in", backoff)
+			c.health.failed(channels.HealthDown, "connect: "+err.Error())
 		} else {
 			reason, loggedOut, ended := c.waitDisconnect(ctx, &backoff)
 			if ended {
@@ -246,14 +256,30 @@ func (c *Channel) waitDisconnect(ctx context.Context, backoff *time.Duration) (r
 
 // handleEvent runs on whatsmeow's event goroutine, one event at a time.
 func (c *Channel) handleEvent(evt any) bool {
-	switch e := evt.(type) {
-	case *events.Message:
+	if e, ok := evt.(*events.Message); ok {
 		return c.handleMessage(e)
+	}
+	c.handleConnEvent(evt)
+	return true
+}
+
+// handleConnEvent turns whatsmeow's connection events into the connect
+// loop's signals and the channel's receiving health.
+func (c *Channel) handleConnEvent(evt any) {
+	switch e := evt.(type) {
 	case *events.Connected:
+		c.health.ok()
 		c.signal(connEvent{kind: connUp})
+	case *events.KeepAliveRestored:
+		c.health.ok()
+	case *events.KeepAliveTimeout:
+		// Pings go unanswered: the socket is open but nothing arrives.
+		c.log.Warn("whatsapp: keepalive timeout", "errors", e.ErrorCount, "last_success", e.LastSuccess)
+		c.health.failed(channels.HealthStalled, fmt.Sprintf("keepalive unanswered %d times", e.ErrorCount))
 	case *events.Disconnected:
-		c.signal(connEvent{kind: connDown})
+		c.down("disconnected")
 	case *events.LoggedOut:
+		c.health.failed(channels.HealthDown, "logged out: "+e.Reason.String())
 		c.signal(connEvent{kind: connLoggedOut, reason: e.Reason.String()})
 	case *events.PairSuccess:
 		c.signal(connEvent{kind: connPaired})
@@ -261,18 +287,23 @@ func (c *Channel) handleEvent(evt any) bool {
 		// whatsmeow treats these as final and emits no Disconnected; retry
 		// with backoff rather than stay offline for good.
 		c.log.Warn("whatsapp: session replaced by another client with the same keys")
-		c.signal(connEvent{kind: connDown})
+		c.down("session replaced by another client")
 	case *events.TemporaryBan:
 		c.log.Error("whatsapp: temporarily banned", "ban", e.String())
-		c.signal(connEvent{kind: connDown})
+		c.down("temporarily banned: " + e.String())
 	case *events.ClientOutdated:
 		c.log.Error("whatsapp: WhatsApp rejected this client version; update omega")
-		c.signal(connEvent{kind: connDown})
+		c.down("client outdated")
 	case *events.ConnectFailure:
 		c.log.Warn("whatsapp: connect failure", "reason", e.Reason.String(), "message", e.Message)
-		c.signal(connEvent{kind: connDown})
+		c.down("connect failure: " + e.Reason.String())
 	}
-	return true
+}
+
+// down reports the connection lost and has the connect loop reconnect.
+func (c *Channel) down(reason string) {
+	c.health.failed(channels.HealthDown, reason)
+	c.signal(connEvent{kind: connDown})
 }
 
 func (c *Channel) signal(ev connEvent) {
