@@ -19,7 +19,8 @@ type Replay struct {
 	Inputs domain.DecisionInputs
 	// Owner answers owner alerts with their recorded outcomes.
 	Owner apply.Owner
-	// Now is the recorded clock (pairing codes' lifetimes).
+	// Now is the recorded clock: pairing codes' lifetimes and the
+	// driver's idle, due-time and pairing decisions.
 	Now func() time.Time
 }
 

@@ -105,6 +105,28 @@ type RuntimeOptions struct {
 	// Replay, for a re-run, replaces the decision inputs (Auth among
 	// them) and the outcomes of effects with the recorded ones.
 	Replay *Replay
+	// Images replaces the driver's look at the workspace for the images a
+	// turn made (a re-run answers with the recorded ones); nil: the disk.
+	Images pipeline.WorkspaceImages
+	// SummaryProvider replaces the provider the summarizer asks (a re-run
+	// must not summarize); nil: the turns' provider.
+	SummaryProvider summarizer.Provider
+}
+
+// clock is the recorded clock a re-run's turns decide on; nil: the real one.
+func (o RuntimeOptions) clock() func() time.Time {
+	if o.Replay == nil {
+		return nil
+	}
+	return o.Replay.Now
+}
+
+// summaryProvider is the provider the summarizer asks.
+func (o RuntimeOptions) summaryProvider(turns pipeline.Provider) summarizer.Provider {
+	if o.SummaryProvider != nil {
+		return o.SummaryProvider
+	}
+	return turns
 }
 
 // UnhealthyChannels lists the channels that cannot receive now
@@ -227,7 +249,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 			TypingEvery: 5 * time.Second, ProviderProblem: problem,
 			Sandbox: sandbox, Redactor: cfg.Redactor(), Inputs: inputs.Hash(),
 		},
-		Logger: a.Logger,
+		Logger: a.Logger, Now: opts.clock(), Images: opts.Images,
 	}); err != nil {
 		return nil, err
 	}
@@ -235,7 +257,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err != nil {
 		return nil, err
 	}
-	if err := r.startCommandHandlers(ctx, provider, leases, ps, workspace); err != nil {
+	if err := r.startCommandHandlers(ctx, opts.summaryProvider(provider), leases, ps, workspace); err != nil {
 		return nil, err
 	}
 	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog}); err != nil {
@@ -307,7 +329,7 @@ func (r *Runtime) prepareProjects(ctx context.Context, opts RuntimeOptions, raw 
 
 // startCommandHandlers builds the summarizer and subscribes it and the
 // sender commands to the command bus.
-func (r *Runtime) startCommandHandlers(ctx context.Context, provider pipeline.Provider, leases *scheduling.Leases, ps *prompts.Set, workspace string) error {
+func (r *Runtime) startCommandHandlers(ctx context.Context, provider summarizer.Provider, leases *scheduling.Leases, ps *prompts.Set, workspace string) error {
 	cfg := r.Config
 	var err error
 	r.Summarizer, err = summarizer.New(summarizer.Deps{

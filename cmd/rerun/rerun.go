@@ -377,7 +377,11 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 	replay := *o.replay
 	replay.Now = now
 	// The recorded roles are the projects; the scratch has no folder.
-	opts := app.RuntimeOptions{Channels: []channels.Channel{ch}, FrozenProjects: true, Capabilities: o.capabilities, Replay: &replay}
+	// The summarizer runs on the real clock, to which the copied
+	// conversations look idle: closing them would change the turn's
+	// context, so its calls wait until the run ends and record nothing.
+	opts := app.RuntimeOptions{Channels: []channels.Channel{ch}, FrozenProjects: true, Capabilities: o.capabilities, Replay: &replay,
+		Images: recordedImages(decoded, o.Live), SummaryProvider: waitingProvider{}}
 	if opts.Provider, err = scratchProvider(cfg, o, decoded); err != nil {
 		return nil, err
 	}
@@ -385,12 +389,6 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 	if err != nil {
 		return nil, fmt.Errorf("scratch runtime: %w", err)
 	}
-	rt.Driver.Now = now
-	rt.Driver.Images = recordedImages(decoded, o.Live)
-	// The summarizer runs on the real clock, to which the copied
-	// conversations look idle: closing them would change the turn's
-	// context, so its calls wait until the run ends and record nothing.
-	rt.Summarizer.Provider = waitingProvider{}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- rt.Run(runCtx) }()
