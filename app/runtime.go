@@ -260,7 +260,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startCommandHandlers(ctx, opts.summaryProvider(provider), leases, ps, workspace); err != nil {
 		return nil, err
 	}
-	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog}); err != nil {
+	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog, noTools: caps.NoTools}); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -350,7 +350,7 @@ func (r *Runtime) startBackground(d heartbeatDeps) error {
 	if err := r.startClock(d.loc); err != nil {
 		return err
 	}
-	if err := r.startSelfHeal(d.provider, d.replies, d.workspace); err != nil {
+	if err := r.startSelfHeal(d.provider, d.replies, d.workspace, d.noTools); err != nil {
 		return err
 	}
 	return r.startHeartbeat(d)
@@ -456,6 +456,7 @@ type heartbeatDeps struct {
 	sandbox   string
 	workspace string
 	projects  *projects.Catalog
+	noTools   bool // the provider only writes text
 }
 
 // startHeartbeat registers the heartbeat's cycles on the due-work clock
@@ -492,7 +493,7 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 }
 
 // startSelfHeal registers the self-heal follow-ups on the due-work clock.
-func (r *Runtime) startSelfHeal(provider pipeline.Provider, replies pipeline.ReplyHook, workspace string) error {
+func (r *Runtime) startSelfHeal(provider pipeline.Provider, replies pipeline.ReplyHook, workspace string, noTools bool) error {
 	ch, chat, err := r.Config.HeartbeatDestination()
 	if err != nil {
 		return err
@@ -500,7 +501,7 @@ func (r *Runtime) startSelfHeal(provider pipeline.Provider, replies pipeline.Rep
 	r.SelfHeal, err = selfheal.New(selfheal.Config{
 		Store: r.Store, Registry: r.Registry, Provider: provider, Markers: apply.CheckIn(replies), Channels: r,
 		Clock: r.Clock, Logger: r.Logger, OwnerChannel: ch, OwnerChat: chat, Delay: r.Config.SelfHealDelay,
-		Model: cmp.Or(r.Config.Provider.ModelComplex, r.Config.Provider.ModelFast), WorkDir: workspace,
+		Model: cmp.Or(r.Config.Provider.ModelComplex, r.Config.Provider.ModelFast), WorkDir: workspace, NoTools: noTools,
 	})
 	if err != nil {
 		return err

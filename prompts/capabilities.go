@@ -104,8 +104,9 @@ func Conditions() []string {
 }
 
 // For returns a copy of the set whose system prompt sections keep only
-// the passages whose condition c meets, with the running channels named.
-// Without tools there is no sandbox to describe.
+// the passages whose condition c meets, with the running channels named;
+// the heartbeat template likewise, so a check-in asks only what the
+// provider can do. Without tools there is no sandbox to describe.
 func (s *Set) For(c Capabilities) *Set {
 	out := *s
 	out.sections = make(map[string]string, len(s.raw))
@@ -115,6 +116,8 @@ func (s *Set) For(c Capabilities) *Set {
 		resolved, _ := resolve(text, func(cond string) bool { return holds(cond, c) })
 		out.sections[name] = strings.ReplaceAll(resolved, ChannelsPlaceholder, channels)
 	}
+	// Checked when loaded, like the sections.
+	out.heartbeat, _ = resolve(s.heartbeatRaw, func(cond string) bool { return holds(cond, c) })
 	if c.NoTools {
 		out.sandbox = nil
 	}
@@ -325,7 +328,7 @@ var Described = []struct {
 	{"read-only", func(c Capabilities) bool { return !c.NoTools && c.Sandbox == "readonly" }, []string{"read and search files"}},
 	{"actions with tools", func(c Capabilities) bool { return c.Scheduler && !c.NoTools && c.Sandbox != "readonly" }, []string{"full tool access"}},
 	{"read-only actions", func(c Capabilities) bool { return c.Scheduler && !c.NoTools && c.Sandbox == "readonly" }, []string{"read-only\ntools"}},
-	{"tools", func(c Capabilities) bool { return !c.NoTools }, []string{"browse the web", "with your tools", "look it up"}},
+	{"tools", func(c Capabilities) bool { return !c.NoTools }, []string{"browse the web", "with your tools", "look it up", "SELF_HEAL"}},
 	{"no tools", func(c Capabilities) bool { return c.NoTools }, []string{"You have no tools", "say so plainly"}},
 	{"model creates projects", func(c Capabilities) bool { return !c.NoTools && c.Sandbox == "none" }, []string{"create its folder"}},
 	{"telegram", func(c Capabilities) bool { return slices.Contains(c.Channels, "telegram") }, []string{"Telegram"}},

@@ -99,3 +99,20 @@ func TestOverrideWithUnknownCondition(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The check-in template asks for tools only of a provider that has them.
+func TestHeartbeatPromptFollowsTools(t *testing.T) {
+	with := Defaults().For(AllCapabilities()).HeartbeatPrompt("- check the backup")
+	without := Defaults().For(Capabilities{Heartbeat: true, NoTools: true}).HeartbeatPrompt("- check the backup")
+	if !strings.Contains(with, "with your tools") || Defaults().HeartbeatPrompt("x") != Defaults().For(AllCapabilities()).HeartbeatPrompt("x") {
+		t.Errorf("with tools:\n%s", with)
+	}
+	for _, w := range []string{"tools", " run", "command", "<!--"} {
+		if strings.Contains(without, w) {
+			t.Errorf("without tools the check-in says %q:\n%s", w, without)
+		}
+	}
+	if !strings.Contains(without, "judge each item") || !strings.Contains(without, "- check the backup") {
+		t.Errorf("without tools:\n%s", without)
+	}
+}

@@ -45,15 +45,16 @@ type Set struct {
 	// raw are the SYSTEM_PROMPT.md sections as written, conditions and
 	// all; sections are them resolved for the capabilities of For (all
 	// on until For is called).
-	raw       map[string]string
-	sections  map[string]string
-	welcome   map[string]string // canonical language name -> text
-	heartbeat string
-	classify  string
-	summarize string
-	facts     string
-	sandbox   map[string]string // sandbox mode -> constraint text
-	origins   map[string]string // file name -> "default" or override path
+	raw          map[string]string
+	sections     map[string]string
+	welcome      map[string]string // canonical language name -> text
+	heartbeat    string            // resolved like sections, from heartbeatRaw
+	heartbeatRaw string
+	classify     string
+	summarize    string
+	facts        string
+	sandbox      map[string]string // sandbox mode -> constraint text
+	origins      map[string]string // file name -> "default" or override path
 }
 
 // Section returns the text of a SYSTEM_PROMPT.md section ("" if absent).
@@ -253,6 +254,11 @@ func parseHeartbeat(s *Set, text string) error {
 	if !strings.Contains(s.heartbeat, ChecklistPlaceholder) {
 		return fmt.Errorf("missing the %s placeholder: this file is the heartbeat prompt template, not the checklist itself", ChecklistPlaceholder)
 	}
+	if err := checkConditions(s.heartbeat); err != nil {
+		return err
+	}
+	s.heartbeatRaw = s.heartbeat
+	s.heartbeat, _ = resolve(s.heartbeatRaw, func(cond string) bool { return holds(cond, AllCapabilities()) })
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
@@ -67,10 +68,18 @@ type Config struct {
 	Model   string
 	WorkDir string
 	Now     func() time.Time
+	// NoTools: the provider only writes text. A follow-up asks it to run
+	// the verification and go on fixing, which it cannot do, and words
+	// alone would only count down to a pointless escalation; the effort
+	// is left recorded, untouched, for a provider with tools.
+	NoTools bool
 }
 
 // Runner follows up self-healing; Handle is its due-work handler.
-type Runner struct{ cfg Config }
+type Runner struct {
+	cfg     Config
+	skipped sync.Once
+}
 
 // New checks the dependencies and returns a runner.
 func New(cfg Config) (*Runner, error) {
@@ -129,6 +138,9 @@ func (k Kicks) Applied(applied []domain.AppliedMarker) {
 // Handle takes the effort's next step: wait for the follow-up's time,
 // claim and call it, apply its markers, escalate.
 func (r *Runner) Handle(ctx context.Context, _ duework.Item) error {
+	if r.cfg.NoTools {
+		return r.decline(ctx)
+	}
 	// Each step is recorded before the next is taken, so the loop ends
 	// when the effort waits for its next follow-up or is over; only
 	// conflicts (another process took the step) are bounded.
@@ -151,6 +163,19 @@ func (r *Runner) Handle(ctx context.Context, _ duework.Item) error {
 		}
 	}
 	return errors.New("selfheal: the stream kept changing under the runner")
+}
+
+// decline says once, when an effort is open, why it is not followed up.
+func (r *Runner) decline(ctx context.Context) error {
+	st, err := r.load(ctx)
+	if err != nil || !st.Active {
+		return err
+	}
+	r.skipped.Do(func() {
+		r.cfg.Logger.Warn("selfheal: not following up: the provider has no tools to run the verification or the fix; "+
+			"the effort stays recorded for a provider that has them (Claude Code)", "anomaly", st.Description)
+	})
+	return nil
 }
 
 func (r *Runner) retryLater() {

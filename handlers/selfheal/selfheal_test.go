@@ -116,3 +116,42 @@ func TestFollowUpPrompt(t *testing.T) {
 		}
 	}
 }
+
+// A provider without tools could not run the verification: the open
+// effort is left as it is, no call is made, and the reason is logged
+// once however often the runner is woken.
+func TestNoToolsLeavesTheEffortAlone(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs, _ := domain.NewEvents(domain.Metadata{}, domain.SelfHealStarted{Description: "service down", Verification: "curl health"})
+	if _, err := s.Append(ctx, domain.SelfHealStream, eventstore.NoStream, evs...); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	p, now := &mute{}, time.Now()
+	r, err := selfheal.New(selfheal.Config{
+		Store: s, Registry: app.NewRegistry(), Provider: p, Channels: noChannels{}, Clock: &clock{},
+		Markers: func(_ context.Context, _ *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
+			return raw, nil, nil
+		},
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), Delay: time.Minute, NoTools: true,
+		Now: func() time.Time { return now },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		now = now.Add(2 * time.Minute)
+		if err := r.Handle(ctx, duework.Item{Kind: selfheal.Kind, ID: domain.SelfHealStream}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loaded, _ := s.Load(ctx, domain.SelfHealStream, 1)
+	if p.calls.Load() != 0 || len(loaded) != 1 || strings.Count(logs.String(), "selfheal: not following up") != 1 {
+		t.Fatalf("calls %d, %d events, log:\n%s", p.calls.Load(), len(loaded), logs.String())
+	}
+}
