@@ -422,9 +422,9 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 // marker puts the self-heal effort on the clock, a HEARTBEAT_INTERVAL
 // marker the heartbeat's next check-in.
 func (r *Runtime) markerFollowers() []apply.Follower {
-	fs := []apply.Follower{selfheal.Kicks{Clock: r.Clock}}
+	fs := []apply.Follower{selfheal.Kicks(r.Clock)}
 	if r.Config.HeartbeatEnabled {
-		fs = append(fs, heartbeat.Restarts{Clock: r.Clock})
+		fs = append(fs, heartbeat.Restarts(r.Clock))
 	}
 	return fs
 }

@@ -164,29 +164,9 @@ func start(c Clock, now time.Time) {
 
 // Restarts puts the global scope on the clock when a reply's markers
 // changed the interval (HEARTBEAT_INTERVAL), so the next check-in follows
-// the new one. It is an apply.Follower; it needs only the clock, so the
-// marker applier can have it before the runner, which applies markers
-// through that applier, exists.
-type Restarts struct {
-	Clock Clock
-	Now   func() time.Time // nil: time.Now
-}
-
-func (s Restarts) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
-
-// Applied starts the heartbeat again for each HEARTBEAT_INTERVAL marker
-// among applied.
-func (s Restarts) Applied(applied []domain.AppliedMarker) {
-	for _, am := range applied {
-		if am.Name == markers.NameHeartbeatInterval {
-			start(s.Clock, s.now())
-		}
-	}
+// the new one.
+func Restarts(c Clock) duework.MarkerWake {
+	return duework.MarkerWake{Marker: markers.NameHeartbeatInterval, Item: duework.Item{Kind: Kind, ID: domain.GlobalHeartbeat}, Clock: c}
 }
 
 // Handle runs the slot that is due (or resumes it): the global checklist,

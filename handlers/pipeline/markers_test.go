@@ -209,7 +209,7 @@ func TestMarkerFollowersSetTheClock(t *testing.T) {
 		t.Run(tt.reply, func(t *testing.T) {
 			r := newMarkerRig(t)
 			c := &clockItems{}
-			r.hook.Followers = []apply.Follower{selfheal.Kicks{Clock: c}, heartbeat.Restarts{Clock: c}}
+			r.hook.Followers = []apply.Follower{selfheal.Kicks(c), heartbeat.Restarts(c)}
 			if _, err := r.hook.Process(context.Background(), markerTurn("t1", "hi"), "Okay.\n"+tt.reply, 0); err != nil {
 				t.Fatal(err)
 			}

@@ -111,28 +111,9 @@ func kick(c Clock, now time.Time) {
 // Kicks puts the effort on the clock when a reply's markers opened or
 // continued it (SELF_HEAL), so its follow-up is scheduled without
 // polling, whichever reply it came from: a turn's, a check-in's or a
-// follow-up's. It is an apply.Follower; it needs only the clock, so the
-// marker applier can have it before the runner, which applies markers
-// through that applier, exists.
-type Kicks struct {
-	Clock Clock
-	Now   func() time.Time // nil: time.Now
-}
-
-func (k Kicks) now() time.Time {
-	if k.Now != nil {
-		return k.Now()
-	}
-	return time.Now()
-}
-
-// Applied kicks the runner for each SELF_HEAL marker among applied.
-func (k Kicks) Applied(applied []domain.AppliedMarker) {
-	for _, am := range applied {
-		if am.Name == markers.NameSelfHeal {
-			kick(k.Clock, k.now())
-		}
-	}
+// follow-up's.
+func Kicks(c Clock) duework.MarkerWake {
+	return duework.MarkerWake{Marker: markers.NameSelfHeal, Item: duework.Item{Kind: Kind, ID: domain.SelfHealStream}, Clock: c}
 }
 
 // Handle takes the effort's next step: wait for the follow-up's time,
