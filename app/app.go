@@ -13,6 +13,7 @@ import (
 
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -166,22 +167,7 @@ func (a *App) MigrationStatus(ctx context.Context) (current, latest int64, err e
 func (a *App) Close() error { return a.Store.Close() }
 
 // NewRegistry returns a registry of every event type omega writes.
-func NewRegistry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterSystemEvents(r)
-	domain.RegisterSenderEvents(r)
-	domain.RegisterTurnEvents(r)
-	domain.RegisterWhatsAppEvents(r)
-	domain.RegisterTaskEvents(r)
-	domain.RegisterAgentEvents(r)
-	domain.RegisterSkillEvents(r)
-	domain.RegisterHeartbeatCycleEvents(r)
-	domain.RegisterSummaryEvents(r)
-	domain.RegisterProjectEvents(r)
-	domain.RegisterAccessEvents(r)
-	domain.RegisterInputsEvents(r)
-	return r
-}
+func NewRegistry() *domain.Registry { return events.NewRegistry() }
 
 // Projections lists every read model.
 func Projections() []projections.Projection {

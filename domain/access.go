@@ -183,7 +183,7 @@ func (s *SenderPairing) Apply(e Payload, version int64, at time.Time) {
 		if r := s.Requests[ev.Code]; r != nil {
 			r.Decided, r.DecidedBy = PairingStateApproved, ev.By
 		}
-		s.Approved = setIn(s.Approved, SenderKey(ev.Channel, ev.SenderID), ev.Code)
+		s.Approved = SetIn(s.Approved, SenderKey(ev.Channel, ev.SenderID), ev.Code)
 	case PairingRejected:
 		if r := s.Requests[ev.Code]; r != nil {
 			r.Decided, r.DecidedBy = PairingStateRejected, ev.By

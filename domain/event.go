@@ -6,6 +6,7 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,4 +85,16 @@ func NewEvents(md Metadata, ps ...Payload) ([]NewEvent, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// TurnStream names the stream of one turn.
+func TurnStream(turnID string) string { return "turn-" + turnID }
+
+// TurnIDFromStream returns the turn id of a turn stream, or "".
+func TurnIDFromStream(stream string) string {
+	id, ok := strings.CutPrefix(stream, "turn-")
+	if !ok {
+		return ""
+	}
+	return id
 }

@@ -531,3 +531,18 @@ func HeartbeatOK(text string) (bool, string) {
 	}
 	return false, strings.TrimSpace(clean)
 }
+
+// ProviderCall is the provider call the event records.
+func (e HeartbeatClassified) ProviderCall() (ProviderCall, bool) {
+	return OptionalCall(PurposeHeartbeat, e.Usage, e.Raw == "" && e.Error != "")
+}
+
+// ProviderCall is the provider call the event records.
+func (e HeartbeatGroupReplied) ProviderCall() (ProviderCall, bool) {
+	return CalledCall(PurposeHeartbeat, e.Usage, false)
+}
+
+// ProviderCall is the provider call the event records.
+func (e HeartbeatGroupFailed) ProviderCall() (ProviderCall, bool) {
+	return CalledCall(PurposeHeartbeat, e.Usage, true)
+}

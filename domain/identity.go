@@ -66,7 +66,7 @@ func (s *Identities) Apply(e Payload, version int64, _ time.Time) {
 	switch ev := e.(type) {
 	case IdentityLinked:
 		if c, err := ParseIdentity(ev.Canonical); err == nil {
-			s.Links = setIn(s.Links, ev.Alias, c)
+			s.Links = SetIn(s.Links, ev.Alias, c)
 		}
 	case IdentityUnlinked:
 		delete(s.Links, ev.Alias)

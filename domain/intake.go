@@ -1,8 +1,6 @@
 package domain
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -137,37 +135,4 @@ func cleanText(s string, maxText int) (string, error) {
 		s = TruncateUTF8(s, maxText) + truncatedNote
 	}
 	return s, nil
-}
-
-// TruncateUTF8 cuts s to at most n bytes without splitting a character.
-func TruncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// maxSenderKey bounds a sender key; see SenderKey.
-const maxSenderKey = 200
-
-// SenderKey names a sender across read models, leases and logs:
-// "<channel>-<id>". Intake bounds ids, but the log may hold older events
-// with any id, and a key must always fit a database index and text
-// column: a NUL becomes U+FFFD, and an over-long key keeps a readable
-// prefix followed by a hash of the whole, so distinct senders stay
-// distinct. Keys of valid ids of ordinary length are unchanged.
-func SenderKey(channel, senderID string) string {
-	k := channel + "-" + senderID
-	if len(k) <= maxSenderKey && strings.IndexByte(k, 0) < 0 {
-		return k
-	}
-	sum := sha256.Sum256([]byte(k))
-	k = strings.ReplaceAll(strings.ToValidUTF8(k, "\uFFFD"), "\x00", "\uFFFD")
-	if len(k) <= maxSenderKey {
-		return k
-	}
-	return TruncateUTF8(k, maxSenderKey-33) + "~" + hex.EncodeToString(sum[:16])
 }

@@ -145,3 +145,14 @@ func (r *Registry) SchemaVersion(eventType string) int {
 	}
 	return 1
 }
+
+// Sample returns the zero payload of a registered type, nil if unknown:
+// what a reader asks of a type without decoding an event.
+func (r *Registry) Sample(eventType string) Payload {
+	reg, ok := r.types[eventType]
+	if !ok {
+		return nil
+	}
+	p, _ := reflect.New(reg.typ).Elem().Interface().(Payload)
+	return p
+}

@@ -128,7 +128,7 @@ func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
 			p.Language = ev.Language
 		}
 	case FactRecorded:
-		p.Facts = setIn(p.Facts, ev.Key, ev.Value)
+		p.Facts = SetIn(p.Facts, ev.Key, ev.Value)
 	case FactRemoved:
 		delete(p.Facts, ev.Key)
 	case FactsPurged:
@@ -138,7 +138,7 @@ func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
 	case PersonalitySet:
 		p.Personality = ev.Personality
 	case SessionStarted:
-		p.Sessions = setIn(p.Sessions, ev.Project, ev.SessionID)
+		p.Sessions = SetIn(p.Sessions, ev.Project, ev.SessionID)
 	case SessionCleared:
 		delete(p.Sessions, ev.Project)
 	case ProjectActivated:
@@ -147,19 +147,9 @@ func (p *SenderProfile) Apply(e Payload, version int64, at time.Time) {
 	case ProjectDeactivated:
 		p.ActiveProject = ""
 		if ev.Project != "" {
-			p.Deactivated = setIn(p.Deactivated, ev.Project, true)
+			p.Deactivated = SetIn(p.Deactivated, ev.Project, true)
 		}
 	}
-}
-
-// setIn sets a key in a map a fold may not have made yet, and returns the
-// map.
-func setIn[V any](m map[string]V, key string, v V) map[string]V {
-	if m == nil {
-		m = map[string]V{}
-	}
-	m[key] = v
-	return m
 }
 
 // StartSession decides the events for continuing in a provider session.

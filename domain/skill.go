@@ -50,6 +50,7 @@ func (SkillRemoved) EventType() string { return "SkillRemoved" }
 func RegisterSkillEvents(r *Registry) {
 	r.Register(SkillDefined{}, 1)
 	r.Register(SkillRemoved{}, 1)
+	r.Register(SkillLessonRecorded{}, 1)
 }
 
 // SkillCatalog is the skills stream folded: the current definition of

@@ -230,3 +230,13 @@ func (s *Summarization) FactsAccepted() []FactCandidate {
 	}
 	return s.Facts.Accepted
 }
+
+// ProviderCall is the provider call the event records.
+func (e SummaryWritten) ProviderCall() (ProviderCall, bool) {
+	return OptionalCall(PurposeSummary, e.Usage, e.Fallback)
+}
+
+// ProviderCall is the provider call the event records.
+func (e FactsExtracted) ProviderCall() (ProviderCall, bool) {
+	return OptionalCall(PurposeFacts, e.Usage, e.Error != "")
+}

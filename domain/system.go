@@ -27,6 +27,7 @@ func RegisterSystemEvents(r *Registry) {
 	r.Register(ChannelDown{}, 1)
 	r.Register(ChannelStalled{}, 1)
 	r.Register(ChannelRecovered{}, 1)
+	r.Register(OwnerAlerted{}, 1)
 }
 
 // CommandHandled records that a command on the bus was handled, so the

@@ -1,21 +1,8 @@
 package domain
 
 import (
-	"strings"
 	"time"
 )
-
-// TurnStream names the stream of one turn.
-func TurnStream(turnID string) string { return "turn-" + turnID }
-
-// TurnIDFromStream returns the turn id of a turn stream, or "".
-func TurnIDFromStream(stream string) string {
-	id, ok := strings.CutPrefix(stream, "turn-")
-	if !ok {
-		return ""
-	}
-	return id
-}
 
 // AttachmentRef is a file that came with a message, saved in the inbox.
 type AttachmentRef struct {
@@ -275,20 +262,6 @@ type TaskOrigin struct {
 	Description string `json:"description"`
 }
 
-// CallUsage is what one provider call took and cost, as the provider
-// reported it (see ProviderReplied for the meaning of each field).
-type CallUsage struct {
-	DurationMs       int64   `json:"duration_ms"`
-	InputTokens      int     `json:"input_tokens,omitempty"`
-	OutputTokens     int     `json:"output_tokens,omitempty"`
-	CacheReadTokens  int     `json:"cache_read_tokens,omitempty"`
-	CacheWriteTokens int     `json:"cache_write_tokens,omitempty"`
-	CostUSD          float64 `json:"cost_usd,omitempty"`
-	UsageReported    bool    `json:"usage_reported,omitempty"`
-	PromptBytes      int     `json:"prompt_bytes"`
-	ReplyBytes       int     `json:"reply_bytes"`
-}
-
 // Usage returns the reply's call usage.
 func (r ProviderReplied) Usage() CallUsage {
 	return CallUsage{
@@ -297,13 +270,6 @@ func (r ProviderReplied) Usage() CallUsage {
 		UsageReported: r.UsageReported || r.InputTokens > 0 || r.OutputTokens > 0,
 		PromptBytes:   r.PromptBytes, ReplyBytes: r.ReplyBytes,
 	}
-}
-
-// AppliedMarker is one marker and its effect.
-type AppliedMarker struct {
-	Name   string `json:"name"`
-	Effect string `json:"effect"`           // e.g. "scheduled 1a2b3c4d", "rejected: bad date"
-	Stream string `json:"stream,omitempty"` // where the effect was recorded
 }
 
 func (MessageReceived) EventType() string    { return "MessageReceived" }
@@ -683,4 +649,44 @@ func (t *Turn) ReplyKind() string {
 	default:
 		return "reply"
 	}
+}
+
+// Sender is who sent the message.
+func (m MessageReceived) Sender() SenderRef { return SenderRef{Channel: m.Channel, ID: m.SenderID} }
+
+// Chat is whose conversation the message joins and whose provider session
+// it resumes: in a private chat the sender's; in a group chat the group's,
+// shared by every member who talks to omega there, so that nothing said in
+// private reaches a group and a group's exchange never enters a private
+// conversation.
+func (m MessageReceived) Chat() SenderRef {
+	if !m.IsGroup || m.ChatID == "" {
+		return m.Sender()
+	}
+	return GroupRef(m.Channel, m.ChatID)
+}
+
+// ProviderCall is the provider call the event records.
+func (e ProviderReplied) ProviderCall() (ProviderCall, bool) {
+	return ProviderCall{Purpose: PurposeTurn, Usage: e.Usage()}, true
+}
+
+// ProviderCall is the provider call the event records.
+func (e ProviderFailed) ProviderCall() (ProviderCall, bool) {
+	return ProviderCall{Purpose: PurposeTurn, Failed: true, Usage: CallUsage{DurationMs: e.DurationMs}}, true
+}
+
+// ProviderCall is the provider call the event records.
+func (e PlanStepCompleted) ProviderCall() (ProviderCall, bool) {
+	return OptionalCall(PurposePlanStep, e.Usage, false)
+}
+
+// ProviderCall is the provider call the event records.
+func (e PlanStepFailed) ProviderCall() (ProviderCall, bool) {
+	return OptionalCall(PurposePlanStep, e.Usage, true)
+}
+
+// ProviderCall is the provider call the event records.
+func (e RouteDecided) ProviderCall() (ProviderCall, bool) {
+	return OptionalCall(PurposeClassifier, e.Usage, e.Error != "")
 }

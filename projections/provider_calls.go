@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 )
 
 // ProviderCalls is the read model of every provider call, whatever it was
@@ -32,7 +33,7 @@ func (ProviderCalls) Schema(_ Dialect, t func(string) string) []string {
 }
 
 func (ProviderCalls) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
-	if !slices.Contains(domain.ProviderCallEvents(), e.Type) {
+	if !slices.Contains(events.ProviderCallTypes(), e.Type) {
 		return nil
 	}
 	p, err := tx.Decode(e)

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -111,7 +112,7 @@ func New(state State, decoder *domain.Registry, logger *slog.Logger) (*Metrics, 
 		channelDowns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_channel_failures_total",
 			Help: "Times a channel stopped receiving, by state (down: the platform failed requests; stalled: a receive went unanswered)."}, []string{"channel", "state"}),
 	}
-	for _, t := range domain.ProviderCallEvents() {
+	for _, t := range events.ProviderCallTypes() {
 		m.callEvents[t] = true
 	}
 	m.registry.MustRegister(m.turns, m.turnLatency, m.providerCalls, m.callsBy, m.providerErrs, m.tokens, m.cost, m.appendLatency, m.lateness,

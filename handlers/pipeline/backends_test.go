@@ -110,7 +110,9 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 	domain.RegisterSenderEvents(reg)
 	domain.RegisterTurnEvents(reg)
 	domain.RegisterTaskEvents(reg)
-	domain.RegisterAgentEvents(reg)
+	domain.RegisterHeartbeatChecklistEvents(reg)
+	domain.RegisterSelfHealEvents(reg)
+	domain.RegisterLearningEvents(reg)
 	domain.RegisterProjectEvents(reg)
 	engine := projections.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {

@@ -39,7 +39,9 @@ func newMarkerRig(t *testing.T) *markerRig {
 	domain.RegisterSenderEvents(reg)
 	domain.RegisterTurnEvents(reg)
 	domain.RegisterTaskEvents(reg)
-	domain.RegisterAgentEvents(reg)
+	domain.RegisterHeartbeatChecklistEvents(reg)
+	domain.RegisterSelfHealEvents(reg)
+	domain.RegisterLearningEvents(reg)
 	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,9 @@ import (
 
 func registry() *domain.Registry {
 	r := domain.NewRegistry()
-	domain.RegisterAgentEvents(r)
+	domain.RegisterHeartbeatChecklistEvents(r)
+	domain.RegisterSelfHealEvents(r)
+	domain.RegisterLearningEvents(r)
 	domain.RegisterSkillEvents(r)
 	return r
 }
