@@ -104,15 +104,15 @@ func (l *Learning) Apply(p Payload, version int64, _ time.Time) {
 
 // Learn decides recording a lesson; none if the same rule is already
 // known in that domain and project.
-func (l Learning) Learn(domain, rule, project string) []Payload {
-	domain, rule = strings.TrimSpace(domain), strings.TrimSpace(rule)
+func (l Learning) Learn(area, rule, project string) []Payload {
+	area, rule = strings.TrimSpace(area), strings.TrimSpace(rule)
 	if rule == "" {
 		return nil
 	}
 	for _, x := range l.Lessons {
-		if strings.EqualFold(x.Domain, domain) && strings.EqualFold(x.Rule, rule) && x.Project == project {
+		if strings.EqualFold(x.Domain, area) && strings.EqualFold(x.Rule, rule) && x.Project == project {
 			return nil
 		}
 	}
-	return []Payload{LessonLearned{Domain: domain, Rule: rule, Project: project}}
+	return []Payload{LessonLearned{Domain: area, Rule: rule, Project: project}}
 }
