@@ -133,7 +133,7 @@ func describeCall(en *timelineEntry, p domain.Payload) bool {
 			en.Summary += " (pre-filter: no classification call)"
 		}
 		if ev.Usage != nil {
-			en.Summary += " (" + usage(ev.Usage) + ")"
+			en.Summary += " (" + callCost(ev.Usage) + ")"
 		}
 		if len(ev.Steps) > 0 {
 			en.Texts = append(en.Texts, text("steps", strings.Join(ev.Steps, "\n")))
@@ -144,7 +144,7 @@ func describeCall(en *timelineEntry, p domain.Payload) bool {
 	case domain.ProviderReplied:
 		en.Class = "provider"
 		u := ev.Usage()
-		en.Summary = fmt.Sprintf("%s replied (model %s, %s)", ev.Provider, ev.Model, usage(&u))
+		en.Summary = fmt.Sprintf("%s replied (model %s, %s)", ev.Provider, ev.Model, callCost(&u))
 		en.Texts = append(en.Texts, foldedText{Label: "raw reply", Text: ev.Text, Folded: len(ev.Text) > 4000})
 	case domain.ProviderFailed:
 		en.Class = "failed"
@@ -153,7 +153,7 @@ func describeCall(en *timelineEntry, p domain.Payload) bool {
 		en.Class = "provider"
 		en.Summary = fmt.Sprintf("step %d done: %s", ev.Index, ev.Text)
 		if ev.Usage != nil {
-			en.Summary += " (" + usage(ev.Usage) + ")"
+			en.Summary += " (" + callCost(ev.Usage) + ")"
 		}
 		en.Texts = append(en.Texts, text("step reply", ev.Reply))
 	case domain.PlanStepFailed:
@@ -190,9 +190,9 @@ func describeOutcome(en *timelineEntry, p domain.Payload) bool {
 	return true
 }
 
-// usage says what a call took and cost; tokens the provider did not
+// callCost says what a call took and cost; tokens the provider did not
 // report are said to be so, never shown as zero.
-func usage(u *domain.CallUsage) string {
+func callCost(u *domain.CallUsage) string {
 	if u == nil {
 		return ""
 	}
