@@ -1,37 +1,31 @@
 package domain
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
-func TestSenderRefNamesKeyAndStream(t *testing.T) {
-	m := MessageReceived{Channel: "telegram", SenderID: "42"}
-	s := m.Sender()
-	if s.Key() != "telegram-42" || s.Stream() != "sender-telegram-42" {
-		t.Fatalf("key %q stream %q", s.Key(), s.Stream())
-	}
-	if SenderStream("telegram", "42") != s.Stream() {
-		t.Fatalf("SenderStream disagrees with SenderRef.Stream")
-	}
-}
-
-func TestMessageChat(t *testing.T) {
-	tests := []struct {
-		name string
-		m    MessageReceived
-		want SenderRef
+func TestSenderKey(t *testing.T) {
+	long := strings.Repeat("9", 3000)
+	cases := []struct {
+		name, channel, id string
+		check             func(string) bool
 	}{
-		{"private", MessageReceived{Channel: "telegram", SenderID: "42", ChatID: "42"}, SenderRef{Channel: "telegram", ID: "42"}},
-		{"group", MessageReceived{Channel: "telegram", SenderID: "42", ChatID: "-100555", IsGroup: true}, SenderRef{Channel: "telegram", ID: "group:-100555"}},
-		{"group without chat", MessageReceived{Channel: "whatsapp", SenderID: "49151", IsGroup: true}, SenderRef{Channel: "whatsapp", ID: "49151"}},
+		{"ordinary unchanged", "telegram", "42", func(k string) bool { return k == "telegram-42" }},
+		{"NUL replaced", "http", "a\x00b", func(k string) bool { return k == "http-a\uFFFDb" }},
+		{"long bounded", "http", long, func(k string) bool {
+			return len(k) <= maxSenderKey && strings.HasPrefix(k, "http-999") && strings.Contains(k, "~")
+		}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := tt.m.Chat()
-			if got != tt.want || got.IsGroup() != (tt.name == "group") {
-				t.Fatalf("Chat() = %+v (group %v), want %+v", got, got.IsGroup(), tt.want)
-			}
-		})
+	for _, c := range cases {
+		if k := SenderKey(c.channel, c.id); !c.check(k) {
+			t.Errorf("%s: SenderKey = %q", c.name, k)
+		}
 	}
-	if k := GroupRef("telegram", "-100555").Key(); k != "telegram-group:-100555" {
-		t.Fatalf("group key %q", k)
+	if SenderKey("http", long) == SenderKey("http", long+"0") {
+		t.Error("two long ids with one prefix share a key")
+	}
+	if again := long; SenderKey("http", long) != SenderKey("http", again) {
+		t.Error("SenderKey is not stable")
 	}
 }

@@ -123,7 +123,7 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 		if e.StreamID != stream {
 			where = "  [" + e.StreamID + "]"
 		}
-		fmt.Fprintf(w, "  %9s  %-18s %s%s\n", "+"+e.RecordedAt.Sub(start).Round(time.Millisecond).String(), e.Type, summary(p), where)
+		fmt.Fprintf(w, "  %9s  %-18s %s%s\n", "+"+e.RecordedAt.Sub(start).Round(time.Millisecond).String(), e.Type, describe(p), where)
 	}
 	return nil
 }
@@ -193,9 +193,9 @@ func withSenderEvents(ctx context.Context, a *app.App, m domain.MessageReceived,
 	return evs, nil
 }
 
-// summary names the fields that explain an event; an event without a
+// describe names the fields that explain an event; an event without a
 // summarizer shows its JSON.
-func summary(p domain.Payload) string {
+func describe(p domain.Payload) string {
 	if f, ok := summaries[p.EventType()]; ok {
 		return f(p)
 	}

@@ -21,7 +21,7 @@ func TestTimelineImageSummaries(t *testing.T) {
 		{domain.WorkspaceImageFailed{Path: "chart.png", Class: "blocked", Error: "403"}, "chart.png not sent: class=blocked \"403\""},
 	}
 	for _, tt := range tests {
-		if got := summary(tt.p); got != tt.want {
+		if got := describe(tt.p); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.p.EventType(), got, tt.want)
 		}
 	}

@@ -114,7 +114,7 @@ func TestTimelineSummaries(t *testing.T) {
 		t.Fatalf("%d samples, %d expectations", len(summarySamples), len(wantSummaries))
 	}
 	for i, p := range summarySamples {
-		if got := summary(p); got != wantSummaries[i] {
+		if got := describe(p); got != wantSummaries[i] {
 			t.Errorf("%s:\n got %s\nwant %s", p.EventType(), got, wantSummaries[i])
 		}
 	}
