@@ -13,6 +13,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/intake"
@@ -49,9 +50,7 @@ func newServer(t *testing.T, token string) (*Server, *recordingChannel, *httptes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
-	domain.RegisterSystemEvents(reg)
+	reg := events.NewRegistry()
 	tg := &recordingChannel{}
 	s := &Server{
 		Token: token, Store: store, Registry: reg, Channels: channelSet{"telegram": tg},

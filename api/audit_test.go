@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
@@ -29,8 +29,7 @@ func newAuditServer(t *testing.T, token string) *httptest.Server {
 	for _, turn := range audittest.Turns() {
 		audittest.Append(t, store, turn)
 	}
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
+	reg := events.NewRegistry()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	audittest.Project(t, store, projections.SQLite, reg, projections.Turns{})
 	log, err := projections.NewAuditLog(store.DB())

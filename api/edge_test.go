@@ -14,14 +14,13 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/teststores"
 )
 
 func serverOn(t *testing.T, store eventstore.Store, token string) *Server {
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
-	domain.RegisterSystemEvents(reg)
+	reg := events.NewRegistry()
 	return &Server{
 		Token: token, Store: store, Registry: reg, Channels: channelSet{"telegram": &recordingChannel{}},
 		Receiver: mustGateway(t, store),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 )
@@ -37,8 +38,7 @@ func open(t *testing.T) (eventstore.Store, *domain.Registry) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterSenderEvents(reg)
+	reg := events.NewRegistry()
 	return s, reg
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -232,8 +233,7 @@ func BenchmarkReplayFacts1M(b *testing.B) {
 }
 
 func newRegistry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterSenderEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

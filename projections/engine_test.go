@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -64,8 +65,7 @@ func backends() []backend {
 }
 
 func registry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterSenderEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

@@ -11,16 +11,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 )
 
 func fullRegistry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterSystemEvents(r)
-	domain.RegisterSenderEvents(r)
-	domain.RegisterTurnEvents(r)
-	domain.RegisterTaskEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/omega-gateway/omega/api/metrics"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
@@ -32,9 +33,7 @@ type store interface {
 }
 
 func registry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterTurnEvents(r)
-	domain.RegisterSystemEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
@@ -46,8 +47,7 @@ func longTurn(b *testing.B) (http.Handler, string) {
 	if _, err := store.Append(context.Background(), domain.TurnStream(id), eventstore.NoStream, evs...); err != nil {
 		b.Fatal(err)
 	}
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
+	reg := events.NewRegistry()
 	audittest.Project(b, store, projections.SQLite, reg, projections.Turns{})
 	log, _ := projections.NewAuditLog(store.DB())
 	ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: reg, Logger: quiet})

@@ -19,6 +19,7 @@ import (
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
@@ -105,10 +106,7 @@ func serve(t *testing.T, token string) *site {
 			t.Fatal(err)
 		}
 	}
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
-	domain.RegisterSenderEvents(reg)
-	domain.RegisterTaskEvents(reg)
+	reg := events.NewRegistry()
 	eng := audittest.Project(t, store, projections.SQLite, reg, projections.Turns{}, projections.Facts{}, projections.Sessions{}, projections.Tasks{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

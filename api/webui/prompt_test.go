@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/promptstore"
@@ -20,8 +21,7 @@ import (
 // The turn page shows a prompt recorded by reference in full.
 func TestTurnPageShowsThePromptRecordedByReference(t *testing.T) {
 	ctx := context.Background()
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
+	reg := events.NewRegistry()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: quiet, Versions: reg})
 	if err != nil {
 		t.Fatal(err)

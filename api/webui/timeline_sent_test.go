@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 )
 
 // A reply sent as it was ready, recorded without its text, shows the text
 // that was sent.
 func TestTimelineShowsTheSentTextLeftToReplyReady(t *testing.T) {
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
+	reg := events.NewRegistry()
 	var evs []domain.Event
 	for _, p := range []domain.Payload{
 		domain.MessageReceived{Channel: "terminal", SenderID: "ana", Text: "hi"},

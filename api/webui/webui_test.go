@@ -13,6 +13,7 @@ import (
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
@@ -25,8 +26,7 @@ func newUI(t *testing.T, token string) *webui.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
+	reg := events.NewRegistry()
 	audittest.Project(t, store, projections.SQLite, reg, projections.Turns{})
 	log, _ := projections.NewAuditLog(store.DB())
 	ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: reg, Token: token, Logger: quiet})

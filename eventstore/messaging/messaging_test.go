@@ -13,6 +13,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
@@ -50,9 +51,7 @@ func stores(t *testing.T) map[string]func(t *testing.T) store {
 }
 
 func registry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterSystemEvents(r)
-	domain.RegisterSenderEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

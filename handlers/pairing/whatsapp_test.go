@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/pairing"
 	"github.com/omega-gateway/omega/handlers/senders"
@@ -69,9 +70,7 @@ func newQRFixture(t *testing.T, session time.Duration) *qrFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterWhatsAppEvents(reg)
-	domain.RegisterSenderEvents(reg)
+	reg := events.NewRegistry()
 	src := &scriptedSource{events: make(chan channels.QREvent, 8)}
 	qr, err := pairing.NewWhatsAppQR(pairing.Deps{
 		Source: src, Channels: channelSet{telegram.Name: tg}, Store: st,

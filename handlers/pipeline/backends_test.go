@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
@@ -105,15 +106,7 @@ func startTurns(t *testing.T, store testStore, db *sql.DB, dialect projections.D
 func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.Dialect) *rig {
 	t.Helper()
 	ctx := context.Background()
-	reg := domain.NewRegistry()
-	domain.RegisterSystemEvents(reg)
-	domain.RegisterSenderEvents(reg)
-	domain.RegisterTurnEvents(reg)
-	domain.RegisterTaskEvents(reg)
-	domain.RegisterHeartbeatChecklistEvents(reg)
-	domain.RegisterSelfHealEvents(reg)
-	domain.RegisterLearningEvents(reg)
-	domain.RegisterProjectEvents(reg)
+	reg := events.NewRegistry()
 	engine := projections.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/apply"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -35,13 +36,7 @@ func newMarkerRig(t *testing.T) *markerRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterSenderEvents(reg)
-	domain.RegisterTurnEvents(reg)
-	domain.RegisterTaskEvents(reg)
-	domain.RegisterHeartbeatChecklistEvents(reg)
-	domain.RegisterSelfHealEvents(reg)
-	domain.RegisterLearningEvents(reg)
+	reg := events.NewRegistry()
 	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)

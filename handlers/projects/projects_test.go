@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/projects"
 	"github.com/omega-gateway/omega/internal/teststores"
@@ -19,8 +20,7 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func registry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterProjectEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -20,8 +21,7 @@ import (
 var quiet = slog.New(slog.DiscardHandler)
 
 func registry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterTurnEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

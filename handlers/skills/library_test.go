@@ -11,16 +11,13 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/handlers/skills"
 	"github.com/omega-gateway/omega/internal/teststores"
 )
 
 func registry() *domain.Registry {
-	r := domain.NewRegistry()
-	domain.RegisterHeartbeatChecklistEvents(r)
-	domain.RegisterSelfHealEvents(r)
-	domain.RegisterLearningEvents(r)
-	domain.RegisterSkillEvents(r)
+	r := events.NewRegistry()
 	return r
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -71,10 +72,7 @@ func newRig(t *testing.T, now time.Time) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterSenderEvents(reg)
-	domain.RegisterTurnEvents(reg)
-	domain.RegisterTaskEvents(reg)
+	reg := events.NewRegistry()
 	r := &rig{sq: s, store: s, reg: reg, ch: &flakyChannel{}, clock: &recordingClock{}, now: now}
 	madrid, _ := time.LoadLocation("Europe/Madrid")
 	r.firer, err = taskwork.NewFirer(taskwork.Config{Store: s, Registry: reg, Channels: r.ch, Profiles: senders.MustNew(s, reg),
