@@ -229,3 +229,5 @@ func (w *lineWriter) flush() {
 	}
 	w.buf = nil
 }
+
+var _ Streamer = (*ClaudeCode)(nil)
