@@ -59,7 +59,7 @@ func (h httpAPI) stream(ctx context.Context, url string, timeout time.Duration, 
 	}
 	var pe *Error
 	switch {
-	case err == nil || errors.Is(err, errStreamDone):
+	case err == nil:
 		return nil
 	case errors.As(err, &pe):
 		return err
@@ -111,8 +111,17 @@ func isEventStream(resp *http.Response) bool {
 
 // readSSE calls fn for each event of a text/event-stream body with its
 // event name (empty when none) and its data lines joined by newlines. An
-// error from fn stops the read and is returned.
+// error from fn stops the read and is returned, except errStreamDone,
+// which ends it well.
 func readSSE(r io.Reader, fn func(event, data string) error) error {
+	err := scanSSE(r, fn)
+	if errors.Is(err, errStreamDone) {
+		return nil
+	}
+	return err
+}
+
+func scanSSE(r io.Reader, fn func(event, data string) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBytes)
 	var event string
