@@ -336,3 +336,14 @@ func TestStreamPlanDeltas(t *testing.T) {
 		t.Errorf("deltas %q", got)
 	}
 }
+
+func TestClaudeStreamShell(t *testing.T) {
+	plan := providertest.StreamPlan{Every: time.Millisecond}
+	script := providertest.ClaudeStreamShell(plan) + `claude_stream_reply "echo: $(cat) \"quoted\" back\\slash *" sess-sh` + "\n"
+	c, _ := newTestClaude(t, providertest.FakeClaude(t, script), nil)
+	resp, deltas, err := collect(t, c, Request{Prompt: "hello   there"})
+	want := `echo: hello there "quoted" back\slash *`
+	if err != nil || resp.Text != want || joinText(deltas) != want || len(deltas) != 6 || resp.SessionID != "sess-sh" || resp.OutputTokens != 6 {
+		t.Fatalf("got %+v, deltas %+v, %v", resp, deltas, err)
+	}
+}

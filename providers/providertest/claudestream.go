@@ -71,3 +71,43 @@ func shellQuote(s string) string {
 func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.3f", d.Seconds())
 }
+
+// ClaudeStreamShell defines the shell function claude_stream_reply TEXT
+// SESSION for fake claude scripts that make their reply up as they run
+// (from their stdin, say): it writes TEXT, word by word and on plan's
+// schedule (FirstToken, Every, StopAfter), as stream-json text deltas and
+// then a result line, the words joined by single spaces. Put it before the
+// script's own commands, without a #! line of their own:
+//
+//	providertest.FakeClaude(t, providertest.ClaudeStreamShell(plan)+`claude_stream_reply "echo: $(cat)" sess-1`)
+func ClaudeStreamShell(plan StreamPlan) string {
+	stop := "0"
+	if plan.StopAfter > 0 {
+		stop = fmt.Sprint(plan.StopAfter)
+	}
+	return fmt.Sprintf(`claude_json_escape() {
+	printf '%%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g; s/	/\\t/g' | awk 'NR > 1 { printf "\\n" } { printf "%%s", $0 }'
+}
+claude_stream_event() {
+	printf '{"type":"stream_event","event":%%s,"session_id":"%%s","parent_tool_use_id":null}\n' "$1" "$2"
+}
+claude_stream_reply() {
+	printf '{"type":"system","subtype":"init","session_id":"%%s"}\n' "$2"
+	claude_stream_event '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}' "$2"
+	sleep %s
+	n=0
+	joined=""
+	set -f # the words are text, never file patterns
+	for w in $1; do
+		if [ %s -gt 0 ] && [ "$n" -eq %s ]; then exec sleep 300; fi
+		if [ "$n" -gt 0 ]; then sleep %s; w=" $w"; fi
+		n=$((n + 1))
+		joined="$joined$w"
+		claude_stream_event "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"$(claude_json_escape "$w")\"}}" "$2"
+	done
+	claude_stream_event '{"type":"content_block_stop","index":0}' "$2"
+	claude_stream_event '{"type":"message_stop"}' "$2"
+	printf '{"type":"result","subtype":"success","is_error":false,"result":"%%s","session_id":"%%s","num_turns":1,"usage":{"input_tokens":%d,"output_tokens":%%d}}\n' "$(claude_json_escape "$joined")" "$2" "$n"
+}
+`, seconds(plan.FirstToken), stop, stop, seconds(plan.Every), PromptTokens)
+}
