@@ -347,3 +347,22 @@ func TestClaudeStreamShell(t *testing.T) {
 		t.Fatalf("got %+v, deltas %+v, %v", resp, deltas, err)
 	}
 }
+
+func TestLineWriter(t *testing.T) {
+	lines := make(chan []byte, 10)
+	w := &lineWriter{lines: lines}
+	for _, chunk := range []string{`{"a":`, "1}\n\n{\"b\"", ":2}\nlast"} {
+		if n, err := w.Write([]byte(chunk)); n != len(chunk) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", chunk, n, err)
+		}
+	}
+	w.flush()
+	close(lines)
+	var got []string
+	for l := range lines {
+		got = append(got, string(l))
+	}
+	if want := []string{`{"a":1}`, "", `{"b":2}`, "last"}; !slices.Equal(got, want) {
+		t.Fatalf("lines %q, want %q", got, want)
+	}
+}
