@@ -366,3 +366,21 @@ func TestLineWriter(t *testing.T) {
 		t.Fatalf("lines %q, want %q", got, want)
 	}
 }
+
+func TestNewProviderStreams(t *testing.T) {
+	// New wraps the provider with retries; the wrapper must stream, not
+	// fall back to whole replies.
+	srv := providertest.StreamingOpenAI(t, providertest.StreamPlan{Text: "one two three"})
+	p, err := New(Config{Provider: NameOpenAI, OpenAIBaseURL: srv.URL, ModelFast: "m", MaxRetries: 1}, discardLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := p.(Streamer)
+	if !ok {
+		t.Fatalf("%T does not stream", p)
+	}
+	resp, deltas, err := collect(t, s, Request{Prompt: "hi"})
+	if err != nil || len(deltas) != 3 || joinText(deltas) != resp.Text {
+		t.Fatalf("got %+v, %+v, %v", resp, deltas, err)
+	}
+}
