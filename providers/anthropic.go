@@ -52,6 +52,7 @@ type anthropicRequest struct {
 	MaxTokens int                `json:"max_tokens"`
 	System    string             `json:"system,omitempty"`
 	Messages  []anthropicMessage `json:"messages"`
+	Stream    bool               `json:"stream,omitempty"`
 }
 
 type anthropicResponse struct {
@@ -60,13 +61,28 @@ type anthropicResponse struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
-	StopReason string `json:"stop_reason"`
-	Usage      *struct {
-		InputTokens              int `json:"input_tokens"`
-		OutputTokens             int `json:"output_tokens"`
-		CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-		CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-	} `json:"usage"`
+	StopReason string          `json:"stop_reason"`
+	Usage      *anthropicUsage `json:"usage"`
+}
+
+type anthropicUsage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+func (a *Anthropic) request(req Request) anthropicRequest {
+	return anthropicRequest{
+		Model:     cmp.Or(req.Model, a.defaultModel),
+		MaxTokens: a.maxTokens,
+		System:    req.System,
+		Messages:  anthropicMessages(req),
+	}
+}
+
+func (a *Anthropic) headers() map[string]string {
+	return map[string]string{"x-api-key": a.key, "anthropic-version": anthropicVersion}
 }
 
 func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error) {
@@ -74,37 +90,39 @@ func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error)
 		return Response{}, err
 	}
 	start := time.Now()
-	body := anthropicRequest{
-		Model:     cmp.Or(req.Model, a.defaultModel),
-		MaxTokens: a.maxTokens,
-		System:    req.System,
-		Messages:  anthropicMessages(req),
-	}
-	headers := map[string]string{"x-api-key": a.key, "anthropic-version": anthropicVersion}
+	body := a.request(req)
 	var out anthropicResponse
-	if err := a.api.post(ctx, joinURL(a.baseURL, "/v1/messages"), req.Timeout, headers, body, &out); err != nil {
+	if err := a.api.post(ctx, joinURL(a.baseURL, "/v1/messages"), req.Timeout, a.headers(), body, &out); err != nil {
 		return Response{}, err
 	}
+	return out.reply(body.Model, req, start)
+}
 
+// reply is the Response for a whole message.
+func (out anthropicResponse) reply(model string, req Request, start time.Time) (Response, error) {
 	var text strings.Builder
 	for _, block := range out.Content {
 		if block.Type == "text" {
 			text.WriteString(block.Text)
 		}
 	}
-	if text.Len() == 0 {
+	return anthropicReply(text.String(), cmp.Or(out.Model, model), out.StopReason, out.Usage, req, start)
+}
+
+func anthropicReply(text, model, stopReason string, u *anthropicUsage, req Request, start time.Time) (Response, error) {
+	if text == "" {
 		return Response{}, &Error{Class: Malformed, Provider: NameAnthropic,
-			Msg: fmt.Sprintf("no text in reply (stop_reason %q)", out.StopReason)}
+			Msg: fmt.Sprintf("no text in reply (stop_reason %q)", stopReason)}
 	}
 	resp := Response{
-		Text:        text.String(),
-		Model:       cmp.Or(out.Model, body.Model),
+		Text:        text,
+		Model:       model,
 		Duration:    time.Since(start),
 		NumTurns:    1,
 		PromptBytes: promptBytes(req),
-		ReplyBytes:  text.Len(),
+		ReplyBytes:  len(text),
 	}
-	if u := out.Usage; u != nil {
+	if u != nil {
 		// The API counts cached prompt tokens apart from input_tokens;
 		// InputTokens is every prompt token, as for claude-code.
 		resp.InputTokens = u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens

@@ -1,18 +1,15 @@
 package providers
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/omega-gateway/omega/internal/wait"
@@ -39,6 +36,8 @@ type ClaudeCode struct {
 	sandbox       Sandbox
 	sleep         func(ctx context.Context, d time.Duration) error
 	logger        *slog.Logger
+	// noPartial is set once the CLI refused --include-partial-messages.
+	noPartial atomic.Bool
 }
 
 // NewClaudeCode returns a claude-code provider without retries.
@@ -81,14 +80,25 @@ func (c *ClaudeCode) unavailable(err error) error {
 		Msg: fmt.Sprintf("cannot run Claude Code CLI %q: install Claude Code (npm i -g @anthropic-ai/claude-code) or set OMEGA_CLAUDE_BIN to its path", c.bin)}
 }
 
-// Complete runs the CLI, resuming the same session after error_max_turns up
-// to the configured number of times and joining the partial results, so a
-// long task finishes without the user having to say "continue".
+// Complete runs the CLI and returns its whole reply; see Stream.
 func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error) {
+	return c.Stream(ctx, req, nil)
+}
+
+// Stream runs the CLI, reporting its text and tool uses as it works, and
+// resumes the same session after error_max_turns up to the configured
+// number of times, joining the partial results, so a long task finishes
+// without the user having to say "continue". Text reported before a tool
+// use is the agent's narration of its work: the reply (Response.Text) is
+// the CLI's result, the text after its last tool use.
+func (c *ClaudeCode) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
 	start := time.Now()
 	timeout := cmp.Or(req.Timeout, c.timeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if onDelta == nil {
+		onDelta = func(Delta) {}
+	}
 
 	model := cmp.Or(req.Model, c.defaultModel)
 	inv, cleanup, err := c.invocation(req, model)
@@ -100,24 +110,15 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 	resp := Response{Model: model, SessionID: req.SessionID}
 	var parts []string
 	for {
-		res, err := c.run(runCtx, inv)
+		prefix := ""
+		if len(parts) > 0 {
+			prefix = "\n\n"
+		}
+		res, err := c.runPartial(runCtx, &inv, onDelta, prefix)
 		if err != nil {
 			return Response{}, c.runError(ctx, runCtx, timeout, err)
 		}
-		resp.PromptBytes += len(inv.prompt)
-		resp.NumTurns += res.NumTurns
-		resp.InputTokens += res.Usage.input()
-		resp.OutputTokens += res.Usage.OutputTokens
-		resp.CacheReadTokens += res.Usage.CacheReadInputTokens
-		resp.CacheWriteTokens += res.Usage.CacheCreationInputTokens
-		resp.CostUSD += res.TotalCostUSD
-		resp.UsageReported = resp.UsageReported || res.Usage != (cliUsage{}) || res.TotalCostUSD > 0
-		if res.SessionID != "" {
-			resp.SessionID = res.SessionID
-		}
-		if res.Model != "" {
-			resp.Model = res.Model
-		}
+		resp.add(res, len(inv.prompt))
 		if t := strings.TrimSpace(res.Result); t != "" {
 			parts = append(parts, t)
 		}
@@ -146,6 +147,39 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 			Msg: fmt.Sprintf("empty reply after %d turns and %d resumes", resp.NumTurns, resp.Resumes)}
 	}
 	return resp, nil
+}
+
+// runPartial runs the CLI once with partial messages, and again without
+// them when the CLI is too old to know the flag (remembered for later
+// calls). It printed nothing the first time, so nothing is reported twice.
+func (c *ClaudeCode) runPartial(ctx context.Context, inv *invocation, onDelta func(Delta), prefix string) (cliResult, error) {
+	inv.partial = !c.noPartial.Load()
+	res, err := c.run(ctx, *inv, newCLIStream(onDelta, prefix))
+	if !errors.Is(err, errPartialUnsupported) {
+		return res, err
+	}
+	c.noPartial.Store(true)
+	c.logger.WarnContext(ctx, "claude-code does not stream partial messages; update Claude Code for live replies")
+	inv.partial = false
+	return c.run(ctx, *inv, newCLIStream(onDelta, prefix))
+}
+
+// add sums what one run reported into r.
+func (r *Response) add(res cliResult, promptBytes int) {
+	r.PromptBytes += promptBytes
+	r.NumTurns += res.NumTurns
+	r.InputTokens += res.Usage.input()
+	r.OutputTokens += res.Usage.OutputTokens
+	r.CacheReadTokens += res.Usage.CacheReadInputTokens
+	r.CacheWriteTokens += res.Usage.CacheCreationInputTokens
+	r.CostUSD += res.TotalCostUSD
+	r.UsageReported = r.UsageReported || res.Usage != (cliUsage{}) || res.TotalCostUSD > 0
+	if res.SessionID != "" {
+		r.SessionID = res.SessionID
+	}
+	if res.Model != "" {
+		r.Model = res.Model
+	}
 }
 
 // invocation is the CLI run a request asks for; cleanup removes its
@@ -197,6 +231,7 @@ type invocation struct {
 	dir                    string
 	sandbox                Sandbox
 	mcpConfig              string // --mcp-config file of this call, if any
+	partial                bool   // --include-partial-messages: text as it is written
 }
 
 // args are the CLI's flags. The prompt is not among them: it goes on
@@ -204,7 +239,11 @@ type invocation struct {
 // (ps, /proc/PID/cmdline) and the prompt carries the sender's facts and
 // messages.
 func (inv invocation) args() []string {
-	args := []string{"-p", "--output-format", "json", "--model", inv.model}
+	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
+	if inv.partial {
+		args = append(args, "--include-partial-messages")
+	}
+	args = append(args, "--model", inv.model)
 	if inv.session != "" {
 		args = append(args, "--resume", inv.session)
 		if inv.fork {
@@ -216,127 +255,6 @@ func (inv invocation) args() []string {
 		args = append(args, "--mcp-config", inv.mcpConfig)
 	}
 	return append(args, inv.sandbox.permissionArgs()...)
-}
-
-// run executes the CLI once and parses its result.
-func (c *ClaudeCode) run(ctx context.Context, inv invocation) (cliResult, error) {
-	cmd := exec.CommandContext(ctx, c.bin, inv.args()...)
-	cmd.Dir = inv.dir
-	cmd.Env = ChildEnv(os.Environ())
-	// `claude -p` without a prompt argument reads the prompt from stdin.
-	cmd.Stdin = strings.NewReader(inv.prompt)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	killGroupOnCancel(cmd)
-	// Bounds the wait for pipes held open by stray grandchildren after kill.
-	cmd.WaitDelay = 5 * time.Second
-
-	if inv.dir != "" {
-		if _, err := os.Stat(inv.dir); err != nil {
-			return cliResult{}, &Error{Class: Unavailable, Provider: NameClaudeCode, Msg: "work dir", Err: err}
-		}
-	}
-	runErr := cmd.Run()
-	if runErr != nil && ctx.Err() != nil {
-		return cliResult{}, ctx.Err()
-	}
-	if errors.Is(runErr, exec.ErrNotFound) || errors.Is(runErr, fs.ErrNotExist) || errors.Is(runErr, fs.ErrPermission) {
-		return cliResult{}, c.unavailable(runErr)
-	}
-	var exitErr *exec.ExitError
-	if runErr != nil && !errors.As(runErr, &exitErr) {
-		return cliResult{}, &Error{Class: Unavailable, Provider: NameClaudeCode,
-			Msg: fmt.Sprintf("start %s in %q", c.bin, inv.dir), Err: runErr}
-	}
-
-	res, perr := parseCLIResult(stdout.Bytes())
-	if perr != nil {
-		if exitErr != nil {
-			// The CLI died before printing a result: its stderr says why.
-			return cliResult{}, &Error{Class: Server, Provider: NameClaudeCode,
-				Status: exitErr.ExitCode(), Msg: "exited without a result: " + excerpt(stderr.String(), stderrExcerpt)}
-		}
-		return cliResult{}, &Error{Class: Malformed, Provider: NameClaudeCode,
-			Msg: "unparseable output: " + excerpt(stdout.String(), stderrExcerpt), Err: perr}
-	}
-	if res.IsError && res.Subtype != subtypeMaxTurns {
-		status := 0
-		if exitErr != nil {
-			status = exitErr.ExitCode()
-		}
-		detail := cmp.Or(res.Result, stderr.String())
-		return cliResult{}, &Error{Class: classifyCLIText(detail), Provider: NameClaudeCode, Status: status,
-			Msg: fmt.Sprintf("%s: %s", cmp.Or(res.Subtype, "error"), excerpt(detail, stderrExcerpt))}
-	}
-	return res, nil
-}
-
-// cliResult is the final JSON object of `claude -p --output-format json`.
-type cliResult struct {
-	Type         string   `json:"type"`
-	Subtype      string   `json:"subtype"`
-	IsError      bool     `json:"is_error"`
-	Result       string   `json:"result"`
-	SessionID    string   `json:"session_id"`
-	NumTurns     int      `json:"num_turns"`
-	Model        string   `json:"model"`
-	Usage        cliUsage `json:"usage"`
-	TotalCostUSD float64  `json:"total_cost_usd"`
-	DurationMS   int64    `json:"duration_ms"`
-}
-
-type cliUsage struct {
-	InputTokens              int `json:"input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-}
-
-// input counts cached prompt tokens too: they are part of what was read.
-func (u cliUsage) input() int {
-	return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
-}
-
-// parseCLIResult accepts the single result object, and also the array of
-// all messages that newer CLIs print with --verbose.
-func parseCLIResult(out []byte) (cliResult, error) {
-	out = bytes.TrimSpace(out)
-	if len(out) > 0 && out[0] == '[' {
-		var msgs []json.RawMessage
-		if err := json.Unmarshal(out, &msgs); err != nil {
-			return cliResult{}, fmt.Errorf("decode message array: %w", err)
-		}
-		for i := len(msgs) - 1; i >= 0; i-- {
-			var res cliResult
-			if json.Unmarshal(msgs[i], &res) == nil && res.Type == "result" {
-				return res, nil
-			}
-		}
-		return cliResult{}, errors.New("no result message in array")
-	}
-	var res cliResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return cliResult{}, fmt.Errorf("decode result: %w", err)
-	}
-	if res.Type != "result" {
-		return cliResult{}, fmt.Errorf("unexpected message type %q", res.Type)
-	}
-	return res, nil
-}
-
-// classifyCLIText guesses the class of an error the CLI reported as text;
-// it relays API failures as messages such as "API Error: 429 ...".
-func classifyCLIText(s string) Class {
-	l := strings.ToLower(s)
-	switch {
-	case strings.Contains(l, "rate limit") || strings.Contains(l, "429") || strings.Contains(l, "usage limit"):
-		return RateLimited
-	case strings.Contains(l, "401") || strings.Contains(l, "403") || strings.Contains(l, "api key") ||
-		strings.Contains(l, "authenticat") || strings.Contains(l, "/login"):
-		return Auth
-	default:
-		return Server
-	}
 }
 
 // foldPrompt puts the system prompt and the history in front of the user's

@@ -98,14 +98,14 @@ func TestClaudeCodeInvocation(t *testing.T) {
 		{
 			name: "fresh session folds system and history",
 			req:  Request{System: "You are omega.", History: history, Prompt: "new question", Model: "opus", MaxTurns: 3},
-			wantArgs: []string{"-p", "--output-format", "json", "--model", "opus", "--max-turns", "3",
+			wantArgs: []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--model", "opus", "--max-turns", "3",
 				"--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
 			wantPrompt: "You are omega.\n\nConversation so far:\n[User]: earlier question\n[Assistant]: earlier answer\n\n[User]: new question",
 		},
 		{
 			name: "resume sends only the prompt",
 			req:  Request{System: "ignored", History: history, Prompt: "Current time: now\n\nnew question", SessionID: "sess-9"},
-			wantArgs: []string{"-p", "--output-format", "json", "--model", "fast-model",
+			wantArgs: []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--model", "fast-model",
 				"--resume", "sess-9", "--max-turns", "7", "--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
 			wantPrompt: "Current time: now\n\nnew question",
 		},

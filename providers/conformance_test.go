@@ -40,6 +40,12 @@ func TestClaudeCodeConformance(t *testing.T) {
 			return nil, false // the CLI builds the request itself
 		},
 		Hang: func(t *testing.T) providers.Provider { return claude(t, "exec sleep 300\n") },
+		Stream: func(t *testing.T, plan providertest.StreamPlan) providers.Provider {
+			if plan.Whole { // a CLI that prints only its result
+				return claude(t, providertest.ClaudeResult(plan.Reply(), "sess-1"))
+			}
+			return claude(t, providertest.ClaudeStream(plan, "sess-1"))
+		},
 		Resume: func(t *testing.T) (providers.Provider, func() []string) {
 			argv := filepath.Join(t.TempDir(), "argv")
 			p := claude(t, fmt.Sprintf("printf '%%s\\n' \"$@\" > %q\n", argv)+providertest.ClaudeResult("resumed", "sess-next"))
@@ -67,6 +73,7 @@ func TestHTTPProvidersConformance(t *testing.T) {
 		serve func(t testing.TB, status int, body string) *httptest.Server
 		build func(cfg providers.Config, url string) providers.Provider
 		reply func(text string) string
+		fake  func(t testing.TB, plan providertest.StreamPlan) *providertest.StreamServer
 	}
 	apis := []api{
 		{
@@ -79,6 +86,7 @@ func TestHTTPProvidersConformance(t *testing.T) {
 				return providers.NewAnthropic(cfg)
 			},
 			reply: func(text string) string { return providertest.AnthropicReply("m", text) },
+			fake:  providertest.StreamingAnthropic,
 		},
 		{
 			name: providers.NameOpenAI,
@@ -90,6 +98,7 @@ func TestHTTPProvidersConformance(t *testing.T) {
 				return providers.NewOpenAI(cfg)
 			},
 			reply: func(text string) string { return providertest.OpenAIReply("m", text) },
+			fake:  providertest.StreamingOpenAI,
 		},
 	}
 	statuses := map[providers.Class]int{
@@ -124,6 +133,9 @@ func TestHTTPProvidersConformance(t *testing.T) {
 					t.Cleanup(srv.Close)
 					t.Cleanup(func() { close(stop) }) // runs first: Close waits for handlers
 					return a.build(cfg, srv.URL)
+				},
+				Stream: func(t *testing.T, plan providertest.StreamPlan) providers.Provider {
+					return a.build(cfg, a.fake(t, plan).URL)
 				},
 			})
 		})

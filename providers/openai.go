@@ -60,13 +60,23 @@ type openAIResponse struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens        int `json:"prompt_tokens"`
-		CompletionTokens    int `json:"completion_tokens"`
-		PromptTokensDetails struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	} `json:"usage"`
+	Usage *openAIUsage `json:"usage"`
+}
+
+type openAIUsage struct {
+	PromptTokens        int `json:"prompt_tokens"`
+	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+}
+
+func (o *OpenAI) headers() map[string]string {
+	headers := map[string]string{}
+	if o.key != "" {
+		headers["Authorization"] = "Bearer " + o.key
+	}
+	return headers
 }
 
 func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
@@ -75,27 +85,34 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 	start := time.Now()
 	body := openAIRequest{Model: cmp.Or(req.Model, o.defaultModel), Messages: openAIMessages(req)}
-	headers := map[string]string{}
-	if o.key != "" {
-		headers["Authorization"] = "Bearer " + o.key
-	}
 	var out openAIResponse
-	if err := o.api.post(ctx, joinURL(o.baseURL, "/chat/completions"), req.Timeout, headers, body, &out); err != nil {
+	if err := o.api.post(ctx, joinURL(o.baseURL, "/chat/completions"), req.Timeout, o.headers(), body, &out); err != nil {
 		return Response{}, err
 	}
-	if len(out.Choices) == 0 || out.Choices[0].Message.Content == nil || *out.Choices[0].Message.Content == "" {
+	return out.reply(body.Model, req, start)
+}
+
+// reply is the Response for a whole completion.
+func (out openAIResponse) reply(model string, req Request, start time.Time) (Response, error) {
+	if len(out.Choices) == 0 || out.Choices[0].Message.Content == nil {
+		return openAIReply("", model, nil, req, start)
+	}
+	return openAIReply(*out.Choices[0].Message.Content, cmp.Or(out.Model, model), out.Usage, req, start)
+}
+
+func openAIReply(text, model string, u *openAIUsage, req Request, start time.Time) (Response, error) {
+	if text == "" {
 		return Response{}, &Error{Class: Malformed, Provider: NameOpenAI, Msg: "no message content in reply"}
 	}
-	text := *out.Choices[0].Message.Content
 	resp := Response{
 		Text:        text,
-		Model:       cmp.Or(out.Model, body.Model),
+		Model:       model,
 		Duration:    time.Since(start),
 		NumTurns:    1,
 		PromptBytes: promptBytes(req),
 		ReplyBytes:  len(text),
 	}
-	if u := out.Usage; u != nil { // local servers often report none
+	if u != nil { // local servers often report none
 		resp.InputTokens, resp.OutputTokens = u.PromptTokens, u.CompletionTokens
 		resp.CacheReadTokens = u.PromptTokensDetails.CachedTokens
 		resp.UsageReported = true

@@ -75,15 +75,51 @@ func (r *retrying) Name() string                    { return r.inner.Name() }
 func (r *retrying) Check(ctx context.Context) error { return r.inner.Check(ctx) }
 
 func (r *retrying) Complete(ctx context.Context, req Request) (Response, error) {
-	for attempt := 0; ; attempt++ {
+	return r.retry(ctx, req, func() (Response, bool, error) {
 		resp, err := r.inner.Complete(ctx, req)
-		if err == nil || !r.shouldRetry(req, err, attempt) || ctx.Err() != nil {
+		return resp, false, err
+	})
+}
+
+// Stream streams through the inner provider when it can, and retries only
+// until the first delta: a reply the person has started to see is never
+// started over, so no text is ever reported twice. A provider that cannot
+// stream is answered as a whole, in one delta.
+func (r *retrying) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
+	if onDelta == nil {
+		onDelta = func(Delta) {}
+	}
+	s, ok := r.inner.(Streamer)
+	if !ok {
+		resp, err := r.Complete(ctx, req)
+		if err == nil {
+			onDelta(Delta{Text: resp.Text})
+		}
+		return resp, err
+	}
+	reported := false
+	emit := func(d Delta) {
+		reported = true
+		onDelta(d)
+	}
+	return r.retry(ctx, req, func() (Response, bool, error) {
+		resp, err := s.Stream(ctx, req, emit)
+		return resp, reported, err
+	})
+}
+
+// retry calls attempt until it succeeds, fails for good, or says that it
+// must not be repeated.
+func (r *retrying) retry(ctx context.Context, req Request, attempt func() (Response, bool, error)) (Response, error) {
+	for n := 0; ; n++ {
+		resp, final, err := attempt()
+		if err == nil || final || !r.shouldRetry(req, err, n) || ctx.Err() != nil {
 			return resp, err
 		}
-		wait := r.wait(err, attempt)
+		wait := r.wait(err, n)
 		r.logger.WarnContext(ctx, "provider call failed, retrying",
 			"provider", r.inner.Name(), "class", ClassOf(err).String(),
-			"attempt", attempt+1, "wait", wait, "error", err)
+			"attempt", n+1, "wait", wait, "error", err)
 		if serr := r.policy.Sleep(ctx, wait); serr != nil {
 			return Response{}, fmt.Errorf("waiting to retry after %w: %w", err, serr)
 		}
@@ -124,3 +160,5 @@ func retryAfterOf(err error) time.Duration {
 	}
 	return 0
 }
+
+var _ Streamer = (*retrying)(nil)

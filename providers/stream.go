@@ -3,7 +3,9 @@ package providers
 import "context"
 
 // Delta is one piece of a reply as the provider writes it: text to append
-// to the reply so far, or the start of a tool use.
+// to the reply so far, or the start of a tool use. An agent's text before a
+// tool use is its narration of the work: the reply (Response.Text) may be
+// only the text after its last tool use.
 type Delta struct {
 	Text string
 	// Tool names a tool the agent starts using ("Read", "Bash", ...) and

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/providers/providertest"
 )
 
 // Harness builds providers wired to fresh doubles.
@@ -27,6 +28,10 @@ type Harness struct {
 	// Resume, for providers that keep sessions, returns a provider and the
 	// session ids its double was asked to resume so far; nil otherwise.
 	Resume func(t *testing.T) (providers.Provider, func() []string)
+	// Stream returns a provider whose double writes plan as the provider's
+	// streaming protocol does (with plan.Whole, as a double that cannot
+	// stream). The provider must be a providers.Streamer.
+	Stream func(t *testing.T, plan providertest.StreamPlan) providers.Provider
 }
 
 // Run runs the suite.
@@ -36,6 +41,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("TimeoutIsClassified", func(t *testing.T) { testTimeout(t, h) })
 	t.Run("CallerCancelIsNotATimeout", func(t *testing.T) { testCancel(t, h) })
 	t.Run("ResumesSession", func(t *testing.T) { testResume(t, h) })
+	runStream(t, h)
 }
 
 func testReply(t *testing.T, h Harness) {
@@ -55,29 +61,33 @@ func testClasses(t *testing.T, h Harness) {
 		if !ok {
 			continue
 		}
-		_, err := p.Complete(t.Context(), providers.Request{Prompt: "hi", WorkDir: t.TempDir()})
-		var pe *providers.Error
-		if !errors.As(err, &pe) || pe.Class != class {
-			t.Errorf("double failing as %v: Complete returned %v", class, err)
+		for _, door := range doors(p) {
+			_, err := door.call(t.Context(), providers.Request{Prompt: "hi", WorkDir: t.TempDir()})
+			var pe *providers.Error
+			if !errors.As(err, &pe) || pe.Class != class {
+				t.Errorf("double failing as %v: %s returned %v", class, door.name, err)
+			}
 		}
 	}
 }
 
 func testTimeout(t *testing.T, h Harness) {
-	p := h.Hang(t)
-	_, err := p.Complete(t.Context(), providers.Request{Prompt: "hi", WorkDir: t.TempDir(), Timeout: 200 * time.Millisecond})
-	if got := providers.ClassOf(err); got != providers.Timeout {
-		t.Fatalf("a call past its timeout returned %v (class %v)", err, got)
+	for _, door := range doors(h.Hang(t)) {
+		_, err := door.call(t.Context(), providers.Request{Prompt: "hi", WorkDir: t.TempDir(), Timeout: 200 * time.Millisecond})
+		if got := providers.ClassOf(err); got != providers.Timeout {
+			t.Errorf("%s past its timeout returned %v (class %v)", door.name, err, got)
+		}
 	}
 }
 
 func testCancel(t *testing.T, h Harness) {
-	p := h.Hang(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	_, err := p.Complete(ctx, providers.Request{Prompt: "hi", WorkDir: t.TempDir()})
-	if !errors.Is(err, context.Canceled) || providers.ClassOf(err) == providers.Timeout {
-		t.Fatalf("a call its caller cancelled returned %v (class %v)", err, providers.ClassOf(err))
+	for _, door := range doors(h.Hang(t)) {
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(100*time.Millisecond, cancel)
+		_, err := door.call(ctx, providers.Request{Prompt: "hi", WorkDir: t.TempDir()})
+		if !errors.Is(err, context.Canceled) || providers.ClassOf(err) == providers.Timeout {
+			t.Errorf("%s its caller cancelled returned %v (class %v)", door.name, err, providers.ClassOf(err))
+		}
 	}
 }
 
