@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -174,8 +175,8 @@ func TestRerunCLIDiffers(t *testing.T) {
 	root.SetErr(&out)
 	root.SetArgs([]string{"rerun", turns[0].ID})
 	err := root.ExecuteContext(context.Background())
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != exitDiffers {
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != exitDiffers {
 		t.Fatalf("err %v, want exit 3\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "- ") || !strings.Contains(out.String(), "+ ") {

@@ -14,15 +14,12 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
+	"github.com/omega-gateway/omega/cmd/admin"
+	"github.com/omega-gateway/omega/cmd/cli"
+	"github.com/omega-gateway/omega/cmd/doctor"
+	"github.com/omega-gateway/omega/cmd/reports"
+	"github.com/omega-gateway/omega/projections"
 )
-
-// exitError carries a specific exit code out of a command.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
 
 func main() {
 	ctx, stop := onSignals()
@@ -32,9 +29,9 @@ func main() {
 		return
 	}
 	code := 1
-	var ee *exitError
+	var ee *cli.ExitError
 	if errors.As(err, &ee) {
-		code = ee.code
+		code = ee.Code
 	}
 	// The last line may quote a server's answer; it must not quote a secret.
 	cfg, _ := config.Load()
@@ -77,21 +74,19 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), eventsCmd(), timelineCmd(), doctorCmd(), factsCmd(), tasksCmd(), pairingCmd(), identityCmd(), heartbeatCmd(), auditCmd(), rerunCmd(), exportCmd(), bugsCmd())
+	root.AddCommand(serveCmd(), chatCmd(), migrateCmd(), replayCmd(), doctor.NewCommand(), rerunCmd(), exportCmd())
+	root.AddCommand(reports.Commands()...)
+	root.AddCommand(admin.Commands()...)
 	root.AddCommand(pairCmds()...)
 	return root
 }
 
-// openApp loads the configuration and opens storage.
-func openApp(ctx context.Context, opts app.OpenOptions) (*app.App, error) {
-	cfg, err := config.Load()
+// openAudit opens the app with its read models caught up, and the audit
+// queries over them.
+func openAudit(cmd *cobra.Command) (*app.App, *projections.AuditLog, error) {
+	a, err := cli.OpenCaughtUp(cmd)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	logger := cfg.Logger()
-	a, err := app.Open(ctx, cfg, logger, opts)
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
+	return a, a.Audit, nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 )
 
 func migrateCmd() *cobra.Command {
@@ -13,7 +14,7 @@ func migrateCmd() *cobra.Command {
 		Use:   "migrate",
 		Short: "Apply pending schema migrations (serve also does this at start)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			a, err := cli.Open(cmd.Context(), app.OpenOptions{})
 			if err != nil {
 				return err
 			}
@@ -25,7 +26,7 @@ func migrateCmd() *cobra.Command {
 		Use:   "status",
 		Short: "Print the schema version without changing anything",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{SkipMigrate: true})
+			a, err := cli.Open(cmd.Context(), app.OpenOptions{SkipMigrate: true})
 			if err != nil {
 				return err
 			}

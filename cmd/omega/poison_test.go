@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 )
@@ -24,7 +25,7 @@ func TestPoisonedEventInReplayAndDoctor(t *testing.T) {
 	t.Setenv("OMEGA_CLAUDE_BIN", filepath.Join(t.TempDir(), "no-such-claude"))
 	t.Setenv("OMEGA_TELEGRAM_TOKEN", "")
 	ctx := context.Background()
-	a, err := openApp(ctx, app.OpenOptions{})
+	a, err := cli.Open(ctx, app.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,11 @@ func TestPoisonedEventInReplayAndDoctor(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	_ = doctor(ctx, &out)
+	root := rootCmd()
+	root.SetArgs([]string{"doctor"})
+	root.SetOut(&out)
+	root.SetErr(&bytes.Buffer{})
+	_ = root.ExecuteContext(ctx)
 	want := "facts skipped FactRecorded at position " + strconv.FormatInt(res.Positions[0], 10)
 	if !strings.Contains(out.String(), "1 event(s) skipped by read models") || !strings.Contains(out.String(), want) {
 		t.Fatalf("doctor does not list the poisoned event (%q):\n%s", want, out.String())

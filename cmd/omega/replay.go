@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 )
 
 func replayCmd() *cobra.Command {
@@ -21,7 +22,7 @@ applies the whole event log again. With --verify it rebuilds into shadow tables
 instead, compares them with the live tables row by row, prints every
 difference and exits with status 3 if there is any.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			a, err := cli.Open(cmd.Context(), app.OpenOptions{})
 			if err != nil {
 				return err
 			}
@@ -58,7 +59,7 @@ difference and exits with status 3 if there is any.`,
 				fmt.Fprint(out, d.String())
 			}
 			if len(diffs) > 0 {
-				return &exitError{code: 3, err: errors.New("projections differ from a rebuild of the log (see above)")}
+				return &cli.ExitError{Code: 3, Err: errors.New("projections differ from a rebuild of the log (see above)")}
 			}
 			fmt.Fprintf(out, "verified %d projection(s): identical to a rebuild from the log\n", len(ps))
 			reportPoisoned(cmd, a)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -135,7 +136,7 @@ func rerunAll(cmd *cobra.Command, a *app.App, ids []string, o rerun.Options, f r
 		printTally(w, t, len(ids), f.out)
 	}
 	if t.identical != len(ids) {
-		return &exitError{code: exitDiffers, err: fmt.Errorf("%d of %d re-runs differ", len(ids)-t.identical, len(ids))}
+		return &cli.ExitError{Code: exitDiffers, Err: fmt.Errorf("%d of %d re-runs differ", len(ids)-t.identical, len(ids))}
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/omega-gateway/omega/cmd/cli"
 )
 
 // The 8 characters omega audit prints name a turn: a recorded turn that
@@ -24,8 +26,8 @@ func TestRerunCLIShortID(t *testing.T) {
 		return out.String(), err
 	}
 	out, err := run(turns[0].ID[:8])
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != exitDiffers {
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != exitDiffers {
 		t.Fatalf("err %v, want exit 3\n%s", err, out)
 	}
 	if !strings.HasPrefix(out, turns[0].ID[:8]+"  differs: ") || !strings.Contains(out, "\n--- recorded\n+++ re-run\n@@ -") ||

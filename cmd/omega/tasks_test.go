@@ -21,7 +21,13 @@ func TestTasksCLI(t *testing.T) {
 			s.Close()
 
 			out := runOmega(t, "tasks", "list", "--json")
-			var listed []taskJSON
+			var listed []struct {
+				Sender      string    `json:"sender"`
+				Description string    `json:"description"`
+				Due         time.Time `json:"due"`
+				Repeat      string    `json:"repeat"`
+				Status      string    `json:"status"`
+			}
 			if err := json.Unmarshal([]byte(out), &listed); err != nil {
 				t.Fatalf("list --json: %v\n%s", err, out)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/registry"
+	"github.com/omega-gateway/omega/cmd/cli"
 )
 
 // pairCmds are `omega <channel> pair` for every channel that links a
@@ -29,7 +30,7 @@ func pairCmd(d channels.Descriptor) *cobra.Command {
 		Use:   "pair",
 		Short: "Pair omega with " + d.Title + ": scan the QR code (or use --phone for a pairing code)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			a, err := cli.Open(cmd.Context(), app.OpenOptions{})
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"github.com/omega-gateway/omega/domain"
 )
 
-// senderArgs reads a command's leading sender, CHANNEL:ID, followed by
+// SenderArgs reads a command's leading sender, CHANNEL:ID, followed by
 // rest more arguments. The older two-word form (CHANNEL ID) is still
 // accepted, with a note on stderr, so that scripts keep working.
-func senderArgs(cmd *cobra.Command, args []string, rest int) (domain.SenderRef, []string, error) {
+func SenderArgs(cmd *cobra.Command, args []string, rest int) (domain.SenderRef, []string, error) {
 	switch len(args) {
 	case rest + 1:
 		who, err := domain.ParseIdentity(args[0])
@@ -23,5 +23,5 @@ func senderArgs(cmd *cobra.Command, args []string, rest int) (domain.SenderRef, 
 	return domain.SenderRef{}, nil, fmt.Errorf("want CHANNEL:ID and %d more argument(s), got %d argument(s)", rest, len(args))
 }
 
-// senderThen accepts a sender and rest more arguments, in either form.
-func senderThen(rest int) cobra.PositionalArgs { return cobra.RangeArgs(rest+1, rest+2) }
+// SenderThen accepts a sender and rest more arguments, in either form.
+func SenderThen(rest int) cobra.PositionalArgs { return cobra.RangeArgs(rest+1, rest+2) }

@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers/access"
 )
@@ -55,14 +56,14 @@ func pairingCmd() *cobra.Command {
 			Use: "approve CODE", Short: "Approve a pairing code (records PairingApproved; the sender is told by the running serve)",
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return sendCommand(cmd, &access.ApprovePairing{Code: args[0], By: "cli"})
+				return cli.Send(cmd, &access.ApprovePairing{Code: args[0], By: "cli"})
 			},
 		},
 		&cobra.Command{
 			Use: "reject CODE", Short: "Reject a pairing code (records PairingRejected)",
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return sendCommand(cmd, &access.RejectPairing{Code: args[0], By: "cli"})
+				return cli.Send(cmd, &access.RejectPairing{Code: args[0], By: "cli"})
 			},
 		},
 		&cobra.Command{
@@ -73,7 +74,7 @@ func pairingCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return sendCommand(cmd, &access.RevokePairing{Channel: who.Channel, SenderID: who.ID, By: "cli"})
+				return cli.Send(cmd, &access.RevokePairing{Channel: who.Channel, SenderID: who.ID, By: "cli"})
 			},
 		})
 	return cmd
@@ -103,14 +104,14 @@ func identityCmd() *cobra.Command {
 			Use: "link CANONICAL ALIAS", Short: "ALIAS (channel:id) shares CANONICAL's profile (records IdentityLinked)",
 			Args: cobra.ExactArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return sendCommand(cmd, &access.LinkIdentities{Canonical: args[0], Alias: args[1], By: "cli"})
+				return cli.Send(cmd, &access.LinkIdentities{Canonical: args[0], Alias: args[1], By: "cli"})
 			},
 		},
 		&cobra.Command{
 			Use: "unlink CHANNEL:ID", Short: "Give an identity its own profile back (records IdentityUnlinked)",
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return sendCommand(cmd, &access.UnlinkIdentity{Identity: args[0], By: "cli"})
+				return cli.Send(cmd, &access.UnlinkIdentity{Identity: args[0], By: "cli"})
 			},
 		})
 	return cmd
@@ -119,7 +120,7 @@ func identityCmd() *cobra.Command {
 // openAccess opens the store for reading pairings and identity links;
 // done closes it. Where omega has never run it refuses, creating nothing.
 func openAccess(cmd *cobra.Command) (*access.Service, func(), error) {
-	a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: true})
+	a, err := cli.Open(cmd.Context(), app.OpenOptions{MustExist: true})
 	if err != nil {
 		return nil, nil, err
 	}

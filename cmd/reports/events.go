@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 )
@@ -30,7 +31,7 @@ func eventsCmd() *cobra.Command {
 		Short: "Print the event log (filter by stream or type; --follow to tail it)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// Following may start before serve has made the log.
-			a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: !f.follow})
+			a, err := cli.Open(cmd.Context(), app.OpenOptions{MustExist: !f.follow})
 			if err != nil {
 				return err
 			}

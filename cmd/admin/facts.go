@@ -1,14 +1,12 @@
-package main
+package admin
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers/senders"
 )
@@ -20,14 +18,14 @@ func factsCmd() *cobra.Command {
 		Short: "List remembered facts (from the facts read model)",
 		Args:  cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := openCaughtUp(cmd)
+			a, err := cli.OpenCaughtUp(cmd)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
 			var who *domain.SenderRef
 			if len(args) > 0 {
-				ref, _, err := senderArgs(cmd, args, 0)
+				ref, _, err := cli.SenderArgs(cmd, args, 0)
 				if err != nil {
 					return err
 				}
@@ -48,58 +46,38 @@ func factsCmd() *cobra.Command {
 	cmd.AddCommand(&cobra.Command{
 		Use:   "set CHANNEL:ID KEY VALUE",
 		Short: "Remember a fact (records FactRecorded)",
-		Args:  senderThen(2),
+		Args:  cli.SenderThen(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			who, args, err := senderArgs(cmd, args, 2)
+			who, args, err := cli.SenderArgs(cmd, args, 2)
 			if err != nil {
 				return err
 			}
-			return sendCommand(cmd, &senders.RecordFact{Channel: who.Channel, SenderID: who.ID, Key: args[0], Value: args[1], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
+			return cli.Send(cmd, &senders.RecordFact{Channel: who.Channel, SenderID: who.ID, Key: args[0], Value: args[1], Source: "cli", Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "rm CHANNEL:ID KEY",
 		Short: "Forget one fact (records FactRemoved)",
-		Args:  senderThen(1),
+		Args:  cli.SenderThen(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			who, args, err := senderArgs(cmd, args, 1)
+			who, args, err := cli.SenderArgs(cmd, args, 1)
 			if err != nil {
 				return err
 			}
-			return sendCommand(cmd, &senders.RemoveFact{Channel: who.Channel, SenderID: who.ID, Key: args[0], Meta: domain.Metadata{CorrelationID: "cli"}})
+			return cli.Send(cmd, &senders.RemoveFact{Channel: who.Channel, SenderID: who.ID, Key: args[0], Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "purge CHANNEL:ID",
 		Short: "Forget every fact about a sender (records FactsPurged)",
-		Args:  senderThen(0),
+		Args:  cli.SenderThen(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			who, _, err := senderArgs(cmd, args, 0)
+			who, _, err := cli.SenderArgs(cmd, args, 0)
 			if err != nil {
 				return err
 			}
-			return sendCommand(cmd, &senders.PurgeFacts{Channel: who.Channel, SenderID: who.ID, Meta: domain.Metadata{CorrelationID: "cli"}})
+			return cli.Send(cmd, &senders.PurgeFacts{Channel: who.Channel, SenderID: who.ID, Meta: domain.Metadata{CorrelationID: "cli"}})
 		},
 	})
 	return cmd
-}
-
-// sendCommand sends a state change as a command on the bus and returns
-// once an omega process (this one or a running serve) has handled it.
-func sendCommand(cmd *cobra.Command, c any) error {
-	a, err := openApp(cmd.Context(), app.OpenOptions{})
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	return doCommand(cmd.Context(), a, c)
-}
-
-func doCommand(ctx context.Context, a *app.App, c any) (err error) {
-	commander, err := a.OpenCommander(ctx)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, commander.Close()) }()
-	return commander.Do(ctx, c)
 }

@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers/heartbeat"
 )
@@ -24,7 +25,7 @@ func heartbeatCmd() *cobra.Command {
 	scope := func() string { return cmp.Or(project, domain.GlobalHeartbeat) }
 	run := func(fn func(*cobra.Command, heartbeat.Checklists, []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
-			a, err := openApp(cmd.Context(), app.OpenOptions{})
+			a, err := cli.Open(cmd.Context(), app.OpenOptions{})
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers/senders"
 )
@@ -34,7 +35,7 @@ stream is shown the same way: each provider call and reply, markers, alerts.`,
 			if (len(args) == 1) == (sender != "") {
 				return fmt.Errorf("give a TURN_ID or --sender CHANNEL:ID")
 			}
-			a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: true})
+			a, err := cli.Open(cmd.Context(), app.OpenOptions{MustExist: true})
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"time"
@@ -6,8 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/api/audit"
-	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/cmd/cli"
 )
 
 var auditHelp = map[string]string{
@@ -21,16 +20,6 @@ var auditHelp = map[string]string{
 	"grep":    "only turns whose message or reply contains this text (any case)",
 	"limit":   "rows per page (default 50, at most 1000)",
 	"after":   "the cursor the previous page printed, for the next page",
-}
-
-// openAudit opens the app with its read models caught up, and the audit
-// queries over them.
-func openAudit(cmd *cobra.Command) (*app.App, *projections.AuditLog, error) {
-	a, err := openCaughtUp(cmd)
-	if err != nil {
-		return nil, nil, err
-	}
-	return a, a.Audit, nil
 }
 
 func auditCmd() *cobra.Command {
@@ -49,11 +38,12 @@ func auditCmd() *cobra.Command {
 			if err := audit.CheckAnswer(format, by); err != nil {
 				return err
 			}
-			a, log, err := openAudit(cmd)
+			a, err := cli.OpenCaughtUp(cmd)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			log := a.Audit
 			out := cmd.OutOrStdout()
 			if stats {
 				s, err := log.Stats(cmd.Context(), f, by)

@@ -1,4 +1,7 @@
-package main
+// Package doctor is `omega doctor`: it checks the configuration and what
+// it names (data directory, database, provider, HTTP API, channels) and
+// says what to fix.
+package doctor
 
 import (
 	"context"
@@ -14,11 +17,13 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/providers"
 )
 
-func doctorCmd() *cobra.Command {
+// NewCommand is `omega doctor`; a failed check exits with status 1.
+func NewCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check configuration, database, provider and channels, and say what to fix",
@@ -53,7 +58,7 @@ func checkAll(ctx context.Context, w io.Writer, cfg config.Config, loadErr error
 	c := &checkup{w: w}
 	if err := loadErr; err != nil {
 		c.fail("config", err.Error(), "correct the OMEGA_* variables listed above (see README, Configuration)")
-		return &exitError{code: 1, err: errors.New("configuration is invalid")}
+		return &cli.ExitError{Code: 1, Err: errors.New("configuration is invalid")}
 	}
 	// What a server answered is shown as it came, minus every secret: a
 	// Bot API error may echo the request path with the bot token in it.
@@ -74,7 +79,7 @@ func checkAll(ctx context.Context, w io.Writer, cfg config.Config, loadErr error
 		c.ok("prompts", "overrides in "+filepath.Join(cfg.DataDir, "prompts"))
 	}
 	if c.failed > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("%d check(s) failed", c.failed)}
+		return &cli.ExitError{Code: 1, Err: fmt.Errorf("%d check(s) failed", c.failed)}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package admin
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/effects"
@@ -89,7 +90,7 @@ func cancelTask(cmd *cobra.Command, a *app.App, read *projections.Queries, prefi
 		return fmt.Errorf("%s matches %d pending tasks: give more of the id", prefix, len(match))
 	}
 	task := match[0]
-	err = doCommand(cmd.Context(), a, &effects.CancelTask{TaskID: task.ID, Reason: "cli",
+	err = cli.Do(cmd.Context(), a, &effects.CancelTask{TaskID: task.ID, Reason: "cli",
 		Meta: domain.Metadata{CorrelationID: "cli", CausationID: "cli/cancel/" + task.ID}})
 	var failed *messaging.CommandError
 	if errors.As(err, &failed) && strings.Contains(failed.Reason, domain.ErrTaskNotPending.Error()) {
@@ -105,27 +106,9 @@ func cancelTask(cmd *cobra.Command, a *app.App, read *projections.Queries, prefi
 	return nil
 }
 
-// openCaughtUp opens the app with its read models caught up with the log.
-// Where omega has never run it refuses, creating nothing.
-func openCaughtUp(cmd *cobra.Command) (*app.App, error) {
-	a, err := openApp(cmd.Context(), app.OpenOptions{MustExist: true})
-	if err != nil {
-		return nil, err
-	}
-	if err := a.Engine.Setup(cmd.Context()); err != nil {
-		a.Close()
-		return nil, err
-	}
-	if err := a.Engine.CatchUp(cmd.Context()); err != nil {
-		a.Close()
-		return nil, err
-	}
-	return a, nil
-}
-
 // withTasks opens the app with the tasks read model caught up.
 func withTasks(cmd *cobra.Command, fn func(*app.App, *projections.Queries) error) error {
-	a, err := openCaughtUp(cmd)
+	a, err := cli.OpenCaughtUp(cmd)
 	if err != nil {
 		return err
 	}

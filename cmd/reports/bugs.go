@@ -1,4 +1,4 @@
-package main
+package reports
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -22,7 +23,7 @@ func bugsCmd() *cobra.Command {
 		Short: "List the agent's bug reports and limitations, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := openCaughtUp(cmd)
+			a, err := cli.OpenCaughtUp(cmd)
 			if err != nil {
 				return err
 			}
