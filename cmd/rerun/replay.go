@@ -192,3 +192,17 @@ func (waitingProvider) Complete(ctx context.Context, _ providers.Request) (provi
 	<-ctx.Done()
 	return providers.Response{}, ctx.Err()
 }
+
+// providerName is the recorded provider's name, so events that name it
+// compare equal.
+func providerName(decoded []domain.Payload, cfg config.Config) string {
+	for _, p := range decoded {
+		switch ev := p.(type) {
+		case domain.ProviderCalled:
+			return ev.Provider
+		case domain.ProviderReplied:
+			return ev.Provider
+		}
+	}
+	return cfg.Provider.Provider
+}
