@@ -1,0 +1,252 @@
+package heartbeat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/providers"
+)
+
+// begin claims the slot with the cycle's first event and drives it.
+func (r *Runner) begin(ctx context.Context, scope, project string, slot time.Time, lines []string) error {
+	start := time.Now()
+	r.cfg.Logger.Info("heartbeat: cycle started", "scope", scope, "at", slot.In(r.cfg.Location).Format("15:04"))
+	enrichment, err := r.cfg.Context.Enrichment(ctx, r.cfg.Target, project)
+	if err != nil {
+		return fmt.Errorf("heartbeat %s: enrichment: %w", scope, err)
+	}
+	stream := domain.HeartbeatCycleStream(scope, slot)
+	started := domain.HeartbeatCycleStarted{Scope: scope, Project: project, Slot: slot.UTC(), Items: lines,
+		Enrichment: enrichment, Target: r.cfg.Target.String(), Owner: r.cfg.Owner}
+	if err := r.append(ctx, stream, eventstore.NoStream, "start", started); err != nil {
+		if errors.Is(err, eventstore.ErrConcurrency) {
+			return nil // another process runs this slot
+		}
+		return err
+	}
+	err = r.drive(ctx, stream)
+	r.cfg.Logger.Info("heartbeat: cycle completed", "scope", scope, "took", time.Since(start).Round(time.Millisecond), "err", err)
+	return err
+}
+
+// drive performs the cycle's next steps until it is complete.
+func (r *Runner) drive(ctx context.Context, stream string) error {
+	for range 20 {
+		st, err := r.load(ctx, stream)
+		if err != nil {
+			return err
+		}
+		var step error
+		switch st.Next() {
+		case domain.HeartbeatStepNone:
+			return nil
+		case domain.HeartbeatStepClassify:
+			step = r.classify(ctx, stream, st)
+		case domain.HeartbeatStepCall:
+			step = r.call(ctx, stream, st)
+		case domain.HeartbeatStepProcess:
+			step = r.process(ctx, stream, st)
+		case domain.HeartbeatStepAlert:
+			step = r.alert(ctx, stream, st)
+		case domain.HeartbeatStepComplete:
+			outcome := st.Outcome()
+			step = r.append(ctx, stream, eventstore.Exact(st.Version), "complete", domain.HeartbeatCycleCompleted{Outcome: outcome})
+			if step == nil {
+				r.cfg.Logger.Info("heartbeat: cycle outcome", "stream", stream, "outcome", outcome)
+			}
+		}
+		if step != nil && !errors.Is(step, eventstore.ErrConcurrency) {
+			return step
+		}
+	}
+	return fmt.Errorf("heartbeat %s: the cycle kept changing under the runner", stream)
+}
+
+// classify groups a long checklist by domain with the fast model; a short
+// one, or a failed classification, is one group.
+func (r *Runner) classify(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+	items := checkItems(st.Started.Items)
+	all := []domain.HeartbeatGroup{{Name: "all", Items: st.Started.Items}}
+	ev := domain.HeartbeatClassified{Groups: all}
+	if len(items) > domain.HeartbeatDirectMax {
+		var numbered strings.Builder
+		for i, it := range items {
+			fmt.Fprintf(&numbered, "%d. %s\n", i+1, it)
+		}
+		start := time.Now()
+		resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
+			Prompt: r.cfg.Prompts.HeartbeatClassify(numbered.String()), Model: r.cfg.ModelFast, MaxTurns: 1, WorkDir: r.cfg.WorkDir,
+		})
+		ev.Usage = resp.CallUsage(time.Since(start))
+		switch {
+		case err != nil:
+			ev.Error = err.Error()
+		default:
+			ev.Raw = resp.Text
+			if groups, perr := domain.ParseHeartbeatGroups(resp.Text, items); perr != nil {
+				ev.Error = perr.Error()
+			} else {
+				ev.Groups = groups
+			}
+		}
+		if ev.Error != "" {
+			r.cfg.Logger.Warn("heartbeat: classification failed, one call for all", "stream", stream, "err", ev.Error)
+		}
+	}
+	return r.append(ctx, stream, eventstore.Exact(st.Version), "classify", ev)
+}
+
+// checkItems are the checklist's items without headers and comments.
+func checkItems(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// call claims the pending groups' calls in one append, then calls them in
+// parallel (bounded) and records each reply as it comes.
+func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+	pending := st.PendingGroups()
+	prompts := make([]string, len(pending))
+	claims := make([]domain.Payload, len(pending))
+	for i, g := range pending {
+		prompts[i] = r.prompt(st, st.Classified.Groups[g])
+		claims[i] = domain.HeartbeatGroupCalled{Group: g, Model: r.cfg.ModelComplex, Prompt: prompts[i]}
+	}
+	if err := r.append(ctx, stream, eventstore.Exact(st.Version), "call", claims...); err != nil {
+		return err
+	}
+	system := r.cfg.Context.System(st.Started.Project)
+	sem := make(chan struct{}, r.cfg.Parallel)
+	var wg sync.WaitGroup
+	errs := make([]error, len(pending))
+	for i, g := range pending {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
+				System: system, Prompt: prompts[i], Model: r.cfg.ModelComplex, WorkDir: r.cfg.WorkDir,
+			})
+			if err != nil && ctx.Err() != nil {
+				errs[i] = ctx.Err() // shutting down: the restart calls it again
+				return
+			}
+			usage := resp.CallUsage(time.Since(start))
+			var out domain.Payload = domain.HeartbeatGroupReplied{Group: g, Raw: resp.Text, Usage: usage}
+			if err != nil {
+				r.cfg.Logger.Warn("heartbeat: group call failed", "stream", stream, "group", g, "err", err)
+				out = domain.HeartbeatGroupFailed{Group: g, Error: err.Error(), Usage: usage}
+			}
+			errs[i] = r.append(ctx, stream, eventstore.Any, fmt.Sprintf("reply/%d", g), out)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// prompt is a group's prompt: enrichment first, so learned rules frame
+// the checklist, then the heartbeat template with the group's items.
+func (r *Runner) prompt(st domain.HeartbeatCycle, g domain.HeartbeatGroup) string {
+	body := r.cfg.Prompts.HeartbeatPrompt(strings.Join(g.Items, "\n"))
+	if st.Started.Enrichment == "" {
+		return body
+	}
+	return st.Started.Enrichment + "\n\n" + body
+}
+
+// process applies each replied group's markers and evaluates it.
+func (r *Runner) process(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+	for _, g := range st.Unprocessed() {
+		turn := r.turn(stream, g, st.Started)
+		text, applied, err := r.cfg.Markers(ctx, turn, st.Replies[g])
+		if err != nil {
+			return fmt.Errorf("heartbeat %s: markers of group %d: %w", stream, g, err)
+		}
+		ok, alert := domain.HeartbeatOK(text)
+		if err := r.append(ctx, stream, eventstore.Any, fmt.Sprintf("process/%d", g),
+			domain.HeartbeatGroupProcessed{Group: g, Text: alert, OK: ok, Markers: applied}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// turn stands for one group of the check-in where markers expect a turn:
+// its id keys the markers' effects (applied once), its sender is the
+// alert target, its project the cycle's.
+func (r *Runner) turn(stream string, g int, st *domain.HeartbeatCycleStarted) *domain.Turn {
+	target := r.cfg.Target
+	if target.Channel == "" {
+		target = Target{Channel: Kind, Chat: "owner"}
+	}
+	return &domain.Turn{
+		ID: fmt.Sprintf("%s-g%d", stream, g),
+		Received: &domain.MessageReceived{Channel: target.Channel, SenderID: target.Chat, ChatID: target.Chat,
+			Heartbeat: true},
+		Context: &domain.ContextBuilt{Project: st.Project},
+	}
+}
+
+// alert claims the joined alert and sends it to the target.
+func (r *Runner) alert(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+	text := st.AlertText()
+	if err := r.append(ctx, stream, eventstore.Exact(st.Version), "alert",
+		domain.HeartbeatAlertStarted{Text: text, Target: r.cfg.Target.String()}); err != nil {
+		return err
+	}
+	var outcome domain.Payload
+	res, err := r.send(ctx, text)
+	if err != nil {
+		r.cfg.Logger.Warn("heartbeat: alert not delivered", "stream", stream, "target", r.cfg.Target.String(), "err", err)
+		outcome = domain.HeartbeatAlertFailed{Error: err.Error()}
+	} else {
+		outcome = domain.HeartbeatAlertSent{PlatformIDs: res.PlatformIDs}
+	}
+	return r.append(ctx, stream, eventstore.Any, "alert/outcome", outcome)
+}
+
+// ErrNoTarget: no OMEGA_HEARTBEAT_TARGET and no owner to default to.
+var ErrNoTarget = errors.New("no heartbeat target configured")
+
+func (r *Runner) send(ctx context.Context, text string) (channels.SendResult, error) {
+	if r.cfg.Target.Channel == "" {
+		return channels.SendResult{}, ErrNoTarget
+	}
+	ch, ok := r.cfg.Channels.Channel(r.cfg.Target.Channel)
+	if !ok {
+		return channels.SendResult{}, fmt.Errorf("%w: %s", channels.ErrNoChannel, r.cfg.Target.Channel)
+	}
+	return ch.SendText(ctx, r.cfg.Target.Chat, text)
+}
+
+func (r *Runner) load(ctx context.Context, stream string) (domain.HeartbeatCycle, error) {
+	var st domain.HeartbeatCycle
+	_, err := eventstore.Fold(ctx, r.cfg.Store, r.cfg.Registry, stream, &st)
+	return st, err
+}
+
+func (r *Runner) append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, key string, ps ...domain.Payload) error {
+	md := domain.Metadata{CorrelationID: stream, CausationID: stream + "/" + key}
+	evs, err := domain.NewEvents(md, ps...)
+	if err != nil {
+		return err
+	}
+	if _, err := r.cfg.Store.Append(ctx, stream, expected, evs...); err != nil {
+		return fmt.Errorf("heartbeat %s: record %s: %w", stream, key, err)
+	}
+	return nil
+}
