@@ -10,36 +10,29 @@ import (
 	"github.com/omega-gateway/omega/domain"
 )
 
+// senderArgs runs SenderArgs with two more arguments expected and
+// returns what it read and what it printed on stderr.
+func senderArgs(args ...string) (domain.SenderRef, string, string, error) {
+	var errOut bytes.Buffer
+	cmd := &cobra.Command{}
+	cmd.SetErr(&errOut)
+	who, rest, err := SenderArgs(cmd, args, 2)
+	return who, strings.Join(rest, " "), errOut.String(), err
+}
+
 // A sender is CHANNEL:ID; the older two-word form still works, with a
 // note; a wrong count is refused in words.
 func TestSenderArgs(t *testing.T) {
-	tests := []struct {
-		name     string
-		args     []string
-		want     domain.SenderRef
-		wantRest []string
-		note     bool
-		err      bool
-	}{
-		{"one word", []string{"telegram:42", "name", "Ana"}, domain.SenderRef{Channel: "telegram", ID: "42"}, []string{"name", "Ana"}, false, false},
-		{"old form", []string{"telegram", "42", "name", "Ana"}, domain.SenderRef{Channel: "telegram", ID: "42"}, []string{"name", "Ana"}, true, false},
-		{"too few", []string{"telegram:42"}, domain.SenderRef{}, nil, false, true},
+	want := domain.SenderRef{Channel: "telegram", ID: "42"}
+	who, rest, note, err := senderArgs("telegram:42", "name", "Ana")
+	if err != nil || who != want || rest != "name Ana" || note != "" {
+		t.Errorf("CHANNEL:ID form: %+v %q %q %v", who, rest, note, err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var errOut bytes.Buffer
-			cmd := &cobra.Command{}
-			cmd.SetErr(&errOut)
-			who, rest, err := SenderArgs(cmd, tt.args, 2)
-			if (err != nil) != tt.err {
-				t.Fatalf("err = %v, want error %v", err, tt.err)
-			}
-			if who != tt.want || strings.Join(rest, " ") != strings.Join(tt.wantRest, " ") {
-				t.Fatalf("got %+v %q, want %+v %q", who, rest, tt.want, tt.wantRest)
-			}
-			if got := strings.Contains(errOut.String(), "is the old form"); got != tt.note {
-				t.Fatalf("note printed %v, want %v: %q", got, tt.note, errOut.String())
-			}
-		})
+	who, rest, note, err = senderArgs("telegram", "42", "name", "Ana")
+	if err != nil || who != want || rest != "name Ana" || !strings.Contains(note, "is the old form; write telegram:42") {
+		t.Errorf("old form: %+v %q %q %v", who, rest, note, err)
+	}
+	if _, _, _, err = senderArgs("telegram:42"); err == nil || !strings.Contains(err.Error(), "want CHANNEL:ID and 2 more argument(s), got 1") {
+		t.Errorf("too few arguments: %v", err)
 	}
 }
