@@ -15,6 +15,7 @@ import (
 	tu "github.com/mymmrac/telego/telegoutil"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/markdown"
 )
 
 const (
@@ -207,26 +208,11 @@ func (p *preview) fire() {
 // message's worth of its HTML, as the final reply's first chunk will be,
 // so a long reply never shows a second message before it is final.
 func previewHTML(md string) string {
-	chunks := chunkHTML(MarkdownToHTML(holdOpenMarkup(md)), MaxMessageLen)
+	chunks := chunkHTML(MarkdownToHTML(markdown.HoldOpen(md)), MaxMessageLen)
 	if len(chunks) == 0 {
 		return ""
 	}
 	return chunks[0]
-}
-
-// holdOpenMarkup cuts md before a bold, strikethrough or inline code
-// span still being written, so the preview does not show its markers
-// for a second and then the formatting.
-func holdOpenMarkup(md string) string {
-	for _, d := range []string{"**", "~~"} {
-		if strings.Count(md, d)%2 == 1 {
-			md = md[:strings.LastIndex(md, d)]
-		}
-	}
-	if fences := strings.Count(md, "```"); fences%2 == 0 && (strings.Count(md, "`")-3*fences)%2 == 1 {
-		md = md[:strings.LastIndex(md, "`")]
-	}
-	return md
 }
 
 // show makes the preview show html. p.mu is held.
