@@ -154,9 +154,12 @@ func assertFinal(t *testing.T, f *fixture, res channels.SendResult, text string)
 			t.Errorf("platform id %d is %s, the chat shows message %d", i, res.PlatformIDs[i], v.ID)
 		}
 	}
-	if n := replyCalls(f.srv, previewChat); n > 6 {
+	n := replyCalls(f.srv, previewChat)
+	if n > 6 {
 		t.Errorf("%d Bot API calls for one streamed reply, want at most 6", n)
 	}
+	t.Logf("3.8 s streamed reply: %d Bot API calls (%d drafts, %d edits), %d visible message(s)",
+		n, len(f.srv.Drafts(previewChat)), len(f.srv.Calls("editMessageText")), len(got))
 }
 
 func TestPreviewEditsOneMessageWithoutDrafts(t *testing.T) {
@@ -395,5 +398,27 @@ func TestPreviewLeavesTheFinalReplyItsSlot(t *testing.T) {
 	finish(t, f, p, "the end")
 	if waited := f.sleeps.positive()[before:]; len(waited) != 0 {
 		t.Errorf("the final reply waited %v for the pacer after the preview", waited)
+	}
+}
+
+// The default timer shows the latest text without a further update.
+func TestPreviewRealTimerFlushes(t *testing.T) {
+	f := newFixture(t, nil)
+	f.ch.now, f.ch.after = time.Now, realAfter
+	f.srv.SetDrafts(telegramtest.DraftsUnknown)
+	p := startPreview(t, f)
+	for _, s := range []string{"one", "one two"} {
+		if err := p.Update(t.Context(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	// A failed draft, the first message, then the edit from the timer.
+	if _, err := f.srv.WaitSent(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if h := f.srv.VisibleMessages(previewChat)[0].History; len(h) != 2 || h[1] != "one two" {
+		t.Fatalf("history %q", h)
 	}
 }
