@@ -422,3 +422,36 @@ func TestPreviewRealTimerFlushes(t *testing.T) {
 		t.Fatalf("history %q", h)
 	}
 }
+
+func TestPreviewFinalWaitsOutFloodControl(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.SetDrafts(telegramtest.DraftsUnknown)
+	p := startPreview(t, f)
+	if err := p.Update(t.Context(), "so far"); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.FailNext("editMessageText", 1, 429, 2)
+	res := finish(t, f, p, "so far, and done")
+	if vis := visibleTexts(f.srv, previewChat); len(vis) != 1 || vis[0] != "so far, and done" || res.PlatformIDs[0] != p.ID() {
+		t.Fatalf("chat %q, result %+v", vis, res)
+	}
+	if waited := f.sleeps.positive(); len(waited) == 0 || waited[len(waited)-1] != 2*time.Second {
+		t.Errorf("waits %v, want retry_after 2 s before the final edit", waited)
+	}
+}
+
+func TestPreviewBlockedEndsThePreview(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.FailNextWith("sendMessageDraft", 1, 403, "Forbidden: bot was blocked by the user")
+	p := startPreview(t, f)
+	if err := p.Update(t.Context(), "hello"); !errors.Is(err, channels.ErrBlocked) {
+		t.Fatalf("Update to a chat that blocked the bot: %v, want ErrBlocked", err)
+	}
+	f.sleeps.advance(2 * time.Second)
+	if err := p.Update(t.Context(), "hello again"); err != nil {
+		t.Fatalf("Update after the preview ended: %v", err)
+	}
+	if n := len(f.srv.Calls("sendMessageDraft")); n != 1 {
+		t.Errorf("%d draft calls after the chat blocked the bot, want the refused one", n)
+	}
+}
