@@ -99,6 +99,7 @@ type preview struct {
 	pending string      // the latest Markdown
 	dirty   bool        // pending is not shown yet
 	shown   string      // the HTML the preview shows
+	full    bool        // shown is a whole message: more text changes nothing
 	next    time.Time   // no call before then (interval, flood control)
 	stop    func() bool // cancels the scheduled flush; nil when none
 	closed  bool
@@ -116,7 +117,7 @@ func (p *preview) ID() string {
 func (p *preview) Update(ctx context.Context, text string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || (p.full && !p.dirty) {
 		return nil
 	}
 	p.ctx, p.pending, p.dirty = ctx, text, true
@@ -145,7 +146,8 @@ func (p *preview) flush() error {
 		p.schedule(wait)
 		return nil
 	}
-	html := previewHTML(p.pending)
+	html, full := previewChunk(p.pending)
+	p.full = full
 	if html == "" || html == p.shown {
 		p.dirty = false
 		return nil
@@ -208,11 +210,19 @@ func (p *preview) fire() {
 // message's worth of its HTML, as the final reply's first chunk will be,
 // so a long reply never shows a second message before it is final.
 func previewHTML(md string) string {
+	html, _ := previewChunk(md)
+	return html
+}
+
+// previewChunk is previewHTML and whether the preview is full: more text
+// no longer changes it (the chunker cuts greedily), so it need not be
+// rendered again.
+func previewChunk(md string) (string, bool) {
 	chunks := chunkHTML(MarkdownToHTML(markdown.HoldOpen(md)), MaxMessageLen)
 	if len(chunks) == 0 {
-		return ""
+		return "", false
 	}
-	return chunks[0]
+	return chunks[0], len(chunks) > 1
 }
 
 // show makes the preview show html. p.mu is held.

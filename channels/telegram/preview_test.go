@@ -52,17 +52,7 @@ func stream(t *testing.T, f *fixture, p channels.Preview, text string) {
 
 // replyCalls counts the Bot API calls that showed the reply in chat.
 func replyCalls(srv *telegramtest.Server, chat int64) int {
-	id := strconv.FormatInt(chat, 10)
-	n := 0
-	for _, c := range srv.Sent() {
-		switch c.Method {
-		case "sendMessage", "sendMessageDraft", "editMessageText":
-			if c.ChatID == id {
-				n++
-			}
-		}
-	}
-	return n
+	return len(srv.ChatCalls(chat, "sendMessage", "sendMessageDraft", "editMessageText"))
 }
 
 // sendTextShows is what SendText makes visible for text.
@@ -453,5 +443,18 @@ func TestPreviewBlockedEndsThePreview(t *testing.T) {
 	}
 	if n := len(f.srv.Calls("sendMessageDraft")); n != 1 {
 		t.Errorf("%d draft calls after the chat blocked the bot, want the refused one", n)
+	}
+}
+
+// The cost of rendering what a preview shows, paid at most once per
+// interval: go test ./channels/telegram -bench PreviewHTML
+func BenchmarkPreviewHTML(b *testing.B) {
+	for _, words := range []int{120, 600, 3000} {
+		md := answer(words)
+		b.Run(fmt.Sprintf("%dB", len(md)), func(b *testing.B) {
+			for b.Loop() {
+				previewHTML(md)
+			}
+		})
 	}
 }

@@ -82,6 +82,7 @@ type preview struct {
 	pending string // the latest Markdown
 	dirty   bool
 	state   previewState
+	full    bool // the message shows a whole chunk: more text changes nothing
 	next    time.Time
 	stop    func() bool
 	closed  bool
@@ -106,7 +107,7 @@ func (p *preview) setID(id string) {
 func (p *preview) Update(ctx context.Context, text string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || (p.full && !p.dirty && !p.state.blocks) {
 		return nil
 	}
 	p.ctx, p.pending, p.dirty = ctx, text, true
@@ -165,7 +166,8 @@ func (p *preview) flush() error {
 // showEdit shows md in the preview message, sending it first, then
 // editing it. An edit WhatsApp refuses turns the preview into blocks.
 func (p *preview) showEdit(md string) (bool, error) {
-	text := firstChunk(md)
+	text, full := firstChunk(md)
+	p.full = full
 	if text == "" || text == p.state.shown {
 		return false, nil
 	}
@@ -186,7 +188,7 @@ func (p *preview) showEdit(md string) (bool, error) {
 		return false, err
 	}
 	p.state.shown = text
-	if Chunk(ToWhatsApp(md), maxChunk)[0] == text {
+	if !full {
 		p.state.shownMD = md
 	}
 	return true, nil
@@ -242,13 +244,14 @@ func (p *preview) fire() {
 }
 
 // firstChunk is what the preview message shows of md: the first
-// message's worth, as the final reply's first chunk will be.
-func firstChunk(md string) string {
+// message's worth, as the final reply's first chunk will be, and whether
+// that is full, so more text no longer changes it.
+func firstChunk(md string) (string, bool) {
 	chunks := Chunk(ToWhatsApp(md), maxChunk)
 	if len(chunks) == 0 {
-		return ""
+		return "", false
 	}
-	return chunks[0]
+	return chunks[0], len(chunks) > 1
 }
 
 // completedParagraphs is the end of the last paragraph of md completed

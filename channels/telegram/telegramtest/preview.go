@@ -2,6 +2,7 @@ package telegramtest
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -64,6 +65,20 @@ func (s *Server) VisibleMessages(chatID int64) []Visible {
 		if v.ChatID == id {
 			c := *v
 			c.History = append([]string(nil), v.History...)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ChatCalls returns the calls to chatID of the given methods (all when
+// none is given), accepted or not, in order: the Bot API calls a reply
+// cost.
+func (s *Server) ChatCalls(chatID int64, methods ...string) []Call {
+	id := strconv.FormatInt(chatID, 10)
+	var out []Call
+	for _, c := range s.Sent() {
+		if c.ChatID == id && (len(methods) == 0 || slices.Contains(methods, c.Method)) {
 			out = append(out, c)
 		}
 	}
