@@ -143,6 +143,8 @@ func TestPreviewEditsOneMessage(t *testing.T) {
 	if res.Chunks != 1 || len(res.PlatformIDs) != 1 || res.PlatformIDs[0] != "OUT1" {
 		t.Errorf("result %+v", res)
 	}
+	t.Logf("3.8 s streamed reply: %d sends (1 message, %d edits while writing, the final edit), %d visible message(s)",
+		len(fc.sentMessages()), edits, len(got))
 }
 
 func TestPreviewRefusedEditsSendParagraphs(t *testing.T) {
