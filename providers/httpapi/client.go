@@ -1,3 +1,8 @@
+// Package httpapi holds the providers that answer over HTTP: the
+// Anthropic Messages API and any OpenAI-compatible chat completions
+// server, with the plumbing they share (one JSON POST or one stream of
+// server-sent events, failures classified, the key scrubbed from every
+// message).
 package httpapi
 
 import (
