@@ -15,7 +15,7 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/providers/registry"
 )
 
 func doctorCmd() *cobra.Command {
@@ -122,7 +122,7 @@ func checkDatabase(dctx context.Context, c *checkup, cfg config.Config) *app.App
 }
 
 func checkProvider(dctx context.Context, c *checkup, cfg config.Config) {
-	p, err := providers.New(cfg.Provider, cfg.Logger())
+	p, err := registry.New(cfg.Provider, cfg.Logger())
 	if err != nil {
 		c.fail("provider", err.Error(), "set OMEGA_PROVIDER to claude-code, anthropic or openai")
 	} else if err := p.Check(dctx); err != nil {

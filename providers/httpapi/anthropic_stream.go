@@ -1,4 +1,4 @@
-package providers
+package httpapi
 
 import (
 	"cmp"
@@ -8,22 +8,24 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // Stream asks the Messages API for server-sent events and reports each
 // text delta as it arrives. A server that answers a whole message instead
 // is reported as one delta.
-func (a *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
+func (a *Anthropic) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (providers.Response, error) {
 	if err := a.Check(ctx); err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	if onDelta == nil {
-		onDelta = func(Delta) {}
+		onDelta = func(providers.Delta) {}
 	}
 	start := time.Now()
 	body := a.request(req)
 	body.Stream = true
-	var resp Response
+	var resp providers.Response
 	err := a.api.stream(ctx, joinURL(a.baseURL, "/v1/messages"), req.Timeout, a.headers(), body,
 		func(hr *http.Response, r io.Reader) error {
 			var err error
@@ -34,7 +36,7 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)
 				}
 				resp, err = out.reply(body.Model, req, start)
 				if err == nil {
-					onDelta(Delta{Text: resp.Text})
+					onDelta(providers.Delta{Text: resp.Text})
 				}
 				return err
 			}
@@ -49,14 +51,14 @@ func (a *Anthropic) Stream(ctx context.Context, req Request, onDelta func(Delta)
 			return err
 		})
 	if err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	return resp, nil
 }
 
 // anthropicStream gathers the events of one streamed message.
 type anthropicStream struct {
-	emit       func(Delta)
+	emit       func(providers.Delta)
 	text       strings.Builder
 	model      string
 	stopReason string
@@ -85,8 +87,8 @@ type anthropicEvent struct {
 func (s *anthropicStream) event(name, data string) error {
 	var ev anthropicEvent
 	if err := json.Unmarshal([]byte(data), &ev); err != nil {
-		return &Error{Class: Malformed, Provider: NameAnthropic,
-			Msg: "undecodable event: " + excerpt(data, bodyExcerpt), Err: err}
+		return &providers.Error{Class: providers.Malformed, Provider: providers.NameAnthropic,
+			Msg: "undecodable event: " + providers.Excerpt(data, bodyExcerpt), Err: err}
 	}
 	switch cmp.Or(ev.Type, name) {
 	case "message_start":
@@ -98,7 +100,7 @@ func (s *anthropicStream) event(name, data string) error {
 	case "content_block_delta":
 		if ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
 			s.text.WriteString(ev.Delta.Text)
-			s.emit(Delta{Text: ev.Delta.Text})
+			s.emit(providers.Delta{Text: ev.Delta.Text})
 		}
 	case "message_delta":
 		s.stopReason = cmp.Or(ev.Delta.StopReason, s.stopReason)
@@ -107,8 +109,8 @@ func (s *anthropicStream) event(name, data string) error {
 		s.done = true
 		return errStreamDone
 	case "error":
-		return &Error{Class: anthropicErrorClass(ev.Error.Type), Provider: NameAnthropic,
-			Msg: excerpt(ev.Error.Type+": "+ev.Error.Message, bodyExcerpt)}
+		return &providers.Error{Class: anthropicErrorClass(ev.Error.Type), Provider: providers.NameAnthropic,
+			Msg: providers.Excerpt(ev.Error.Type+": "+ev.Error.Message, bodyExcerpt)}
 	}
 	return nil
 }
@@ -136,19 +138,19 @@ func (s *anthropicStream) addUsage(u *anthropicUsage) {
 
 // anthropicErrorClass maps the error types the API sends in a stream's
 // error event, where there is no HTTP status to go by.
-func anthropicErrorClass(typ string) Class {
+func anthropicErrorClass(typ string) providers.Class {
 	switch typ {
 	case "rate_limit_error":
-		return RateLimited
+		return providers.RateLimited
 	case "authentication_error", "permission_error":
-		return Auth
+		return providers.Auth
 	case "invalid_request_error", "not_found_error", "request_too_large":
-		return BadRequest
+		return providers.BadRequest
 	case "timeout_error":
-		return Timeout
+		return providers.Timeout
 	default: // overloaded_error, api_error and whatever comes next
-		return Server
+		return providers.Server
 	}
 }
 
-var _ Streamer = (*Anthropic)(nil)
+var _ providers.Streamer = (*Anthropic)(nil)

@@ -1,6 +1,6 @@
-//go:build unix && !linux
+//go:build linux
 
-package providers
+package claudecode
 
 import (
 	"os/exec"
@@ -10,9 +10,10 @@ import (
 // killGroupOnCancel runs cmd in its own process group and kills the whole
 // group on cancel: Claude Code starts tools and MCP servers as children,
 // and killing only the CLI would leave them running and holding the
-// output pipes open.
+// output pipes open. Pdeathsig kills the CLI when omega dies, even by
+// kill -9, instead of letting it run to completion unobserved.
 func killGroupOnCancel(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}

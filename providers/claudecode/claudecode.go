@@ -1,4 +1,8 @@
-package providers
+// Package claudecode is the provider that runs the Claude Code CLI: its
+// process group and environment, the sandbox's permission flags, the
+// per-call MCP config file, the stream-json output read as it is written,
+// and the automatic resume after the CLI runs out of turns.
+package claudecode
 
 import (
 	"cmp"
@@ -13,6 +17,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/providers"
 )
 
 const (
@@ -22,30 +27,33 @@ const (
 	subtypeMaxTurns = "error_max_turns"
 	// stderrExcerpt bounds how much process output an error quotes.
 	stderrExcerpt = 500
+	// maxLineBytes bounds one line of CLI output that is read; longer
+	// lines are only ever tool results.
+	maxLineBytes = 16 << 20
 )
 
-// ClaudeCode runs the Claude Code CLI once per request (plus automatic
+// Provider runs the Claude Code CLI once per request (plus automatic
 // resumes when it runs out of turns).
-type ClaudeCode struct {
+type Provider struct {
 	bin           string
 	maxTurns      int
 	maxResumes    int
 	resumeBackoff time.Duration
 	timeout       time.Duration
 	defaultModel  string
-	sandbox       Sandbox
+	sandbox       providers.Sandbox
 	sleep         func(ctx context.Context, d time.Duration) error
 	logger        *slog.Logger
 	// noPartial is set once the CLI refused --include-partial-messages.
 	noPartial atomic.Bool
 }
 
-// NewClaudeCode returns a claude-code provider without retries.
-func NewClaudeCode(cfg Config, logger *slog.Logger) *ClaudeCode {
+// New returns a claude-code provider without retries.
+func New(cfg providers.Config, logger *slog.Logger) *Provider {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	c := &ClaudeCode{
+	c := &Provider{
 		bin:           cmp.Or(cfg.ClaudeBin, "claude"),
 		maxTurns:      cfg.ClaudeMaxTurns,
 		maxResumes:    cfg.ClaudeMaxResumes,
@@ -65,23 +73,23 @@ func NewClaudeCode(cfg Config, logger *slog.Logger) *ClaudeCode {
 	return c
 }
 
-func (c *ClaudeCode) Name() string { return NameClaudeCode }
+func (c *Provider) Name() string { return providers.NameClaudeCode }
 
 // Check reports whether the CLI can be found.
-func (c *ClaudeCode) Check(ctx context.Context) error {
+func (c *Provider) Check(ctx context.Context) error {
 	if _, err := exec.LookPath(c.bin); err != nil {
 		return c.unavailable(err)
 	}
 	return nil
 }
 
-func (c *ClaudeCode) unavailable(err error) error {
-	return &Error{Class: Unavailable, Provider: NameClaudeCode, Err: err,
+func (c *Provider) unavailable(err error) error {
+	return &providers.Error{Class: providers.Unavailable, Provider: providers.NameClaudeCode, Err: err,
 		Msg: fmt.Sprintf("cannot run Claude Code CLI %q: install Claude Code (npm i -g @anthropic-ai/claude-code) or set OMEGA_CLAUDE_BIN to its path", c.bin)}
 }
 
 // Complete runs the CLI and returns its whole reply; see Stream.
-func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error) {
+func (c *Provider) Complete(ctx context.Context, req providers.Request) (providers.Response, error) {
 	return c.Stream(ctx, req, nil)
 }
 
@@ -91,23 +99,23 @@ func (c *ClaudeCode) Complete(ctx context.Context, req Request) (Response, error
 // without the user having to say "continue". Text reported before a tool
 // use is the agent's narration of its work: the reply (Response.Text) is
 // the CLI's result, the text after its last tool use.
-func (c *ClaudeCode) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
+func (c *Provider) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (providers.Response, error) {
 	start := time.Now()
 	timeout := cmp.Or(req.Timeout, c.timeout)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if onDelta == nil {
-		onDelta = func(Delta) {}
+		onDelta = func(providers.Delta) {}
 	}
 
 	model := cmp.Or(req.Model, c.defaultModel)
 	inv, cleanup, err := c.invocation(req, model)
 	if err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	defer cleanup()
 
-	resp := Response{Model: model, SessionID: req.SessionID}
+	resp := providers.Response{Model: model, SessionID: req.SessionID}
 	var parts []string
 	for {
 		prefix := ""
@@ -116,9 +124,9 @@ func (c *ClaudeCode) Stream(ctx context.Context, req Request, onDelta func(Delta
 		}
 		res, err := c.runPartial(runCtx, &inv, onDelta, prefix)
 		if err != nil {
-			return Response{}, c.runError(ctx, runCtx, timeout, err)
+			return providers.Response{}, c.runError(ctx, runCtx, timeout, err)
 		}
-		resp.add(res, len(inv.prompt))
+		addRun(&resp, res, len(inv.prompt))
 		if t := strings.TrimSpace(res.Result); t != "" {
 			parts = append(parts, t)
 		}
@@ -132,7 +140,7 @@ func (c *ClaudeCode) Stream(ctx context.Context, req Request, onDelta func(Delta
 		c.logger.InfoContext(ctx, "claude-code hit max turns, resuming",
 			"session", res.SessionID, "resume", resp.Resumes+1, "wait", wait)
 		if err := c.sleep(runCtx, wait); err != nil {
-			return Response{}, c.runError(ctx, runCtx, timeout, err)
+			return providers.Response{}, c.runError(ctx, runCtx, timeout, err)
 		}
 		resp.Resumes++
 		inv.session = res.SessionID
@@ -143,7 +151,7 @@ func (c *ClaudeCode) Stream(ctx context.Context, req Request, onDelta func(Delta
 	resp.ReplyBytes = len(resp.Text)
 	resp.Duration = time.Since(start)
 	if resp.Text == "" {
-		return Response{}, &Error{Class: Malformed, Provider: NameClaudeCode,
+		return providers.Response{}, &providers.Error{Class: providers.Malformed, Provider: providers.NameClaudeCode,
 			Msg: fmt.Sprintf("empty reply after %d turns and %d resumes", resp.NumTurns, resp.Resumes)}
 	}
 	return resp, nil
@@ -152,7 +160,7 @@ func (c *ClaudeCode) Stream(ctx context.Context, req Request, onDelta func(Delta
 // runPartial runs the CLI once with partial messages, and again without
 // them when the CLI is too old to know the flag (remembered for later
 // calls). It printed nothing the first time, so nothing is reported twice.
-func (c *ClaudeCode) runPartial(ctx context.Context, inv *invocation, onDelta func(Delta), prefix string) (cliResult, error) {
+func (c *Provider) runPartial(ctx context.Context, inv *invocation, onDelta func(providers.Delta), prefix string) (cliResult, error) {
 	inv.partial = !c.noPartial.Load()
 	res, err := c.run(ctx, *inv, newCLIStream(onDelta, prefix))
 	if !errors.Is(err, errPartialUnsupported) {
@@ -164,8 +172,8 @@ func (c *ClaudeCode) runPartial(ctx context.Context, inv *invocation, onDelta fu
 	return c.run(ctx, *inv, newCLIStream(onDelta, prefix))
 }
 
-// add sums what one run reported into r.
-func (r *Response) add(res cliResult, promptBytes int) {
+// addRun sums what one run reported into r.
+func addRun(r *providers.Response, res cliResult, promptBytes int) {
 	r.PromptBytes += promptBytes
 	r.NumTurns += res.NumTurns
 	r.InputTokens += res.Usage.input()
@@ -184,7 +192,7 @@ func (r *Response) add(res cliResult, promptBytes int) {
 
 // invocation is the CLI run a request asks for; cleanup removes its
 // per-call MCP config file, if any.
-func (c *ClaudeCode) invocation(req Request, model string) (invocation, func(), error) {
+func (c *Provider) invocation(req providers.Request, model string) (invocation, func(), error) {
 	inv := invocation{
 		prompt:   req.Prompt,
 		model:    model,
@@ -203,7 +211,7 @@ func (c *ClaudeCode) invocation(req Request, model string) (invocation, func(), 
 	if len(req.MCPServers) > 0 {
 		path, remove, err := writeMCPConfig(req.MCPServers)
 		if err != nil {
-			return invocation{}, nil, &Error{Class: Unavailable, Provider: NameClaudeCode, Msg: "cannot pass the skills' MCP servers", Err: err}
+			return invocation{}, nil, &providers.Error{Class: providers.Unavailable, Provider: providers.NameClaudeCode, Msg: "cannot pass the skills' MCP servers", Err: err}
 		}
 		inv.mcpConfig = path
 		return inv, remove, nil
@@ -213,12 +221,12 @@ func (c *ClaudeCode) invocation(req Request, model string) (invocation, func(), 
 
 // runError turns a failure during runCtx into a Timeout when our own
 // deadline fired, and leaves the caller's cancellation as it is.
-func (c *ClaudeCode) runError(parent, runCtx context.Context, timeout time.Duration, err error) error {
+func (c *Provider) runError(parent, runCtx context.Context, timeout time.Duration, err error) error {
 	if parent.Err() != nil {
-		return fmt.Errorf("%s: %w", NameClaudeCode, parent.Err())
+		return fmt.Errorf("%s: %w", providers.NameClaudeCode, parent.Err())
 	}
 	if errors.Is(runCtx.Err(), context.DeadlineExceeded) {
-		return &Error{Class: Timeout, Provider: NameClaudeCode,
+		return &providers.Error{Class: providers.Timeout, Provider: providers.NameClaudeCode,
 			Msg: fmt.Sprintf("no reply within %s", timeout), Err: context.DeadlineExceeded}
 	}
 	return err
@@ -229,7 +237,7 @@ type invocation struct {
 	fork                   bool // --fork-session beside --resume
 	maxTurns               int
 	dir                    string
-	sandbox                Sandbox
+	sandbox                providers.Sandbox
 	mcpConfig              string // --mcp-config file of this call, if any
 	partial                bool   // --include-partial-messages: text as it is written
 }
@@ -254,12 +262,12 @@ func (inv invocation) args() []string {
 	if inv.mcpConfig != "" {
 		args = append(args, "--mcp-config", inv.mcpConfig)
 	}
-	return append(args, inv.sandbox.permissionArgs()...)
+	return append(args, permissionArgs(inv.sandbox)...)
 }
 
 // foldPrompt puts the system prompt and the history in front of the user's
 // message, for a fresh CLI session that knows nothing yet.
-func foldPrompt(req Request) string {
+func foldPrompt(req providers.Request) string {
 	var b strings.Builder
 	if s := strings.TrimSpace(req.System); s != "" {
 		b.WriteString(s)
@@ -289,10 +297,10 @@ func roleLabel(role string) string {
 
 // sandboxOrDefault reads a validated mode; config rejects anything else
 // before a provider is built.
-func sandboxOrDefault(s string) Sandbox {
-	m, err := ParseSandbox(s)
+func sandboxOrDefault(s string) providers.Sandbox {
+	m, err := providers.ParseSandbox(s)
 	if err != nil {
-		return SandboxWorkspace
+		return providers.SandboxWorkspace
 	}
 	return m
 }

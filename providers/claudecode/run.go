@@ -1,4 +1,4 @@
-package providers
+package claudecode
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // errPartialUnsupported says the CLI refused --include-partial-messages,
@@ -20,10 +22,10 @@ var errPartialUnsupported = errors.New("the CLI does not know --include-partial-
 
 // run executes the CLI once, feeding its output to stream line by line as
 // it is written, and returns the final result.
-func (c *ClaudeCode) run(ctx context.Context, inv invocation, stream *cliStream) (cliResult, error) {
+func (c *Provider) run(ctx context.Context, inv invocation, stream *cliStream) (cliResult, error) {
 	if inv.dir != "" {
 		if _, err := os.Stat(inv.dir); err != nil {
-			return cliResult{}, &Error{Class: Unavailable, Provider: NameClaudeCode, Msg: "work dir", Err: err}
+			return cliResult{}, &providers.Error{Class: providers.Unavailable, Provider: providers.NameClaudeCode, Msg: "work dir", Err: err}
 		}
 	}
 	cmd := exec.CommandContext(ctx, c.bin, inv.args()...)
@@ -65,7 +67,7 @@ func (c *ClaudeCode) run(ctx context.Context, inv invocation, stream *cliStream)
 
 // startError reports a CLI that could not be started; an exit with a
 // status is returned as exitErr for outcome to judge.
-func (c *ClaudeCode) startError(inv invocation, runErr error) (*exec.ExitError, error) {
+func (c *Provider) startError(inv invocation, runErr error) (*exec.ExitError, error) {
 	if runErr == nil {
 		return nil, nil
 	}
@@ -74,7 +76,7 @@ func (c *ClaudeCode) startError(inv invocation, runErr error) (*exec.ExitError, 
 	}
 	var exitErr *exec.ExitError
 	if !errors.As(runErr, &exitErr) {
-		return nil, &Error{Class: Unavailable, Provider: NameClaudeCode,
+		return nil, &providers.Error{Class: providers.Unavailable, Provider: providers.NameClaudeCode,
 			Msg: fmt.Sprintf("start %s in %q", c.bin, inv.dir), Err: runErr}
 	}
 	return exitErr, nil
@@ -82,7 +84,7 @@ func (c *ClaudeCode) startError(inv invocation, runErr error) (*exec.ExitError, 
 
 // outcome judges a finished run by its result, or by its stderr when it
 // printed none.
-func (c *ClaudeCode) outcome(inv invocation, stream *cliStream, exitErr *exec.ExitError, stderr string) (cliResult, error) {
+func (c *Provider) outcome(inv invocation, stream *cliStream, exitErr *exec.ExitError, stderr string) (cliResult, error) {
 	res, perr := stream.finish()
 	if perr != nil {
 		if exitErr != nil {
@@ -90,11 +92,11 @@ func (c *ClaudeCode) outcome(inv invocation, stream *cliStream, exitErr *exec.Ex
 				return cliResult{}, errPartialUnsupported
 			}
 			// The CLI died before printing a result: its stderr says why.
-			return cliResult{}, &Error{Class: Server, Provider: NameClaudeCode,
-				Status: exitErr.ExitCode(), Msg: "exited without a result: " + excerpt(stderr, stderrExcerpt)}
+			return cliResult{}, &providers.Error{Class: providers.Server, Provider: providers.NameClaudeCode,
+				Status: exitErr.ExitCode(), Msg: "exited without a result: " + providers.Excerpt(stderr, stderrExcerpt)}
 		}
-		return cliResult{}, &Error{Class: Malformed, Provider: NameClaudeCode,
-			Msg: "unparseable output: " + excerpt(stream.unparsedText(), stderrExcerpt), Err: perr}
+		return cliResult{}, &providers.Error{Class: providers.Malformed, Provider: providers.NameClaudeCode,
+			Msg: "unparseable output: " + providers.Excerpt(stream.unparsedText(), stderrExcerpt), Err: perr}
 	}
 	if res.IsError && res.Subtype != subtypeMaxTurns {
 		status := 0
@@ -102,8 +104,8 @@ func (c *ClaudeCode) outcome(inv invocation, stream *cliStream, exitErr *exec.Ex
 			status = exitErr.ExitCode()
 		}
 		detail := cmp.Or(res.Result, stderr)
-		return cliResult{}, &Error{Class: classifyCLIText(detail), Provider: NameClaudeCode, Status: status,
-			Msg: fmt.Sprintf("%s: %s", cmp.Or(res.Subtype, "error"), excerpt(detail, stderrExcerpt))}
+		return cliResult{}, &providers.Error{Class: classifyCLIText(detail), Provider: providers.NameClaudeCode, Status: status,
+			Msg: fmt.Sprintf("%s: %s", cmp.Or(res.Subtype, "error"), providers.Excerpt(detail, stderrExcerpt))}
 	}
 	// A CLI that printed only its result (no partial messages) is answered
 	// as a whole: the result is the run's one text delta.
@@ -169,15 +171,15 @@ func parseCLIResult(out []byte) (cliResult, error) {
 
 // classifyCLIText guesses the class of an error the CLI reported as text;
 // it relays API failures as messages such as "API Error: 429 ...".
-func classifyCLIText(s string) Class {
+func classifyCLIText(s string) providers.Class {
 	l := strings.ToLower(s)
 	switch {
 	case strings.Contains(l, "rate limit") || strings.Contains(l, "429") || strings.Contains(l, "usage limit"):
-		return RateLimited
+		return providers.RateLimited
 	case strings.Contains(l, "401") || strings.Contains(l, "403") || strings.Contains(l, "api key") ||
 		strings.Contains(l, "authenticat") || strings.Contains(l, "/login"):
-		return Auth
+		return providers.Auth
 	default:
-		return Server
+		return providers.Server
 	}
 }

@@ -1,22 +1,24 @@
-package providers
+package claudecode
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // A request that asks for a fork resumes a copy of its session
 // (--fork-session beside --resume); an ordinary resume does not fork,
 // and a fresh call has nothing to fork.
 func TestClaudeCodeForkSession(t *testing.T) {
-	c := NewClaudeCode(Config{}, nil)
+	c := New(providers.Config{}, nil)
 	for _, tt := range []struct {
-		req  Request
+		req  providers.Request
 		fork bool
 	}{
-		{Request{Prompt: "hi", SessionID: "sess-1", ForkSession: true}, true},
-		{Request{Prompt: "hi", SessionID: "sess-1"}, false},
-		{Request{Prompt: "hi", ForkSession: true}, false},
+		{providers.Request{Prompt: "hi", SessionID: "sess-1", ForkSession: true}, true},
+		{providers.Request{Prompt: "hi", SessionID: "sess-1"}, false},
+		{providers.Request{Prompt: "hi", ForkSession: true}, false},
 	} {
 		inv, cleanup, err := c.invocation(tt.req, "m")
 		if err != nil {

@@ -1,6 +1,6 @@
-//go:build linux
+//go:build unix && !linux
 
-package providers
+package claudecode
 
 import (
 	"os/exec"
@@ -10,10 +10,9 @@ import (
 // killGroupOnCancel runs cmd in its own process group and kills the whole
 // group on cancel: Claude Code starts tools and MCP servers as children,
 // and killing only the CLI would leave them running and holding the
-// output pipes open. Pdeathsig kills the CLI when omega dies, even by
-// kill -9, instead of letting it run to completion unobserved.
+// output pipes open.
 func killGroupOnCancel(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}

@@ -1,4 +1,4 @@
-package providers
+package claudecode
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
 
@@ -40,14 +41,14 @@ func fakeClaude(t *testing.T, name string, vars ...string) string {
 
 // newTestClaude returns a claude-code provider for bin whose resume waits are
 // recorded instead of slept.
-func newTestClaude(t *testing.T, bin string, mutate func(*Config)) (*ClaudeCode, *[]time.Duration) {
+func newTestClaude(t *testing.T, bin string, mutate func(*providers.Config)) (*Provider, *[]time.Duration) {
 	t.Helper()
-	cfg := Config{ClaudeBin: bin, ClaudeMaxTurns: 7, ClaudeMaxResumes: 5,
+	cfg := providers.Config{ClaudeBin: bin, ClaudeMaxTurns: 7, ClaudeMaxResumes: 5,
 		ClaudeResumeBackoff: 2 * time.Second, ModelFast: "fast-model"}
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	c := NewClaudeCode(cfg, discardLogger())
+	c := New(cfg, discardLogger())
 	var waits []time.Duration
 	c.sleep = func(ctx context.Context, d time.Duration) error {
 		waits = append(waits, d)
@@ -58,11 +59,11 @@ func newTestClaude(t *testing.T, bin string, mutate func(*Config)) (*ClaudeCode,
 
 func TestClaudeCodeSuccess(t *testing.T) {
 	c, _ := newTestClaude(t, fakeClaude(t, "claude-success.sh"), nil)
-	resp, err := c.Complete(t.Context(), Request{Prompt: "hi", Model: "sonnet"})
+	resp, err := c.Complete(t.Context(), providers.Request{Prompt: "hi", Model: "sonnet"})
 	if err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
-	want := Response{Text: "Hello from fake Claude.", SessionID: "sess-ok", Model: "sonnet",
+	want := providers.Response{Text: "Hello from fake Claude.", SessionID: "sess-ok", Model: "sonnet",
 		NumTurns: 2, InputTokens: 120, OutputTokens: 30, CacheReadTokens: 20, CostUSD: 0.01, UsageReported: true,
 		PromptBytes: 2, ReplyBytes: 23}
 	resp.Duration = 0
@@ -88,23 +89,23 @@ func readArgv(t *testing.T, path string) (args []string, env map[string]string) 
 }
 
 func TestClaudeCodeInvocation(t *testing.T) {
-	history := []Message{{Role: "user", Content: "earlier question"}, {Role: "assistant", Content: "earlier answer"}}
+	history := []providers.Message{{Role: "user", Content: "earlier question"}, {Role: "assistant", Content: "earlier answer"}}
 	tests := []struct {
 		name       string
-		req        Request
+		req        providers.Request
 		wantArgs   []string
 		wantPrompt string // on stdin, never on the command line
 	}{
 		{
 			name: "fresh session folds system and history",
-			req:  Request{System: "You are omega.", History: history, Prompt: "new question", Model: "opus", MaxTurns: 3},
+			req:  providers.Request{System: "You are omega.", History: history, Prompt: "new question", Model: "opus", MaxTurns: 3},
 			wantArgs: []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--model", "opus", "--max-turns", "3",
 				"--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
 			wantPrompt: "You are omega.\n\nConversation so far:\n[User]: earlier question\n[Assistant]: earlier answer\n\n[User]: new question",
 		},
 		{
 			name: "resume sends only the prompt",
-			req:  Request{System: "ignored", History: history, Prompt: "Current time: now\n\nnew question", SessionID: "sess-9"},
+			req:  providers.Request{System: "ignored", History: history, Prompt: "Current time: now\n\nnew question", SessionID: "sess-9"},
 			wantArgs: []string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages", "--model", "fast-model",
 				"--resume", "sess-9", "--max-turns", "7", "--permission-mode", "acceptEdits", "--allowedTools", readTools + ",Bash,Task"},
 			wantPrompt: "Current time: now\n\nnew question",
@@ -217,16 +218,16 @@ func TestClaudeCodeAutoResume(t *testing.T) {
 			state := filepath.Join(t.TempDir(), "state")
 			bin := fakeClaude(t, "claude-maxturns.sh", "FAKE_CLAUDE_STATE="+state,
 				"FAKE_CLAUDE_LIMIT_HITS="+strconv.Itoa(tt.limitHits))
-			c, waits := newTestClaude(t, bin, func(cfg *Config) { cfg.ClaudeMaxResumes = tt.maxResumes })
+			c, waits := newTestClaude(t, bin, func(cfg *providers.Config) { cfg.ClaudeMaxResumes = tt.maxResumes })
 
-			resp, err := c.Complete(t.Context(), Request{Prompt: "big task"})
+			resp, err := c.Complete(t.Context(), providers.Request{Prompt: "big task"})
 			if err != nil {
 				t.Fatalf("Complete: %v", err)
 			}
 			if resp.Text != tt.wantText || resp.Resumes != tt.wantResumes || resp.SessionID != "sess-long" {
 				t.Errorf("got text %q resumes %d session %q", resp.Text, resp.Resumes, resp.SessionID)
 			}
-			if !equalDurations(*waits, tt.wantWaits) {
+			if !slices.Equal(*waits, tt.wantWaits) {
 				t.Errorf("waits %v, want %v", *waits, tt.wantWaits)
 			}
 			calls := readCalls(t, state)
@@ -248,18 +249,6 @@ func TestClaudeCodeAutoResume(t *testing.T) {
 	}
 }
 
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestClaudeCodeFailures(t *testing.T) {
 	isError := `cat <<'JSON'
 {"type":"result","subtype":"success","is_error":true,"result":"API Error: 429 rate limit exceeded","session_id":"s"}
@@ -268,21 +257,21 @@ exit 1`
 	tests := []struct {
 		name       string
 		bin        func(t *testing.T) string
-		wantClass  Class
+		wantClass  providers.Class
 		wantStatus int
 		wantInMsg  string
 	}{
-		{"malformed output", func(t *testing.T) string { return fakeClaude(t, "claude-malformed.sh") }, Malformed, 0, "not json"},
-		{"non-zero exit", func(t *testing.T) string { return fakeClaude(t, "claude-fail.sh") }, Server, 3, "could not connect to the mothership"},
-		{"missing binary", func(t *testing.T) string { return filepath.Join(t.TempDir(), "no-such-claude") }, Unavailable, 0, "npm i -g @anthropic-ai/claude-code"},
-		{"reported API error", func(t *testing.T) string { return providertest.FakeClaude(t, isError) }, RateLimited, 1, "429 rate limit"},
-		{"empty reply", func(t *testing.T) string { return providertest.FakeClaude(t, providertest.ClaudeResult("", "s")) }, Malformed, 0, "empty reply"},
+		{"malformed output", func(t *testing.T) string { return fakeClaude(t, "claude-malformed.sh") }, providers.Malformed, 0, "not json"},
+		{"non-zero exit", func(t *testing.T) string { return fakeClaude(t, "claude-fail.sh") }, providers.Server, 3, "could not connect to the mothership"},
+		{"missing binary", func(t *testing.T) string { return filepath.Join(t.TempDir(), "no-such-claude") }, providers.Unavailable, 0, "npm i -g @anthropic-ai/claude-code"},
+		{"reported API error", func(t *testing.T) string { return providertest.FakeClaude(t, isError) }, providers.RateLimited, 1, "429 rate limit"},
+		{"empty reply", func(t *testing.T) string { return providertest.FakeClaude(t, providertest.ClaudeResult("", "s")) }, providers.Malformed, 0, "empty reply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := newTestClaude(t, tt.bin(t), nil)
-			_, err := c.Complete(t.Context(), Request{Prompt: "hi"})
-			var pe *Error
+			_, err := c.Complete(t.Context(), providers.Request{Prompt: "hi"})
+			var pe *providers.Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %v is not a *Error", err)
 			}
@@ -300,8 +289,8 @@ func TestClaudeCodeTimeoutKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	c, _ := newTestClaude(t, fakeClaude(t, "claude-hang.sh", "FAKE_CLAUDE_PIDFILE="+pidFile), nil)
 
-	_, err := c.Complete(t.Context(), Request{Prompt: "hang", Timeout: 300 * time.Millisecond})
-	if ClassOf(err) != Timeout {
+	_, err := c.Complete(t.Context(), providers.Request{Prompt: "hang", Timeout: 300 * time.Millisecond})
+	if providers.ClassOf(err) != providers.Timeout {
 		t.Fatalf("got %v, want a Timeout", err)
 	}
 	raw, rerr := os.ReadFile(pidFile)
@@ -336,11 +325,11 @@ func TestClaudeCodeCallerCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(200*time.Millisecond, cancel)
 
-	_, err := c.Complete(ctx, Request{Prompt: "hang"})
+	_, err := c.Complete(ctx, providers.Request{Prompt: "hang"})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	if ClassOf(err) == Timeout {
+	if providers.ClassOf(err) == providers.Timeout {
 		t.Errorf("a cancellation by the caller was reported as a timeout")
 	}
 }
@@ -352,7 +341,7 @@ func TestClaudeCodeCheck(t *testing.T) {
 	}
 	missing, _ := newTestClaude(t, "omega-test-no-such-claude", nil)
 	err := missing.Check(t.Context())
-	if ClassOf(err) != Unavailable {
+	if providers.ClassOf(err) != providers.Unavailable {
 		t.Fatalf("got %v, want Unavailable", err)
 	}
 	for _, want := range []string{"npm i -g @anthropic-ai/claude-code", "OMEGA_CLAUDE_BIN"} {
@@ -375,7 +364,7 @@ func TestParseCLIResultVerboseArray(t *testing.T) {
 
 func TestProvidertestClaudeResult(t *testing.T) {
 	c, _ := newTestClaude(t, providertest.FakeClaude(t, providertest.ClaudeResult("it's \"quoted\"", "s-1")), nil)
-	resp, err := c.Complete(t.Context(), Request{Prompt: "x"})
+	resp, err := c.Complete(t.Context(), providers.Request{Prompt: "x"})
 	if err != nil || resp.Text != `it's "quoted"` || resp.SessionID != "s-1" {
 		t.Fatalf("got %+v, %v", resp, err)
 	}

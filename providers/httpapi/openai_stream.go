@@ -1,4 +1,4 @@
-package providers
+package httpapi
 
 import (
 	"cmp"
@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 type openAIStreamRequest struct {
@@ -25,12 +27,12 @@ type openAIStreamOptions struct {
 // reports each content delta as it arrives. A server that answers a whole
 // completion instead is reported as one delta; one that refuses
 // stream_options is asked once more without it (and reports no usage).
-func (o *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Response, error) {
+func (o *OpenAI) Stream(ctx context.Context, req providers.Request, onDelta func(providers.Delta)) (providers.Response, error) {
 	if err := o.Check(ctx); err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	if onDelta == nil {
-		onDelta = func(Delta) {}
+		onDelta = func(providers.Delta) {}
 	}
 	body := openAIStreamRequest{
 		openAIRequest: openAIRequest{Model: cmp.Or(req.Model, o.defaultModel), Messages: openAIMessages(req)},
@@ -49,13 +51,13 @@ func (o *OpenAI) Stream(ctx context.Context, req Request, onDelta func(Delta)) (
 // stream_options, as servers that predate the field do. Nothing was
 // reported then: the refusal comes before any delta.
 func refusesStreamOptions(err error) bool {
-	var pe *Error
-	return errors.As(err, &pe) && pe.Class == BadRequest && strings.Contains(strings.ToLower(pe.Msg), "stream_options")
+	var pe *providers.Error
+	return errors.As(err, &pe) && pe.Class == providers.BadRequest && strings.Contains(strings.ToLower(pe.Msg), "stream_options")
 }
 
-func (o *OpenAI) stream(ctx context.Context, req Request, body openAIStreamRequest, onDelta func(Delta)) (Response, error) {
+func (o *OpenAI) stream(ctx context.Context, req providers.Request, body openAIStreamRequest, onDelta func(providers.Delta)) (providers.Response, error) {
 	start := time.Now()
-	var resp Response
+	var resp providers.Response
 	err := o.api.stream(ctx, joinURL(o.baseURL, "/chat/completions"), req.Timeout, o.headers(), body,
 		func(hr *http.Response, r io.Reader) error {
 			var err error
@@ -66,7 +68,7 @@ func (o *OpenAI) stream(ctx context.Context, req Request, body openAIStreamReque
 				}
 				resp, err = out.reply(body.Model, req, start)
 				if err == nil {
-					onDelta(Delta{Text: resp.Text})
+					onDelta(providers.Delta{Text: resp.Text})
 				}
 				return err
 			}
@@ -83,14 +85,14 @@ func (o *OpenAI) stream(ctx context.Context, req Request, body openAIStreamReque
 			return err
 		})
 	if err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	return resp, nil
 }
 
 // openAIStream gathers the chunks of one streamed completion.
 type openAIStream struct {
-	emit         func(Delta)
+	emit         func(providers.Delta)
 	text         strings.Builder
 	model        string
 	finishReason string
@@ -120,15 +122,15 @@ func (s *openAIStream) event(_, data string) error {
 	}
 	var c openAIChunk
 	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return &Error{Class: Malformed, Provider: NameOpenAI,
-			Msg: "undecodable chunk: " + excerpt(data, bodyExcerpt), Err: err}
+		return &providers.Error{Class: providers.Malformed, Provider: providers.NameOpenAI,
+			Msg: "undecodable chunk: " + providers.Excerpt(data, bodyExcerpt), Err: err}
 	}
 	if c.Error != nil {
-		class := Server
+		class := providers.Server
 		if strings.Contains(c.Error.Type, "rate_limit") {
-			class = RateLimited
+			class = providers.RateLimited
 		}
-		return &Error{Class: class, Provider: NameOpenAI, Msg: excerpt(cmp.Or(c.Error.Message, c.Error.Type), bodyExcerpt)}
+		return &providers.Error{Class: class, Provider: providers.NameOpenAI, Msg: providers.Excerpt(cmp.Or(c.Error.Message, c.Error.Type), bodyExcerpt)}
 	}
 	s.model = cmp.Or(c.Model, s.model)
 	if c.Usage != nil {
@@ -140,7 +142,7 @@ func (s *openAIStream) event(_, data string) error {
 	ch := c.Choices[0]
 	if ch.Delta.Content != "" {
 		s.text.WriteString(ch.Delta.Content)
-		s.emit(Delta{Text: ch.Delta.Content})
+		s.emit(providers.Delta{Text: ch.Delta.Content})
 	}
 	if ch.FinishReason != nil {
 		s.finishReason = cmp.Or(*ch.FinishReason, s.finishReason)
@@ -148,4 +150,4 @@ func (s *openAIStream) event(_, data string) error {
 	return nil
 }
 
-var _ Streamer = (*OpenAI)(nil)
+var _ providers.Streamer = (*OpenAI)(nil)

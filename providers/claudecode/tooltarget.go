@@ -1,4 +1,4 @@
-package providers
+package claudecode
 
 import (
 	"encoding/json"

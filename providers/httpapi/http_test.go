@@ -1,14 +1,17 @@
-package providers
+package httpapi
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
 
@@ -25,7 +28,7 @@ type reply struct {
 // apiDouble starts a fake of the named API that answers with replies in
 // order (repeating the last), and returns a provider pointed at it.
 type apiDouble struct {
-	provider Provider
+	provider providers.Provider
 	calls    *atomic.Int32
 }
 
@@ -38,17 +41,17 @@ func newAPIDouble(t *testing.T, name string, replies ...reply) apiDouble {
 		time.Sleep(r.delay)
 		return r
 	}
-	cfg := Config{ModelFast: "test-model", MaxTokens: 100}
-	var p Provider
+	cfg := providers.Config{ModelFast: "test-model", MaxTokens: 100}
+	var p providers.Provider
 	switch name {
-	case NameAnthropic:
+	case providers.NameAnthropic:
 		srv := providertest.NewAnthropicServer(t, func(req providertest.MessagesRequest) (int, string, map[string]string) {
 			r := next()
 			return r.status, r.body, r.headers
 		})
 		cfg.AnthropicAPIKey, cfg.AnthropicBaseURL = testKey, srv.URL
 		p = NewAnthropic(cfg)
-	case NameOpenAI:
+	case providers.NameOpenAI:
 		srv := providertest.NewOpenAIServer(t, func(req providertest.ChatRequest) (int, string, map[string]string) {
 			r := next()
 			return r.status, r.body, r.headers
@@ -62,7 +65,7 @@ func newAPIDouble(t *testing.T, name string, replies ...reply) apiDouble {
 }
 
 func okBody(name, text string) string {
-	if name == NameAnthropic {
+	if name == providers.NameAnthropic {
 		return providertest.AnthropicReply("served-model", text)
 	}
 	return providertest.OpenAIReply("served-model", text)
@@ -70,9 +73,9 @@ func okBody(name, text string) string {
 
 // recordingRetry wraps p with retries whose waits are recorded, with no
 // jitter so the waits are exact.
-func recordingRetry(p Provider) (Provider, *[]time.Duration) {
+func recordingRetry(p providers.Provider) (providers.Provider, *[]time.Duration) {
 	var waits []time.Duration
-	policy := RetryPolicy{
+	policy := providers.RetryPolicy{
 		Base: 10 * time.Millisecond,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			waits = append(waits, d)
@@ -80,7 +83,7 @@ func recordingRetry(p Provider) (Provider, *[]time.Duration) {
 		},
 		Jitter: func(time.Duration) time.Duration { return 0 },
 	}
-	return WithRetry(p, policy, discardLogger()), &waits
+	return providers.WithRetry(p, policy, discardLogger()), &waits
 }
 
 func TestHTTPProviders(t *testing.T) {
@@ -89,7 +92,7 @@ func TestHTTPProviders(t *testing.T) {
 		replies   func(api string) []reply
 		timeout   time.Duration
 		wantText  string
-		wantClass Class
+		wantClass providers.Class
 		wantCalls int32
 		wantWaits []time.Duration
 	}{
@@ -138,19 +141,19 @@ func TestHTTPProviders(t *testing.T) {
 			replies: func(string) []reply {
 				return []reply{{status: 401, body: `{"error":{"type":"authentication_error","message":"invalid x-api-key ` + testKey + `"}}`}}
 			},
-			wantClass: Auth,
+			wantClass: providers.Auth,
 			wantCalls: 1,
 		},
 		{
 			name:      "400 is a bad request",
 			replies:   func(string) []reply { return []reply{{status: 400, body: `{"error":"model not found"}`}} },
-			wantClass: BadRequest,
+			wantClass: providers.BadRequest,
 			wantCalls: 1,
 		},
 		{
 			name:      "malformed JSON",
 			replies:   func(string) []reply { return []reply{{status: 200, body: `{"choices": [`}} },
-			wantClass: Malformed,
+			wantClass: providers.Malformed,
 			wantCalls: 1,
 		},
 		{
@@ -159,18 +162,18 @@ func TestHTTPProviders(t *testing.T) {
 				return []reply{{status: 200, body: okBody(api, "too late"), delay: 200 * time.Millisecond}}
 			},
 			timeout:   50 * time.Millisecond,
-			wantClass: Timeout,
+			wantClass: providers.Timeout,
 			wantCalls: 4, // a timeout is retried, up to 3 times
 			wantWaits: []time.Duration{0, 0, 0},
 		},
 	}
-	for _, api := range []string{NameAnthropic, NameOpenAI} {
+	for _, api := range []string{providers.NameAnthropic, providers.NameOpenAI} {
 		for _, tt := range tests {
 			t.Run(api+"/"+tt.name, func(t *testing.T) {
 				d := newAPIDouble(t, api, tt.replies(api)...)
 				p, waits := recordingRetry(d.provider)
-				resp, err := p.Complete(t.Context(), Request{System: "sys", Prompt: "hello", Timeout: tt.timeout})
-				if tt.wantClass == Unknown {
+				resp, err := p.Complete(t.Context(), providers.Request{System: "sys", Prompt: "hello", Timeout: tt.timeout})
+				if tt.wantClass == providers.Unknown {
 					if err != nil {
 						t.Fatalf("Complete: %v", err)
 					}
@@ -178,8 +181,8 @@ func TestHTTPProviders(t *testing.T) {
 						t.Errorf("got %+v", resp)
 					}
 				} else {
-					if ClassOf(err) != tt.wantClass {
-						t.Fatalf("got %v (class %v), want class %v", err, ClassOf(err), tt.wantClass)
+					if providers.ClassOf(err) != tt.wantClass {
+						t.Fatalf("got %v (class %v), want class %v", err, providers.ClassOf(err), tt.wantClass)
 					}
 					if strings.Contains(err.Error(), testKey) {
 						t.Errorf("error leaks the API key: %q", err)
@@ -188,7 +191,7 @@ func TestHTTPProviders(t *testing.T) {
 				if got := d.calls.Load(); got != tt.wantCalls {
 					t.Errorf("%d calls, want %d", got, tt.wantCalls)
 				}
-				if !equalDurations(*waits, tt.wantWaits) {
+				if !slices.Equal(*waits, tt.wantWaits) {
 					t.Errorf("waits %v, want %v", *waits, tt.wantWaits)
 				}
 			})
@@ -200,13 +203,13 @@ func TestHTTPProviders(t *testing.T) {
 // nothing estimated is shown as measured.
 func TestHTTPNoUsageIsUnreported(t *testing.T) {
 	bodies := map[string]string{
-		NameAnthropic: `{"model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn"}`,
-		NameOpenAI:    `{"model":"m","choices":[{"message":{"content":"hi"},"finish_reason":"stop"}]}`,
+		providers.NameAnthropic: `{"model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn"}`,
+		providers.NameOpenAI:    `{"model":"m","choices":[{"message":{"content":"hi"},"finish_reason":"stop"}]}`,
 	}
 	for api, body := range bodies {
 		t.Run(api, func(t *testing.T) {
 			d := newAPIDouble(t, api, reply{status: 200, body: body})
-			resp, err := d.provider.Complete(t.Context(), Request{Prompt: "hello"})
+			resp, err := d.provider.Complete(t.Context(), providers.Request{Prompt: "hello"})
 			if err != nil {
 				t.Fatalf("Complete: %v", err)
 			}
@@ -223,9 +226,9 @@ func TestAnthropicRequestShape(t *testing.T) {
 		got = req
 		return 200, providertest.AnthropicReply("m", "ok"), nil
 	})
-	p := NewAnthropic(Config{AnthropicAPIKey: testKey, AnthropicBaseURL: srv.URL + "/", ModelFast: "fast", MaxTokens: 321})
-	req := Request{System: "be nice", Prompt: "now",
-		History: []Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: "a"}, {Role: "user", Content: " "}}}
+	p := NewAnthropic(providers.Config{AnthropicAPIKey: testKey, AnthropicBaseURL: srv.URL + "/", ModelFast: "fast", MaxTokens: 321})
+	req := providers.Request{System: "be nice", Prompt: "now",
+		History: []providers.Message{{Role: "user", Content: "q"}, {Role: "assistant", Content: "a"}, {Role: "user", Content: " "}}}
 	if _, err := p.Complete(t.Context(), req); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
@@ -252,12 +255,12 @@ func TestOpenAIRequestShape(t *testing.T) {
 				got = req
 				return 200, providertest.OpenAIReply("llama", "ok"), nil
 			})
-			p := NewOpenAI(Config{OpenAIAPIKey: tt.key, OpenAIBaseURL: srv.URL, ModelFast: "fast"})
+			p := NewOpenAI(providers.Config{OpenAIAPIKey: tt.key, OpenAIBaseURL: srv.URL, ModelFast: "fast"})
 			if err := p.Check(t.Context()); err != nil {
 				t.Fatalf("Check: %v", err)
 			}
-			if _, err := p.Complete(t.Context(), Request{System: "sys", Prompt: "now", Model: "llama",
-				History: []Message{{Role: "assistant", Content: "a"}}}); err != nil {
+			if _, err := p.Complete(t.Context(), providers.Request{System: "sys", Prompt: "now", Model: "llama",
+				History: []providers.Message{{Role: "assistant", Content: "a"}}}); err != nil {
 				t.Fatalf("Complete: %v", err)
 			}
 			want := []providertest.Message{{Role: "system", Content: "sys"}, {Role: "assistant", Content: "a"}, {Role: "user", Content: "now"}}
@@ -284,14 +287,14 @@ func equalMessages(a, b []providertest.Message) bool {
 func TestHTTPCheck(t *testing.T) {
 	tests := []struct {
 		name    string
-		p       Provider
+		p       providers.Provider
 		wantErr string // empty: no error
 	}{
-		{"anthropic without key", NewAnthropic(Config{AnthropicBaseURL: "https://api.anthropic.com"}), "OMEGA_ANTHROPIC_API_KEY"},
-		{"anthropic bad URL", NewAnthropic(Config{AnthropicAPIKey: testKey, AnthropicBaseURL: "api.anthropic.com"}), "OMEGA_ANTHROPIC_BASE_URL"},
-		{"anthropic ok", NewAnthropic(Config{AnthropicAPIKey: testKey}), ""},
-		{"openai cloud without key", NewOpenAI(Config{}), "OMEGA_OPENAI_API_KEY"},
-		{"openai local without key", NewOpenAI(Config{OpenAIBaseURL: "http://localhost:11434/v1"}), ""},
+		{"anthropic without key", NewAnthropic(providers.Config{AnthropicBaseURL: "https://api.anthropic.com"}), "OMEGA_ANTHROPIC_API_KEY"},
+		{"anthropic bad URL", NewAnthropic(providers.Config{AnthropicAPIKey: testKey, AnthropicBaseURL: "api.anthropic.com"}), "OMEGA_ANTHROPIC_BASE_URL"},
+		{"anthropic ok", NewAnthropic(providers.Config{AnthropicAPIKey: testKey}), ""},
+		{"openai cloud without key", NewOpenAI(providers.Config{}), "OMEGA_OPENAI_API_KEY"},
+		{"openai local without key", NewOpenAI(providers.Config{OpenAIBaseURL: "http://localhost:11434/v1"}), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -302,14 +305,14 @@ func TestHTTPCheck(t *testing.T) {
 				}
 				return
 			}
-			if ClassOf(err) != Unavailable || !strings.Contains(err.Error(), tt.wantErr) {
+			if providers.ClassOf(err) != providers.Unavailable || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("got %v, want Unavailable mentioning %s", err, tt.wantErr)
 			}
 			if strings.Contains(err.Error(), testKey) {
 				t.Errorf("Check leaks the key: %q", err)
 			}
 			// Complete refuses early instead of sending a doomed request.
-			if _, cerr := tt.p.Complete(t.Context(), Request{Prompt: "x"}); ClassOf(cerr) != Unavailable {
+			if _, cerr := tt.p.Complete(t.Context(), providers.Request{Prompt: "x"}); providers.ClassOf(cerr) != providers.Unavailable {
 				t.Errorf("Complete: got %v, want Unavailable", cerr)
 			}
 		})
@@ -318,18 +321,18 @@ func TestHTTPCheck(t *testing.T) {
 
 func TestHTTPTransportErrorIsRetryable(t *testing.T) {
 	// A closed port: connection refused.
-	p := NewOpenAI(Config{OpenAIBaseURL: "http://127.0.0.1:1/v1", OpenAIAPIKey: testKey})
-	_, err := p.Complete(t.Context(), Request{Prompt: "x"})
-	if ClassOf(err) != Server || strings.Contains(err.Error(), testKey) {
+	p := NewOpenAI(providers.Config{OpenAIBaseURL: "http://127.0.0.1:1/v1", OpenAIAPIKey: testKey})
+	_, err := p.Complete(t.Context(), providers.Request{Prompt: "x"})
+	if providers.ClassOf(err) != providers.Server || strings.Contains(err.Error(), testKey) {
 		t.Fatalf("got %v, want a Server error without the key", err)
 	}
 }
 
 func TestHTTPCallerCancel(t *testing.T) {
-	d := newAPIDouble(t, NameOpenAI, reply{status: 200, body: okBody(NameOpenAI, "late"), delay: 300 * time.Millisecond})
+	d := newAPIDouble(t, providers.NameOpenAI, reply{status: 200, body: okBody(providers.NameOpenAI, "late"), delay: 300 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer cancel()
-	_, err := d.provider.Complete(ctx, Request{Prompt: "x"})
+	_, err := d.provider.Complete(ctx, providers.Request{Prompt: "x"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want the caller's deadline", err)
 	}
@@ -363,11 +366,12 @@ func TestRetryAfter(t *testing.T) {
 }
 
 func TestClassOfStatus(t *testing.T) {
-	tests := map[int]Class{429: RateLimited, 401: Auth, 403: Auth, 408: Timeout, 500: Server, 502: Server,
-		503: Server, 529: Server, 400: BadRequest, 404: BadRequest, 422: BadRequest, 409: Unknown}
+	tests := map[int]providers.Class{429: providers.RateLimited, 401: providers.Auth, 403: providers.Auth, 408: providers.Timeout, 500: providers.Server, 502: providers.Server,
+		503: providers.Server, 529: providers.Server, 400: providers.BadRequest, 404: providers.BadRequest, 422: providers.BadRequest, 409: providers.Unknown}
 	for status, want := range tests {
 		if got := classOfStatus(status); got != want {
 			t.Errorf("classOfStatus(%d) = %v, want %v", status, got, want)
 		}
 	}
 }
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

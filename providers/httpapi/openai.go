@@ -1,4 +1,4 @@
-package providers
+package httpapi
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // OpenAI calls any OpenAI-compatible chat completions API: OpenAI itself,
@@ -18,25 +20,25 @@ type OpenAI struct {
 }
 
 // NewOpenAI returns an openai provider without retries.
-func NewOpenAI(cfg Config) *OpenAI {
+func NewOpenAI(cfg providers.Config) *OpenAI {
 	return &OpenAI{
-		api:          newHTTPAPI(NameOpenAI, cfg, cfg.OpenAIAPIKey),
+		api:          newHTTPAPI(providers.NameOpenAI, cfg, cfg.OpenAIAPIKey),
 		key:          cfg.OpenAIAPIKey,
 		baseURL:      cmp.Or(cfg.OpenAIBaseURL, "https://api.openai.com/v1"),
 		defaultModel: cfg.ModelFast,
 	}
 }
 
-func (o *OpenAI) Name() string { return NameOpenAI }
+func (o *OpenAI) Name() string { return providers.NameOpenAI }
 
 // Check reports whether the base URL is usable and, for api.openai.com,
 // whether a key is set; local servers work without one.
 func (o *OpenAI) Check(ctx context.Context) error {
-	if err := checkBaseURL(NameOpenAI, o.baseURL, "OMEGA_OPENAI_BASE_URL"); err != nil {
+	if err := checkBaseURL(providers.NameOpenAI, o.baseURL, "OMEGA_OPENAI_BASE_URL"); err != nil {
 		return err
 	}
 	if u, _ := url.Parse(o.baseURL); o.key == "" && strings.EqualFold(u.Hostname(), "api.openai.com") {
-		return &Error{Class: Unavailable, Provider: NameOpenAI,
+		return &providers.Error{Class: providers.Unavailable, Provider: providers.NameOpenAI,
 			Msg: "no API key: set OMEGA_OPENAI_API_KEY, or point OMEGA_OPENAI_BASE_URL at a local server"}
 	}
 	return nil
@@ -79,32 +81,32 @@ func (o *OpenAI) headers() map[string]string {
 	return headers
 }
 
-func (o *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
+func (o *OpenAI) Complete(ctx context.Context, req providers.Request) (providers.Response, error) {
 	if err := o.Check(ctx); err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	start := time.Now()
 	body := openAIRequest{Model: cmp.Or(req.Model, o.defaultModel), Messages: openAIMessages(req)}
 	var out openAIResponse
 	if err := o.api.post(ctx, joinURL(o.baseURL, "/chat/completions"), req.Timeout, o.headers(), body, &out); err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	return out.reply(body.Model, req, start)
 }
 
 // reply is the Response for a whole completion.
-func (out openAIResponse) reply(model string, req Request, start time.Time) (Response, error) {
+func (out openAIResponse) reply(model string, req providers.Request, start time.Time) (providers.Response, error) {
 	if len(out.Choices) == 0 || out.Choices[0].Message.Content == nil {
 		return openAIReply("", model, nil, req, start)
 	}
 	return openAIReply(*out.Choices[0].Message.Content, cmp.Or(out.Model, model), out.Usage, req, start)
 }
 
-func openAIReply(text, model string, u *openAIUsage, req Request, start time.Time) (Response, error) {
+func openAIReply(text, model string, u *openAIUsage, req providers.Request, start time.Time) (providers.Response, error) {
 	if text == "" {
-		return Response{}, &Error{Class: Malformed, Provider: NameOpenAI, Msg: "no message content in reply"}
+		return providers.Response{}, &providers.Error{Class: providers.Malformed, Provider: providers.NameOpenAI, Msg: "no message content in reply"}
 	}
-	resp := Response{
+	resp := providers.Response{
 		Text:        text,
 		Model:       model,
 		Duration:    time.Since(start),
@@ -120,7 +122,7 @@ func openAIReply(text, model string, u *openAIUsage, req Request, start time.Tim
 	return resp, nil
 }
 
-func openAIMessages(req Request) []openAIMessage {
+func openAIMessages(req providers.Request) []openAIMessage {
 	msgs := make([]openAIMessage, 0, len(req.History)+2)
 	if req.System != "" {
 		msgs = append(msgs, openAIMessage{Role: "system", Content: req.System})

@@ -1,4 +1,9 @@
-package providers
+// Package httpapi holds the providers that answer over HTTP: the
+// Anthropic Messages API and any OpenAI-compatible chat completions
+// server, with the plumbing they share (one JSON POST or one stream of
+// server-sent events, failures classified, the key scrubbed from every
+// message).
+package httpapi
 
 import (
 	"bytes"
@@ -11,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 const (
@@ -29,7 +36,7 @@ type httpAPI struct {
 	now     func() time.Time
 }
 
-func newHTTPAPI(name string, cfg Config, secret string) httpAPI {
+func newHTTPAPI(name string, cfg providers.Config, secret string) httpAPI {
 	return httpAPI{
 		name:    name,
 		client:  &http.Client{},
@@ -51,7 +58,7 @@ func (h httpAPI) post(ctx context.Context, url string, timeout time.Duration, he
 
 	req, err := http.NewRequestWithContext(callCtx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
-		return &Error{Class: Unavailable, Provider: h.name, Msg: "bad base URL", Err: h.scrubErr(err)}
+		return &providers.Error{Class: providers.Unavailable, Provider: h.name, Msg: "bad base URL", Err: h.scrubErr(err)}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {
@@ -71,8 +78,8 @@ func (h httpAPI) post(ctx context.Context, url string, timeout time.Duration, he
 		return h.statusError(resp, raw)
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return &Error{Class: Malformed, Provider: h.name, Status: resp.StatusCode,
-			Msg: "undecodable response: " + h.scrub(excerpt(string(raw), bodyExcerpt)), Err: err}
+		return &providers.Error{Class: providers.Malformed, Provider: h.name, Status: resp.StatusCode,
+			Msg: "undecodable response: " + h.scrub(providers.Excerpt(string(raw), bodyExcerpt)), Err: err}
 	}
 	return nil
 }
@@ -82,40 +89,40 @@ func (h httpAPI) transportError(parent, callCtx context.Context, timeout time.Du
 		return fmt.Errorf("%s: %w", h.name, parent.Err())
 	}
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
-		return &Error{Class: Timeout, Provider: h.name,
+		return &providers.Error{Class: providers.Timeout, Provider: h.name,
 			Msg: fmt.Sprintf("no reply within %s", timeout), Err: context.DeadlineExceeded}
 	}
 	// Connection refused, reset, DNS: usually transient, so Server (retried).
-	return &Error{Class: Server, Provider: h.name, Msg: "transport", Err: h.scrubErr(err)}
+	return &providers.Error{Class: providers.Server, Provider: h.name, Msg: "transport", Err: h.scrubErr(err)}
 }
 
 func (h httpAPI) statusError(resp *http.Response, body []byte) error {
-	e := &Error{
+	e := &providers.Error{
 		Class:    classOfStatus(resp.StatusCode),
 		Status:   resp.StatusCode,
 		Provider: h.name,
 		Msg:      h.scrub(apiErrorMessage(body)),
 	}
-	if e.Class == RateLimited || e.Class == Server {
+	if e.Class == providers.RateLimited || e.Class == providers.Server {
 		e.RetryAfter = retryAfter(resp.Header, h.now())
 	}
 	return e
 }
 
-func classOfStatus(status int) Class {
+func classOfStatus(status int) providers.Class {
 	switch {
 	case status == http.StatusTooManyRequests:
-		return RateLimited
+		return providers.RateLimited
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return Auth
+		return providers.Auth
 	case status == http.StatusRequestTimeout:
-		return Timeout
+		return providers.Timeout
 	case status >= 500: // includes Anthropic's 529 "overloaded"
-		return Server
+		return providers.Server
 	case status == http.StatusBadRequest || status == http.StatusNotFound || status == http.StatusUnprocessableEntity:
-		return BadRequest
+		return providers.BadRequest
 	default:
-		return Unknown
+		return providers.Unknown
 	}
 }
 
@@ -157,16 +164,16 @@ func apiErrorMessage(body []byte) string {
 		}
 		if json.Unmarshal(env.Error, &obj) == nil && obj.Message != "" {
 			if obj.Type != "" {
-				return excerpt(obj.Type+": "+obj.Message, bodyExcerpt)
+				return providers.Excerpt(obj.Type+": "+obj.Message, bodyExcerpt)
 			}
-			return excerpt(obj.Message, bodyExcerpt)
+			return providers.Excerpt(obj.Message, bodyExcerpt)
 		}
 		var s string
 		if json.Unmarshal(env.Error, &s) == nil && s != "" {
-			return excerpt(s, bodyExcerpt)
+			return providers.Excerpt(s, bodyExcerpt)
 		}
 	}
-	return excerpt(string(body), bodyExcerpt)
+	return providers.Excerpt(string(body), bodyExcerpt)
 }
 
 func (h httpAPI) scrub(s string) string {

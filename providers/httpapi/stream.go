@@ -1,4 +1,4 @@
-package providers
+package httpapi
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // errStreamDone ends reading a stream at its final event, without waiting
@@ -34,7 +36,7 @@ func (h httpAPI) stream(ctx context.Context, url string, timeout time.Duration, 
 
 	req, err := http.NewRequestWithContext(callCtx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
-		return &Error{Class: Unavailable, Provider: h.name, Msg: "bad base URL", Err: h.scrubErr(err)}
+		return &providers.Error{Class: providers.Unavailable, Provider: h.name, Msg: "bad base URL", Err: h.scrubErr(err)}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range headers {
@@ -57,14 +59,14 @@ func (h httpAPI) stream(ctx context.Context, url string, timeout time.Duration, 
 	if br.err != nil {
 		return h.transportError(ctx, callCtx, timeout, br.err)
 	}
-	var pe *Error
+	var pe *providers.Error
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &pe):
 		return err
 	default: // an event line past maxResponseBytes
-		return &Error{Class: Malformed, Provider: h.name, Msg: "unreadable reply stream", Err: err}
+		return &providers.Error{Class: providers.Malformed, Provider: h.name, Msg: "unreadable reply stream", Err: err}
 	}
 }
 
@@ -75,8 +77,8 @@ func (h httpAPI) decodeWhole(status int, body io.Reader, out any) error {
 		return err // the read failure itself is classified by stream
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return &Error{Class: Malformed, Provider: h.name, Status: status,
-			Msg: "undecodable response: " + h.scrub(excerpt(string(raw), bodyExcerpt)), Err: err}
+		return &providers.Error{Class: providers.Malformed, Provider: h.name, Status: status,
+			Msg: "undecodable response: " + h.scrub(providers.Excerpt(string(raw), bodyExcerpt)), Err: err}
 	}
 	return nil
 }
@@ -84,7 +86,7 @@ func (h httpAPI) decodeWhole(status int, body io.Reader, out any) error {
 // endedEarly is the error of a stream that closed before its final event:
 // the server or the network to it failed halfway.
 func (h httpAPI) endedEarly(final string) error {
-	return &Error{Class: Server, Provider: h.name, Msg: "the reply stream ended before " + final}
+	return &providers.Error{Class: providers.Server, Provider: h.name, Msg: "the reply stream ended before " + final}
 }
 
 // bodyReader remembers the first read failure other than the end of the

@@ -1,17 +1,19 @@
-package providers
+package claudecode
 
 import (
 	"encoding/json"
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // A request with MCP servers gets --mcp-config with a private file in
 // Claude Code's format, removed by cleanup; one without gets neither.
 func TestClaudeCodeMCPConfig(t *testing.T) {
-	c := NewClaudeCode(Config{}, nil)
-	inv, cleanup, err := c.invocation(Request{Prompt: "hi", MCPServers: []MCPServer{
+	c := New(providers.Config{}, nil)
+	inv, cleanup, err := c.invocation(providers.Request{Prompt: "hi", MCPServers: []providers.MCPServer{
 		{Name: "wx", Command: "wx-mcp", Args: []string{"--units", "metric"}, Env: map[string]string{"KEY": "secret"}},
 		{Name: "plain", Command: "p"},
 	}}, "m")
@@ -41,7 +43,7 @@ func TestClaudeCodeMCPConfig(t *testing.T) {
 		t.Fatalf("config not removed: %v", err)
 	}
 
-	inv, cleanup, err = c.invocation(Request{Prompt: "hi"}, "m")
+	inv, cleanup, err = c.invocation(providers.Request{Prompt: "hi"}, "m")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package providers
+package httpapi
 
 import (
 	"cmp"
@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 const anthropicVersion = "2023-06-01"
@@ -21,9 +23,9 @@ type Anthropic struct {
 }
 
 // NewAnthropic returns an anthropic provider without retries.
-func NewAnthropic(cfg Config) *Anthropic {
+func NewAnthropic(cfg providers.Config) *Anthropic {
 	return &Anthropic{
-		api:          newHTTPAPI(NameAnthropic, cfg, cfg.AnthropicAPIKey),
+		api:          newHTTPAPI(providers.NameAnthropic, cfg, cfg.AnthropicAPIKey),
 		key:          cfg.AnthropicAPIKey,
 		baseURL:      cmp.Or(cfg.AnthropicBaseURL, "https://api.anthropic.com"),
 		defaultModel: cfg.ModelFast,
@@ -31,15 +33,15 @@ func NewAnthropic(cfg Config) *Anthropic {
 	}
 }
 
-func (a *Anthropic) Name() string { return NameAnthropic }
+func (a *Anthropic) Name() string { return providers.NameAnthropic }
 
 // Check reports whether a key and a usable base URL are configured.
 func (a *Anthropic) Check(ctx context.Context) error {
 	if a.key == "" {
-		return &Error{Class: Unavailable, Provider: NameAnthropic,
+		return &providers.Error{Class: providers.Unavailable, Provider: providers.NameAnthropic,
 			Msg: "no API key: set OMEGA_ANTHROPIC_API_KEY"}
 	}
-	return checkBaseURL(NameAnthropic, a.baseURL, "OMEGA_ANTHROPIC_BASE_URL")
+	return checkBaseURL(providers.NameAnthropic, a.baseURL, "OMEGA_ANTHROPIC_BASE_URL")
 }
 
 type anthropicMessage struct {
@@ -72,7 +74,7 @@ type anthropicUsage struct {
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 }
 
-func (a *Anthropic) request(req Request) anthropicRequest {
+func (a *Anthropic) request(req providers.Request) anthropicRequest {
 	return anthropicRequest{
 		Model:     cmp.Or(req.Model, a.defaultModel),
 		MaxTokens: a.maxTokens,
@@ -85,21 +87,21 @@ func (a *Anthropic) headers() map[string]string {
 	return map[string]string{"x-api-key": a.key, "anthropic-version": anthropicVersion}
 }
 
-func (a *Anthropic) Complete(ctx context.Context, req Request) (Response, error) {
+func (a *Anthropic) Complete(ctx context.Context, req providers.Request) (providers.Response, error) {
 	if err := a.Check(ctx); err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	start := time.Now()
 	body := a.request(req)
 	var out anthropicResponse
 	if err := a.api.post(ctx, joinURL(a.baseURL, "/v1/messages"), req.Timeout, a.headers(), body, &out); err != nil {
-		return Response{}, err
+		return providers.Response{}, err
 	}
 	return out.reply(body.Model, req, start)
 }
 
 // reply is the Response for a whole message.
-func (out anthropicResponse) reply(model string, req Request, start time.Time) (Response, error) {
+func (out anthropicResponse) reply(model string, req providers.Request, start time.Time) (providers.Response, error) {
 	var text strings.Builder
 	for _, block := range out.Content {
 		if block.Type == "text" {
@@ -109,12 +111,12 @@ func (out anthropicResponse) reply(model string, req Request, start time.Time) (
 	return anthropicReply(text.String(), cmp.Or(out.Model, model), out.StopReason, out.Usage, req, start)
 }
 
-func anthropicReply(text, model, stopReason string, u *anthropicUsage, req Request, start time.Time) (Response, error) {
+func anthropicReply(text, model, stopReason string, u *anthropicUsage, req providers.Request, start time.Time) (providers.Response, error) {
 	if text == "" {
-		return Response{}, &Error{Class: Malformed, Provider: NameAnthropic,
+		return providers.Response{}, &providers.Error{Class: providers.Malformed, Provider: providers.NameAnthropic,
 			Msg: fmt.Sprintf("no text in reply (stop_reason %q)", stopReason)}
 	}
-	resp := Response{
+	resp := providers.Response{
 		Text:        text,
 		Model:       model,
 		Duration:    time.Since(start),
@@ -135,7 +137,7 @@ func anthropicReply(text, model, stopReason string, u *anthropicUsage, req Reque
 
 // anthropicMessages maps the history and the prompt to API messages. Empty
 // messages are dropped because the API rejects them.
-func anthropicMessages(req Request) []anthropicMessage {
+func anthropicMessages(req providers.Request) []anthropicMessage {
 	msgs := make([]anthropicMessage, 0, len(req.History)+1)
 	for _, m := range req.History {
 		if strings.TrimSpace(m.Content) == "" {
@@ -155,7 +157,7 @@ func apiRole(role string) string {
 	return "user"
 }
 
-func promptBytes(req Request) int {
+func promptBytes(req providers.Request) int {
 	n := len(req.System) + len(req.Prompt)
 	for _, m := range req.History {
 		n += len(m.Content)
@@ -166,7 +168,7 @@ func promptBytes(req Request) int {
 func checkBaseURL(provider, base, envName string) error {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &Error{Class: Unavailable, Provider: provider,
+		return &providers.Error{Class: providers.Unavailable, Provider: provider,
 			Msg: fmt.Sprintf("base URL is not an http(s) URL: set %s", envName)}
 	}
 	return nil

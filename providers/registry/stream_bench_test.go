@@ -1,4 +1,4 @@
-package providers_test
+package registry_test
 
 import (
 	"io"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/providers/claudecode"
+	"github.com/omega-gateway/omega/providers/httpapi"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
 
@@ -24,17 +26,17 @@ func BenchmarkStream(b *testing.B) {
 		{providers.NameClaudeCode, func(b *testing.B) providers.Provider {
 			c := cfg
 			c.ClaudeBin = providertest.FakeClaude(b, providertest.ClaudeStream(plan, "s"))
-			return providers.NewClaudeCode(c, quiet)
+			return claudecode.New(c, quiet)
 		}},
 		{providers.NameAnthropic, func(b *testing.B) providers.Provider {
 			c := cfg
 			c.AnthropicBaseURL = providertest.StreamingAnthropic(b, plan).URL
-			return providers.NewAnthropic(c)
+			return httpapi.NewAnthropic(c)
 		}},
 		{providers.NameOpenAI, func(b *testing.B) providers.Provider {
 			c := cfg
 			c.OpenAIBaseURL = providertest.StreamingOpenAI(b, plan).URL
-			return providers.NewOpenAI(c)
+			return httpapi.NewOpenAI(c)
 		}},
 	}
 	for _, bb := range builds {

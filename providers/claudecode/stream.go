@@ -1,8 +1,10 @@
-package providers
+package claudecode
 
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/omega-gateway/omega/providers"
 )
 
 // cliStream reads one run's `--output-format stream-json` output, a JSON
@@ -11,11 +13,11 @@ import (
 // (the single result object or message array of older CLIs and of test
 // doubles) is kept aside and parsed whole at the end.
 type cliStream struct {
-	emit   func(Delta)
+	emit   func(providers.Delta)
 	prefix string // written before the run's first text: joins resumed parts
 	result *cliResult
 	// unparsed holds the lines that are not stream-json, up to
-	// maxResponseBytes.
+	// maxLineBytes.
 	unparsed bytes.Buffer
 	// partialText is set by the first text_delta stream event: the
 	// assistant messages that follow repeat text already reported.
@@ -30,7 +32,7 @@ type pendingTool struct {
 	input    bytes.Buffer
 }
 
-func newCLIStream(emit func(Delta), prefix string) *cliStream {
+func newCLIStream(emit func(providers.Delta), prefix string) *cliStream {
 	return &cliStream{emit: emit, prefix: prefix,
 		pending: map[int]*pendingTool{}, toolsSeen: map[string]bool{}}
 }
@@ -151,10 +153,10 @@ func (s *cliStream) text(t string) {
 		return
 	}
 	if !s.textEmitted && s.prefix != "" {
-		s.emit(Delta{Text: s.prefix})
+		s.emit(providers.Delta{Text: s.prefix})
 	}
 	s.textEmitted = true
-	s.emit(Delta{Text: t})
+	s.emit(providers.Delta{Text: t})
 }
 
 func (s *cliStream) tool(id, name string, input []byte) {
@@ -164,11 +166,11 @@ func (s *cliStream) tool(id, name string, input []byte) {
 	if id != "" {
 		s.toolsSeen[id] = true
 	}
-	s.emit(Delta{Tool: name, ToolTarget: toolTarget(input)})
+	s.emit(providers.Delta{Tool: name, ToolTarget: toolTarget(input)})
 }
 
 func (s *cliStream) keepUnparsed(b []byte) {
-	if s.unparsed.Len()+len(b) > maxResponseBytes {
+	if s.unparsed.Len()+len(b) > maxLineBytes {
 		return
 	}
 	s.unparsed.Write(b)
@@ -187,7 +189,7 @@ func (s *cliStream) finish() (cliResult, error) {
 }
 
 // lineWriter is a process's stdout cut into lines, sent on lines. A line
-// longer than maxResponseBytes is dropped: only tool results are that
+// longer than maxLineBytes is dropped: only tool results are that
 // long, and nothing is read from them.
 type lineWriter struct {
 	lines    chan<- []byte
@@ -203,7 +205,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		if i >= 0 {
 			chunk = p[:i]
 		}
-		if !w.skipping && len(w.buf)+len(chunk) > maxResponseBytes {
+		if !w.skipping && len(w.buf)+len(chunk) > maxLineBytes {
 			w.skipping, w.buf = true, nil
 		}
 		if !w.skipping {
@@ -230,4 +232,4 @@ func (w *lineWriter) flush() {
 	w.buf = nil
 }
 
-var _ Streamer = (*ClaudeCode)(nil)
+var _ providers.Streamer = (*Provider)(nil)

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package providers
+package claudecode
 
 import "os/exec"
 
