@@ -35,6 +35,7 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/providers/registry"
 )
 
 // Runtime is a running gateway: channels feed the gateway, the scheduler
@@ -155,7 +156,7 @@ func (a *App) provider(ctx context.Context, given pipeline.Provider) (pipeline.P
 	if given != nil {
 		return given, nil, nil
 	}
-	p, err := providers.New(a.Config.Provider, a.Logger)
+	p, err := registry.New(a.Config.Provider, a.Logger)
 	if err != nil {
 		return nil, nil, err
 	}

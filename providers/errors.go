@@ -115,9 +115,9 @@ func FriendlyError(err error) string {
 	}
 }
 
-// excerpt trims s to at most n bytes on a rune boundary, for error messages
+// Excerpt trims s to at most n bytes on a rune boundary, for error messages
 // that quote process output or response bodies.
-func excerpt(s string, n int) string {
+func Excerpt(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s

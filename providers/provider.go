@@ -1,13 +1,14 @@
-// Package providers talks to the LLMs that write omega's replies: the Claude
-// Code CLI, the Anthropic Messages API and any OpenAI-compatible server.
-// Every failure is an *Error with a Class so callers can retry, fall back or
-// tell the user something sensible without parsing strings.
+// Package providers is the port to the LLMs that write omega's replies:
+// what a request and a reply are, the Provider and Streamer interfaces,
+// their configuration, classified errors and the retry wrapper. The
+// providers themselves live in subpackages (claudecode, httpapi) and
+// registry picks one from Config. Every failure is an *Error with a Class
+// so callers can retry, fall back or tell the user something sensible
+// without parsing strings.
 package providers
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 )
@@ -135,32 +136,4 @@ type Config struct {
 	// RetryBase is the first retry backoff; it doubles, with full jitter.
 	// Default 1s.
 	RetryBase time.Duration `env:"PROVIDER_RETRY_BASE" envDefault:"1s"`
-}
-
-// New returns the configured provider wrapped with retries.
-func New(cfg Config, logger *slog.Logger) (Provider, error) {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	policy := RetryPolicy{MaxRetries: cfg.MaxRetries, Base: cfg.RetryBase}
-	if cfg.MaxRetries <= 0 {
-		policy.MaxRetries = -1 // an explicit 0 turns retries off
-	}
-	var p Provider
-	switch strings.ToLower(strings.TrimSpace(cfg.Provider)) {
-	case NameClaudeCode:
-		p = NewClaudeCode(cfg, logger)
-		// A Claude Code call that timed out has already run for the full
-		// (long) timeout; running it again would keep the user waiting for
-		// hours, so only quick failures are retried.
-		policy.SkipTimeouts = true
-	case NameAnthropic:
-		p = NewAnthropic(cfg)
-	case NameOpenAI:
-		p = NewOpenAI(cfg)
-	default:
-		return nil, fmt.Errorf("unknown provider %q: want %s, %s or %s",
-			cfg.Provider, NameClaudeCode, NameAnthropic, NameOpenAI)
-	}
-	return WithRetry(p, policy, logger), nil
 }

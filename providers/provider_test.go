@@ -31,36 +31,6 @@ func TestConfigDefaults(t *testing.T) {
 	}
 }
 
-func TestNew(t *testing.T) {
-	tests := []struct {
-		provider, wantName string
-		wantErr            bool
-	}{
-		{"claude-code", NameClaudeCode, false},
-		{"anthropic", NameAnthropic, false},
-		{" OpenAI ", NameOpenAI, false},
-		{"gemini", "", true},
-		{"", "", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.provider, func(t *testing.T) {
-			p, err := New(Config{Provider: tt.provider}, discardLogger())
-			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("New(%q) accepted an unknown provider", tt.provider)
-				}
-				return
-			}
-			if err != nil || p.Name() != tt.wantName {
-				t.Fatalf("New(%q) = %v, %v", tt.provider, p, err)
-			}
-			if _, ok := p.(*retrying); !ok {
-				t.Errorf("New(%q) is not wrapped with retries", tt.provider)
-			}
-		})
-	}
-}
-
 func TestErrorFormatting(t *testing.T) {
 	cause := errors.New("connection reset")
 	err := fmt.Errorf("turn t-1: %w", &Error{Class: Server, Status: 502, Provider: "openai", Msg: "bad gateway", Err: cause})
@@ -117,10 +87,10 @@ func TestFriendlyError(t *testing.T) {
 }
 
 func TestExcerpt(t *testing.T) {
-	if got := excerpt("  héllo wörld  ", 2); got != "h…" {
+	if got := Excerpt("  héllo wörld  ", 2); got != "h…" {
 		t.Errorf("got %q", got)
 	}
-	if got := excerpt(" short ", 10); got != "short" {
+	if got := Excerpt(" short ", 10); got != "short" {
 		t.Errorf("got %q", got)
 	}
 }

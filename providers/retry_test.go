@@ -3,6 +3,8 @@ package providers
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"slices"
 	"testing"
 	"time"
 )
@@ -64,7 +66,7 @@ func TestWithRetry(t *testing.T) {
 			if err == nil && resp.Text != "ok" {
 				t.Errorf("text %q", resp.Text)
 			}
-			if inner.calls != tt.wantCalls || !equalDurations(waits, tt.wantWaits) {
+			if inner.calls != tt.wantCalls || !slices.Equal(waits, tt.wantWaits) {
 				t.Errorf("calls %d waits %v, want %d %v", inner.calls, waits, tt.wantCalls, tt.wantWaits)
 			}
 		})
@@ -110,3 +112,5 @@ func TestFullJitterStaysInRange(t *testing.T) {
 }
 
 func contextDeadline() error { return context.DeadlineExceeded }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }

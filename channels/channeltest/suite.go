@@ -39,6 +39,13 @@ type Harness struct {
 	// Photos returns the image bytes the platform accepted so far, in
 	// order. nil: the platform shows no images.
 	Photos func(t *testing.T) [][]byte
+	// Visible returns the texts of the messages ChatID shows now, in
+	// order, each as last edited. nil: the suite cannot see the chat, and
+	// skips the preview test.
+	Visible func(t *testing.T) []string
+	// Advance lets d pass on the channel's clock, running its timers
+	// (WithClock, WithTimer). nil: the suite waits in real time.
+	Advance func(d time.Duration)
 }
 
 // wait bounds every wait for the channel; the doubles answer at once.
@@ -53,6 +60,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("ChunksLongText", func(t *testing.T) { testChunks(t, newHarness(t)) })
 	t.Run("SendFailureClasses", func(t *testing.T) { testFailures(t, newHarness(t)) })
 	t.Run("SendsPhoto", func(t *testing.T) { testPhoto(t, newHarness(t)) })
+	t.Run("PreviewIsOneMessage", func(t *testing.T) { testPreview(t, newHarness(t)) })
 }
 
 // recorder is a Deliver that keeps what it was given.

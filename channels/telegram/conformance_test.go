@@ -18,7 +18,8 @@ func TestChannelConformance(t *testing.T) {
 		srv := telegramtest.New(t, testToken)
 		sl := &sleeps{}
 		ch, err := New(Config{Token: testToken, APIURL: srv.URL, GroupMode: GroupModeMention},
-			slog.New(slog.NewTextHandler(io.Discard, nil)), WithSleep(sl.sleep), WithPollTimeout(time.Second))
+			slog.New(slog.NewTextHandler(io.Discard, nil)), WithSleep(sl.sleep), WithClock(sl.clock), WithTimer(sl.after),
+			WithPollTimeout(time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,6 +46,8 @@ func TestChannelConformance(t *testing.T) {
 				return true
 			},
 			MaxChunk: MaxMessageLen,
+			Visible:  func(*testing.T) []string { return visibleTexts(srv, chat) },
+			Advance:  sl.advance,
 			Photos: func(*testing.T) [][]byte {
 				var out [][]byte
 				for _, c := range srv.Sent() {

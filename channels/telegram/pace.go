@@ -89,3 +89,33 @@ func (p *pacer) chatLimiter(chatID string, now time.Time) *rate.Limiter {
 	p.chats[chatID] = l
 	return l
 }
+
+// previewReserve is how many tokens a preview update leaves in the chat's
+// and the global bucket: the final reply after it must never wait.
+const previewReserve = 1
+
+// tryPreview takes a token for a preview update only if one stays free
+// for the final reply; otherwise it reports how long until one does.
+func (p *pacer) tryPreview(chatID string, now time.Time) (bool, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	chat := p.chatLimiter(chatID, now)
+	wait := max(untilTokens(chat, now, previewReserve+1), untilTokens(p.global, now, previewReserve+1))
+	if wait > 0 {
+		return false, wait
+	}
+	if !chat.AllowN(now, 1) || !p.global.AllowN(now, 1) {
+		return false, 10 * time.Millisecond
+	}
+	return true, 0
+}
+
+// untilTokens is how long until l holds n tokens, rounded up to a
+// millisecond so a caller woken then finds them.
+func untilTokens(l *rate.Limiter, now time.Time, n float64) time.Duration {
+	missing := n - l.TokensAt(now)
+	if missing <= 0 {
+		return 0
+	}
+	return time.Duration(missing/float64(l.Limit())*float64(time.Second)).Truncate(time.Millisecond) + time.Millisecond
+}

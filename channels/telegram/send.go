@@ -37,8 +37,13 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("telegram send to chat %s: empty message: %w", chatID, channels.ErrRejected)
 	}
-	for i, chunk := range chunks {
-		msg, plain, err := c.sendChunk(ctx, id, chatID, chunk)
+	return c.sendChunks(ctx, id, chatID, chunks, 0, res)
+}
+
+// sendChunks sends chunks[from:] as new messages, adding them to res.
+func (c *Channel) sendChunks(ctx context.Context, id int64, chatID string, chunks []string, from int, res channels.SendResult) (channels.SendResult, error) {
+	for i := from; i < len(chunks); i++ {
+		msg, plain, err := c.sendChunk(ctx, id, chatID, chunks[i])
 		if err != nil {
 			return res, fmt.Errorf("telegram send chunk %d/%d to chat %s: %w", i+1, len(chunks), chatID, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mymmrac/telego"
@@ -52,6 +53,12 @@ type Channel struct {
 	pacer       *pacer
 	transcriber *transcriber
 	menus       []Menu // set by setMyCommands after getMe
+	after       func(d time.Duration, f func()) (stop func() bool)
+
+	previewMu sync.Mutex
+	previews  map[string]*preview // the live preview of each chat
+	draftsOff atomic.Bool         // the Bot API has no sendMessageDraft
+	draftSeq  atomic.Int64
 
 	mu       sync.Mutex
 	botID    int64
@@ -83,6 +90,16 @@ func WithSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 func WithClock(now func() time.Time) Option {
 	return func(c *Channel) { c.now = now }
 }
+
+// WithTimer replaces the timer that flushes a reply preview's latest
+// text when no further update comes, so tests can fire it in fake time
+// together with WithClock. after runs f once d has passed; stop cancels
+// it and reports whether it had not run yet.
+func WithTimer(after func(d time.Duration, f func()) (stop func() bool)) Option {
+	return func(c *Channel) { c.after = after }
+}
+
+func realAfter(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // WithPollTimeout sets getUpdates' long-poll timeout (default 30 s,
 // rounded down to whole seconds, at least 1 s).
@@ -129,6 +146,8 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		stallGrace:  cmp.Or(cfg.StallGrace, defaultStallGrace),
 		backoffMax:  cmp.Or(cfg.BackoffMax, defaultBackoffMax),
 		pacer:       newPacer(),
+		after:       realAfter,
+		previews:    map[string]*preview{},
 	}
 	for _, opt := range opts {
 		opt(c)

@@ -22,9 +22,10 @@ const testToken = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"
 // sleeps records requested waits and returns at once, so tests never
 // wait in real time; each wait advances its fake clock.
 type sleeps struct {
-	mu  sync.Mutex
-	all []time.Duration
-	now time.Time
+	mu     sync.Mutex
+	all    []time.Duration
+	now    time.Time
+	timers []*fakeTimer // see preview_test.go
 }
 
 func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
@@ -47,11 +48,13 @@ func (s *sleeps) clock() time.Time {
 	return s.now
 }
 
-// advance lets time pass without a wait, as between two turns.
+// advance lets time pass without a wait, as between two turns, firing
+// the timers that fall due.
 func (s *sleeps) advance(d time.Duration) {
 	s.mu.Lock()
 	s.now = s.now.Add(d)
 	s.mu.Unlock()
+	s.fireDue()
 }
 
 func (s *sleeps) positive() []time.Duration {
@@ -74,14 +77,21 @@ type fixture struct {
 
 func newFixture(t *testing.T, edit func(*Config)) *fixture {
 	t.Helper()
-	srv := telegramtest.New(t, testToken)
+	return newFixtureOn(t, telegramtest.New(t, testToken), edit)
+}
+
+// newFixtureOn is a fresh channel, as after a restart, on srv.
+func newFixtureOn(t *testing.T, srv *telegramtest.Server, edits ...func(*Config)) *fixture {
+	t.Helper()
 	cfg := Config{Token: testToken, APIURL: srv.URL, GroupMode: GroupModeMention}
-	if edit != nil {
-		edit(&cfg)
+	for _, edit := range edits {
+		if edit != nil {
+			edit(&cfg)
+		}
 	}
 	sl := &sleeps{now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ch, err := New(cfg, logger, WithSleep(sl.sleep), WithClock(sl.clock), WithPollTimeout(time.Second))
+	ch, err := New(cfg, logger, WithSleep(sl.sleep), WithClock(sl.clock), WithTimer(sl.after), WithPollTimeout(time.Second))
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

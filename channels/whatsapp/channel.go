@@ -49,6 +49,12 @@ type Channel struct {
 	conn                   chan connEvent // connection state changes, from the event handler
 	health                 *connHealth
 
+	now   func() time.Time
+	after func(d time.Duration, f func()) (stop func() bool)
+
+	previewMu sync.Mutex
+	previews  map[string]*preview // the live preview of each chat
+
 	mu      sync.Mutex
 	runCtx  context.Context
 	deliver channels.Deliver
@@ -107,6 +113,9 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
 		minBackoff: time.Second,
 		maxBackoff: time.Minute,
 		conn:       make(chan connEvent, 16),
+		now:        time.Now,
+		after:      func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop },
+		previews:   map[string]*preview{},
 	}
 	c.health = newConnHealth(c.log)
 	cl.AddEventHandler(c.handleEvent)
@@ -331,16 +340,7 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("whatsapp: send to %s: empty message: %w", chatID, channels.ErrRejected)
 	}
-	for _, chunk := range chunks {
-		resp, err := c.client.SendMessage(ctx, jid, &waE2E.Message{Conversation: proto.String(chunk)})
-		if err != nil {
-			return res, sendError(chatID, err)
-		}
-		c.seen.Add(resp.ID) // never take our own reply in the self-chat for input
-		res.PlatformIDs = append(res.PlatformIDs, resp.ID)
-		res.Chunks++
-	}
-	return res, nil
+	return c.sendChunks(ctx, jid, chatID, chunks, res)
 }
 
 // SendTyping implements channels.Channel.

@@ -18,6 +18,9 @@ type client interface {
 	// (empty when no device is paired).
 	OwnJIDs() (pn, lid types.JID)
 	SendMessage(ctx context.Context, to types.JID, msg *waE2E.Message) (whatsmeow.SendResponse, error)
+	// BuildEdit wraps newContent as an edit of the own message id in chat,
+	// to be sent with SendMessage.
+	BuildEdit(chat types.JID, id types.MessageID, newContent *waE2E.Message) *waE2E.Message
 	Upload(ctx context.Context, data []byte, mediaType whatsmeow.MediaType) (whatsmeow.UploadResponse, error)
 	Download(ctx context.Context, msg whatsmeow.DownloadableMessage) ([]byte, error)
 	SendChatPresence(ctx context.Context, jid types.JID, state types.ChatPresence, media types.ChatPresenceMedia) error
@@ -44,6 +47,10 @@ func (w waClient) OwnJIDs() (types.JID, types.JID) {
 
 func (w waClient) SendMessage(ctx context.Context, to types.JID, msg *waE2E.Message) (whatsmeow.SendResponse, error) {
 	return w.c.SendMessage(ctx, to, msg)
+}
+
+func (w waClient) BuildEdit(chat types.JID, id types.MessageID, newContent *waE2E.Message) *waE2E.Message {
+	return w.c.BuildEdit(chat, id, newContent)
 }
 
 func (w waClient) Upload(ctx context.Context, data []byte, mt whatsmeow.MediaType) (whatsmeow.UploadResponse, error) {

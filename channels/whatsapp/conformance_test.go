@@ -3,6 +3,7 @@ package whatsapp
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"go.mau.fi/whatsmeow"
 
@@ -13,7 +14,8 @@ import (
 func TestChannelConformance(t *testing.T) {
 	channeltest.Run(t, func(t *testing.T) channeltest.Harness {
 		fc := newFakeClient()
-		c := newWithClient(Config{}, fc, nil)
+		clock := &fakeClock{now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+		c := NewWithClient(Config{}, fc, nil, WithClock(clock.Now), WithTimer(clock.After))
 		return channeltest.Harness{
 			Channel: c,
 			ChatID:  alice.String(),
@@ -45,6 +47,8 @@ func TestChannelConformance(t *testing.T) {
 				return true
 			},
 			MaxChunk: maxChunk,
+			Visible:  func(*testing.T) []string { return fc.visible() },
+			Advance:  clock.advance,
 			Photos: func(*testing.T) [][]byte {
 				fc.mu.Lock()
 				defer fc.mu.Unlock()

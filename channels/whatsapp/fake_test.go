@@ -24,6 +24,7 @@ type fakeClient struct {
 	connects    int
 	connected   chan struct{} // one value per Connect call
 	sendErr     error
+	refuseEdits bool // edits fail as WhatsApp's server refusing them
 	sent        []sentMsg
 	uploads     [][]byte
 	download    []byte
@@ -78,6 +79,9 @@ func (f *fakeClient) SendMessage(_ context.Context, to types.JID, msg *waE2E.Mes
 	if f.sendErr != nil {
 		return whatsmeow.SendResponse{}, f.sendErr
 	}
+	if edit := editOf(msg); edit != nil && (f.refuseEdits || !f.hasSent(edit.GetKey().GetID())) {
+		return whatsmeow.SendResponse{}, fmt.Errorf("%w 406", whatsmeow.ErrServerReturnedError)
+	}
 	f.sent = append(f.sent, sentMsg{to, msg})
 	return whatsmeow.SendResponse{ID: fmt.Sprintf("OUT%d", len(f.sent))}, nil
 }
@@ -118,4 +122,46 @@ func (f *fakeClient) sentMessages() []sentMsg {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]sentMsg(nil), f.sent...)
+}
+
+func (f *fakeClient) BuildEdit(chat types.JID, id types.MessageID, m *waE2E.Message) *waE2E.Message {
+	return new(whatsmeow.Client).BuildEdit(chat, id, m) // builds the message only, no client state
+}
+
+// editOf is the protocol message of an edit, nil for other messages.
+func editOf(msg *waE2E.Message) *waE2E.ProtocolMessage {
+	pm := msg.GetEditedMessage().GetMessage().GetProtocolMessage()
+	if pm.GetType() != waE2E.ProtocolMessage_MESSAGE_EDIT {
+		return nil
+	}
+	return pm
+}
+
+// hasSent reports whether id is a message sent so far; f.mu is held.
+func (f *fakeClient) hasSent(id string) bool {
+	for i := range f.sent {
+		if fmt.Sprintf("OUT%d", i+1) == id && editOf(f.sent[i].msg) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// visible returns the texts of the text messages sent, as edited.
+func (f *fakeClient) visible() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var texts []string
+	index := map[string]int{}
+	for i, s := range f.sent {
+		if edit := editOf(s.msg); edit != nil {
+			texts[index[edit.GetKey().GetID()]] = edit.GetEditedMessage().GetConversation()
+			continue
+		}
+		if s.msg.GetImageMessage() == nil {
+			index[fmt.Sprintf("OUT%d", i+1)] = len(texts)
+			texts = append(texts, s.msg.GetConversation())
+		}
+	}
+	return texts
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/providers/registry"
 )
 
 // NewCommand is `omega doctor`; a failed check exits with status 1.
@@ -127,7 +127,7 @@ func checkDatabase(dctx context.Context, c *checkup, cfg config.Config) *app.App
 }
 
 func checkProvider(dctx context.Context, c *checkup, cfg config.Config) {
-	p, err := providers.New(cfg.Provider, cfg.Logger())
+	p, err := registry.New(cfg.Provider, cfg.Logger())
 	if err != nil {
 		c.fail("provider", err.Error(), "set OMEGA_PROVIDER to claude-code, anthropic or openai")
 	} else if err := p.Check(dctx); err != nil {

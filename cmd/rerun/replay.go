@@ -10,6 +10,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/providers/registry"
 )
 
 // call is one recorded provider outcome: a reply or a failure.
@@ -170,7 +171,7 @@ func scratchProvider(cfg config.Config, o Options, decoded []domain.Payload) (pi
 	if !o.Live {
 		return &replayProvider{name: providerName(decoded, cfg), calls: recordedCalls(decoded)}, nil
 	}
-	p, err := providers.New(cfg.Provider, o.Logger)
+	p, err := registry.New(cfg.Provider, o.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("the configured provider: %w", err)
 	}

@@ -43,6 +43,8 @@ type pkg struct {
 
 var concreteChannels = []string{"channels/telegram", "channels/whatsapp", "channels/terminal"}
 
+var concreteProviders = []string{"providers/claudecode", "providers/httpapi"}
+
 // testKits are packages that exist for tests: doubles and fixtures.
 var testKits = []string{"channels/channeltest", "channels/telegram/telegramtest", "channels/whatsapp/whatsapptest",
 	"providers/providertest", "eventstore/storetest", "internal/pgtest", "internal/teststores", "internal/audittest"}
@@ -78,6 +80,17 @@ var rules = []rule{
 		from: []string{"app", "cmd"},
 		forbidden: func(dep pkg) bool {
 			return slices.ContainsFunc(concreteChannels, func(c string) bool { return under(dep.ImportPath, c) })
+		},
+		direct: true,
+	},
+	{
+		// Providers plug in behind the port in providers/ the same way:
+		// providers/registry builds the configured one, and everything
+		// else speaks to providers.Provider.
+		name: "only providers/registry names the concrete providers",
+		from: []string{"api", "app", "channels", "cmd", "domain", "eventstore", "handlers", "internal", "projections", "prompts"},
+		forbidden: func(dep pkg) bool {
+			return slices.ContainsFunc(concreteProviders, func(c string) bool { return under(dep.ImportPath, c) })
 		},
 		direct: true,
 	},
@@ -207,6 +220,23 @@ func TestRegistryRuleCatchesConcreteChannel(t *testing.T) {
 		if !slices.ContainsFunc(found, func(f string) bool { return strings.HasSuffix(f, w) }) {
 			t.Errorf("violations %q miss %q", found, w)
 		}
+	}
+}
+
+// The provider rule catches a concrete provider imported where the
+// registry should be asked.
+func TestProviderRuleCatchesConcreteProvider(t *testing.T) {
+	m := func(rel string) string { return module + "/" + rel }
+	pkgs := map[string]pkg{}
+	for _, rel := range []string{"providers", "providers/registry", "providers/claudecode", "providers/httpapi"} {
+		pkgs[m(rel)] = pkg{ImportPath: m(rel)}
+	}
+	pkgs[m("app")] = pkg{ImportPath: m("app"), Imports: []string{m("providers/registry"), m("providers")}}
+	pkgs[m("cmd/omega")] = pkg{ImportPath: m("cmd/omega"), Imports: []string{m("providers/httpapi")}}
+	found, _ := violations(rules, pkgs)
+	want := "only providers/registry names the concrete providers: cmd/omega imports " + m("providers/httpapi")
+	if !slices.Equal(found, []string{want}) {
+		t.Fatalf("violations = %q, want %q", found, want)
 	}
 }
 

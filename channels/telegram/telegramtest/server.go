@@ -34,13 +34,15 @@ const MaxPollTimeout = 5 * time.Second
 
 // Call is one outbound request the bot made.
 type Call struct {
-	Method    string // "sendMessage", "sendChatAction", "sendPhoto"
+	Method    string // "sendMessage", "sendChatAction", "sendPhoto", "editMessageText", "sendMessageDraft"
 	ChatID    string
 	Text      string // message text or photo caption, as sent
 	ParseMode string
 	Action    string // chat action
 	Photo     []byte
-	MessageID int64 // id of the created message, 0 if rejected
+	// MessageID is the id of the created message, or of the edited one
+	// for editMessageText; 0 if rejected.
+	MessageID int64
 	// Error is the description returned when the call was refused; empty
 	// when it was accepted.
 	Error string
@@ -77,6 +79,11 @@ type Server struct {
 	sent     []Call
 	menus    map[string][]BotCommand // by language_code, "" the default
 	changed  chan struct{}           // closed and replaced on every state change
+
+	visible   []*Visible      // messages the bot sent that are still there
+	drafts    []Draft         // accepted sendMessageDraft calls
+	draftOpen map[string]bool // chats that show a draft now
+	draftMode DraftSupport
 }
 
 // BotCommand is one entry of the bot's command menu (setMyCommands).
@@ -98,6 +105,8 @@ func New(t testing.TB, token string) *Server {
 		outages:  map[string]int{},
 		menus:    map[string][]BotCommand{},
 		changed:  make(chan struct{}),
+
+		draftOpen: map[string]bool{},
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	s.URL = s.srv.URL
@@ -355,6 +364,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, f.status, failureDescription(f), f.retryAfter)
 		return
 	}
+	s.dispatch(w, r, method, p)
+}
+
+// dispatch answers one Bot API method.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, method string, p params) {
 	switch method {
 	case "getMe":
 		writeOK(w, map[string]any{"id": BotID, "is_bot": true, "first_name": BotName, "username": BotUsername})
@@ -362,6 +376,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.getUpdates(w, r, p)
 	case "sendMessage":
 		s.sendMessage(w, p)
+	case "sendMessageDraft":
+		s.sendMessageDraft(w, p)
+	case "editMessageText":
+		s.editMessageText(w, p)
 	case "sendChatAction":
 		s.sendChatAction(w, p)
 	case "sendPhoto":
@@ -481,28 +499,15 @@ func (s *Server) stall(r *http.Request) bool {
 }
 
 func (s *Server) sendMessage(w http.ResponseWriter, p params) {
-	text := p.get("text")
-	visible := text
-	if strings.EqualFold(p.get("parse_mode"), "HTML") {
-		var err error
-		if visible, err = parseHTML(text); err != nil {
-			s.reject(w, "sendMessage", p, "Bad Request: can't parse entities: "+err.Error())
-			return
-		}
-	}
-	if p.get("chat_id") == "" {
-		s.reject(w, "sendMessage", p, "Bad Request: chat not found")
-		return
-	}
-	if strings.TrimSpace(visible) == "" {
-		s.reject(w, "sendMessage", p, "Bad Request: message text is empty")
-		return
-	}
-	if utf16Len(visible) > 4096 {
-		s.reject(w, "sendMessage", p, "Bad Request: message is too long")
+	visible, desc := checkText(p)
+	if desc != "" {
+		s.reject(w, "sendMessage", p, desc)
 		return
 	}
 	id := s.record("sendMessage", p, nil, "")
+	s.mu.Lock()
+	s.showMessage(id, p.get("chat_id"), p.get("text"), p.get("parse_mode"), visible)
+	s.mu.Unlock()
 	writeOK(w, s.messageResult(p, id, map[string]any{"text": visible}))
 }
 
@@ -633,7 +638,7 @@ func (s *Server) record(method string, p params, photo []byte, errDesc string) i
 	if method == "sendPhoto" {
 		c.Text = p.get("caption")
 	}
-	if errDesc == "" && method != "sendChatAction" {
+	if errDesc == "" && (method == "sendMessage" || method == "sendPhoto") {
 		s.nextMsg++
 		c.MessageID = s.nextMsg
 	}

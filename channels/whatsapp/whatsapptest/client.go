@@ -33,14 +33,18 @@ type Sent struct {
 	MIME  string
 	Size  uint64
 	ID    string // the message id the double answered with
+	// EditOf is the id of the message this one edits; "" for a new
+	// message.
+	EditOf string
 }
 
 // Client is a logged-in WhatsApp account double.
 type Client struct {
-	mu      sync.Mutex
-	handler func(any) bool
-	sent    []Sent
-	changed chan struct{}
+	mu          sync.Mutex
+	handler     func(any) bool
+	sent        []Sent
+	changed     chan struct{}
+	refuseEdits bool
 }
 
 // New returns a double that is paired and connects at once.
@@ -113,6 +117,12 @@ func (c *Client) SendMessage(_ context.Context, to types.JID, msg *waE2E.Message
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if edit := editOf(msg); edit != nil {
+		s.EditOf, s.Text = edit.GetKey().GetID(), edit.GetEditedMessage().GetConversation()
+		if err := c.checkEdit(to, edit); err != nil {
+			return whatsmeow.SendResponse{}, err
+		}
+	}
 	s.ID = fmt.Sprintf("OUT%d", len(c.sent)+1)
 	c.sent = append(c.sent, s)
 	close(c.changed)

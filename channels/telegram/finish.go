@@ -1,0 +1,80 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/mymmrac/telego"
+	tu "github.com/mymmrac/telego/telegoutil"
+
+	"github.com/omega-gateway/omega/channels"
+)
+
+// FinishPreview implements channels.Previewer: the final reply, converted
+// and chunked as SendText does, replaces the preview. Its first chunk is
+// an edit of the preview message (skipped when the preview already shows
+// it); the others follow as new messages. A draft, or a preview message
+// that is gone, is followed by the reply sent as new messages.
+func (c *Channel) FinishPreview(ctx context.Context, chatID, previewID, text string) (channels.SendResult, error) {
+	var res channels.SendResult
+	id, err := parseChatID(chatID)
+	if err != nil {
+		return res, err
+	}
+	last := c.endPreview(chatID, previewID)
+	if previewID == "" && last.msgID != 0 {
+		previewID = strconv.FormatInt(last.msgID, 10)
+	}
+	chunks := chunkHTML(MarkdownToHTML(text), MaxMessageLen)
+	if len(chunks) == 0 {
+		return res, fmt.Errorf("telegram finish preview in chat %s: empty message: %w", chatID, channels.ErrRejected)
+	}
+	if previewID == "" {
+		return c.sendChunks(ctx, id, chatID, chunks, 0, res)
+	}
+	msgID, err := strconv.Atoi(previewID)
+	if err != nil {
+		return res, fmt.Errorf("telegram preview id %q: %w", previewID, channels.ErrRejected)
+	}
+	replaced, plain, err := c.replacePreview(ctx, id, chatID, msgID, chunks[0], last)
+	if err != nil {
+		return res, fmt.Errorf("telegram finish preview %s in chat %s: %w", previewID, chatID, err)
+	}
+	if !replaced {
+		return c.sendChunks(ctx, id, chatID, chunks, 0, res)
+	}
+	res.PlatformIDs, res.Chunks, res.PlainText = []string{previewID}, 1, plain
+	return c.sendChunks(ctx, id, chatID, chunks, 1, res)
+}
+
+// replacePreview edits message msgID to chunk, falling back to plain text
+// as SendText does. It reports false when the message is gone, so the
+// reply must be sent anew, and whether plain text was shown.
+func (c *Channel) replacePreview(ctx context.Context, id int64, chatID string, msgID int, chunk string, last previewState) (replaced, plain bool, err error) {
+	if last.msgID == int64(msgID) && last.shown == chunk && !last.plain {
+		return true, false, nil
+	}
+	edit := func(text, mode string) error {
+		return c.sendPaced(ctx, chatID, func(ctx context.Context) error {
+			_, err := c.bot.EditMessageText(ctx, &telego.EditMessageTextParams{
+				ChatID: tu.ID(id), MessageID: msgID, Text: text, ParseMode: mode,
+			})
+			return err
+		})
+	}
+	err = edit(chunk, parseModeHTML)
+	if isEntityError(err) {
+		c.log.Warn("telegram rejected formatting, finishing the preview as plain text", "chat", chatID, "err", err)
+		plain = true
+		err = edit(htmlToPlain(chunk), "")
+	}
+	switch {
+	case err == nil, isNotModified(err):
+		return true, plain, nil
+	case isMessageGone(err):
+		c.log.Info("telegram preview message gone, sending the reply anew", "chat", chatID, "message", msgID)
+		return false, false, nil
+	}
+	return false, false, err
+}
