@@ -9,6 +9,7 @@ import (
 	tu "github.com/mymmrac/telego/telegoutil"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
 // FinishPreview implements channels.Previewer: the final reply, converted
@@ -26,7 +27,7 @@ func (c *Channel) FinishPreview(ctx context.Context, chatID, previewID, text str
 	if previewID == "" && last.msgID != 0 {
 		previewID = strconv.FormatInt(last.msgID, 10)
 	}
-	chunks := chunkHTML(MarkdownToHTML(text), MaxMessageLen)
+	chunks := tgtext.Chunk(tgtext.MarkdownToHTML(text), tgtext.MaxMessageLen)
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("telegram finish preview in chat %s: empty message: %w", chatID, channels.ErrRejected)
 	}
@@ -67,7 +68,7 @@ func (c *Channel) replacePreview(ctx context.Context, id int64, chatID string, m
 	if isEntityError(err) {
 		c.log.Warn("telegram rejected formatting, finishing the preview as plain text", "chat", chatID, "err", err)
 		plain = true
-		err = edit(htmlToPlain(chunk), "")
+		err = edit(tgtext.HTMLToPlain(chunk), "")
 	}
 	switch {
 	case err == nil, isNotModified(err):

@@ -16,6 +16,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/markdown"
+	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
 const (
@@ -218,7 +219,7 @@ func previewHTML(md string) string {
 // no longer changes it (the chunker cuts greedily), so it need not be
 // rendered again.
 func previewChunk(md string) (string, bool) {
-	chunks := chunkHTML(MarkdownToHTML(markdown.HoldOpen(md)), MaxMessageLen)
+	chunks := tgtext.Chunk(tgtext.MarkdownToHTML(markdown.HoldOpen(md)), tgtext.MaxMessageLen)
 	if len(chunks) == 0 {
 		return "", false
 	}
@@ -283,7 +284,7 @@ func (p *preview) call(html string, send func(text, mode string) error) error {
 		p.c.log.Warn("telegram rejected preview formatting, previewing plain text", "chat", p.chatID, "err", err)
 		p.plain = true
 	}
-	return send(htmlToPlain(html), "")
+	return send(tgtext.HTMLToPlain(html), "")
 }
 
 // draftsUnavailable reports whether err says this Bot API server or bot

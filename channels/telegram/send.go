@@ -14,6 +14,7 @@ import (
 	tu "github.com/mymmrac/telego/telegoutil"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
 const (
@@ -33,7 +34,7 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if err != nil {
 		return res, err
 	}
-	chunks := chunkHTML(MarkdownToHTML(text), MaxMessageLen)
+	chunks := tgtext.Chunk(tgtext.MarkdownToHTML(text), tgtext.MaxMessageLen)
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("telegram send to chat %s: empty message: %w", chatID, channels.ErrRejected)
 	}
@@ -64,7 +65,7 @@ func (c *Channel) sendChunk(ctx context.Context, id int64, chatID, chunk string)
 		return msg, false, err
 	}
 	c.log.Warn("telegram rejected formatting, sending plain text", "chat", chatID, "err", err)
-	plain := htmlToPlain(chunk)
+	plain := tgtext.HTMLToPlain(chunk)
 	err = c.sendPaced(ctx, chatID, func(ctx context.Context) (err error) {
 		msg, err = c.bot.SendMessage(ctx, &telego.SendMessageParams{ChatID: tu.ID(id), Text: plain})
 		return err
@@ -128,8 +129,8 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	if err != nil {
 		return res, err
 	}
-	htmlCaption := MarkdownToHTML(caption)
-	separate := utf16Len(htmlCaption) > maxCaptionLen
+	htmlCaption := tgtext.MarkdownToHTML(caption)
+	separate := tgtext.UTF16Len(htmlCaption) > maxCaptionLen
 	if separate {
 		htmlCaption = ""
 	}
@@ -157,7 +158,7 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	}
 	err = send(htmlCaption, mode)
 	if isEntityError(err) {
-		err = send(htmlToPlain(htmlCaption), "")
+		err = send(tgtext.HTMLToPlain(htmlCaption), "")
 	}
 	if err != nil {
 		return res, fmt.Errorf("telegram photo to chat %s: %w", chatID, err)
