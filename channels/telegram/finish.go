@@ -9,6 +9,7 @@ import (
 	tu "github.com/mymmrac/telego/telegoutil"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram/botapi"
 	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
@@ -65,15 +66,15 @@ func (c *Channel) replacePreview(ctx context.Context, id int64, chatID string, m
 		})
 	}
 	err = edit(chunk, parseModeHTML)
-	if isEntityError(err) {
+	if botapi.IsEntityError(err) {
 		c.log.Warn("telegram rejected formatting, finishing the preview as plain text", "chat", chatID, "err", err)
 		plain = true
 		err = edit(tgtext.HTMLToPlain(chunk), "")
 	}
 	switch {
-	case err == nil, isNotModified(err):
+	case err == nil, botapi.IsNotModified(err):
 		return true, plain, nil
-	case isMessageGone(err):
+	case botapi.IsMessageGone(err):
 		c.log.Info("telegram preview message gone, sending the reply anew", "chat", chatID, "message", msgID)
 		return false, false, nil
 	}

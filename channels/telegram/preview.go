@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/markdown"
+	"github.com/omega-gateway/omega/channels/telegram/botapi"
 	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
@@ -153,7 +153,7 @@ func (p *preview) flush() error {
 		p.dirty = false
 		return nil
 	}
-	if ok, wait := p.c.pacer.tryPreview(p.chatID, now); !ok {
+	if ok, wait := p.c.pacer.TryPreview(p.chatID, now); !ok {
 		p.schedule(wait)
 		return nil
 	}
@@ -171,7 +171,7 @@ func (p *preview) flush() error {
 // failures retry later with the latest text, a refusal ends the preview.
 func (p *preview) failed(now time.Time, err error) error {
 	p.dirty = true
-	if wait, limited := retryAfter(err); limited {
+	if wait, limited := botapi.RetryAfter(err); limited {
 		p.c.log.Warn("telegram flood control on reply preview, waiting", "chat", p.chatID, "retry_after", wait)
 		p.next = now.Add(wait)
 		p.schedule(wait)
@@ -236,7 +236,7 @@ func (p *preview) show(html string) error {
 				ChatID: p.id, DraftID: p.draftID, Text: text, ParseMode: mode,
 			})
 		})
-		if !draftsUnavailable(err) {
+		if !botapi.DraftsUnavailable(err) {
 			return err
 		}
 		p.c.log.Info("telegram: no message drafts on this Bot API; previews edit a message", "err", p.c.redact(err))
@@ -253,9 +253,9 @@ func (p *preview) show(html string) error {
 		return err
 	})
 	switch {
-	case isNotModified(err):
+	case botapi.IsNotModified(err):
 		return nil
-	case isMessageGone(err):
+	case botapi.IsMessageGone(err):
 		// The person deleted the preview: go on in a new message.
 		p.msgID.Store(0)
 		return p.sendFirst(ctx, html)
@@ -278,52 +278,11 @@ func (p *preview) sendFirst(ctx context.Context, html string) error {
 func (p *preview) call(html string, send func(text, mode string) error) error {
 	if !p.plain {
 		err := send(html, parseModeHTML)
-		if !isEntityError(err) {
+		if !botapi.IsEntityError(err) {
 			return err
 		}
 		p.c.log.Warn("telegram rejected preview formatting, previewing plain text", "chat", p.chatID, "err", err)
 		p.plain = true
 	}
 	return send(tgtext.HTMLToPlain(html), "")
-}
-
-// draftsUnavailable reports whether err says this Bot API server or bot
-// has no message drafts: an unknown method, or a refusal naming drafts.
-func draftsUnavailable(err error) bool {
-	var apiErr *ta.Error
-	if !errors.As(err, &apiErr) {
-		return false
-	}
-	desc := strings.ToLower(apiErr.Description)
-	switch apiErr.ErrorCode {
-	case http.StatusNotFound:
-		return true
-	case http.StatusBadRequest:
-		return !isEntityError(err) && (strings.Contains(desc, "draft") || strings.Contains(desc, "method") ||
-			strings.Contains(desc, "not supported") || strings.Contains(desc, "unavailable"))
-	}
-	return false
-}
-
-func badRequestSays(err error, phrases ...string) bool {
-	var apiErr *ta.Error
-	if !errors.As(err, &apiErr) || apiErr.ErrorCode != http.StatusBadRequest {
-		return false
-	}
-	desc := strings.ToLower(apiErr.Description)
-	for _, p := range phrases {
-		if strings.Contains(desc, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// isNotModified: the edit would change nothing, which is what was wanted.
-func isNotModified(err error) bool { return badRequestSays(err, "message is not modified") }
-
-// isMessageGone: the message to edit was deleted or can no longer be
-// edited.
-func isMessageGone(err error) bool {
-	return badRequestSays(err, "message to edit not found", "message_id_invalid", "message can't be edited")
 }

@@ -18,6 +18,7 @@ import (
 	ta "github.com/mymmrac/telego/telegoapi"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram/botapi"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -50,7 +51,7 @@ type Channel struct {
 	pollTimeout time.Duration
 	stallGrace  time.Duration
 	backoffMax  time.Duration
-	pacer       *pacer
+	pacer       *botapi.Pacer
 	transcriber *transcriber
 	menus       []Menu // set by setMyCommands after getMe
 	after       func(d time.Duration, f func()) (stop func() bool)
@@ -145,7 +146,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		pollTimeout: wholeSeconds(cmp.Or(cfg.PollTimeout, defaultPollTimeout)),
 		stallGrace:  cmp.Or(cfg.StallGrace, defaultStallGrace),
 		backoffMax:  cmp.Or(cfg.BackoffMax, defaultBackoffMax),
-		pacer:       newPacer(),
+		pacer:       botapi.NewPacer(),
 		after:       realAfter,
 		previews:    map[string]*preview{},
 	}
