@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mymmrac/telego"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram/botapi"
+	"github.com/omega-gateway/omega/channels/telegram/tgpreview"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -55,11 +55,7 @@ type Channel struct {
 	transcriber *transcriber
 	menus       []Menu // set by setMyCommands after getMe
 	after       func(d time.Duration, f func()) (stop func() bool)
-
-	previewMu sync.Mutex
-	previews  map[string]*preview // the live preview of each chat
-	draftsOff atomic.Bool         // the Bot API has no sendMessageDraft
-	draftSeq  atomic.Int64
+	previews    *tgpreview.Previews
 
 	mu       sync.Mutex
 	botID    int64
@@ -148,7 +144,6 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		backoffMax:  cmp.Or(cfg.BackoffMax, defaultBackoffMax),
 		pacer:       botapi.NewPacer(),
 		after:       realAfter,
-		previews:    map[string]*preview{},
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -163,6 +158,12 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		return nil, fmt.Errorf("telegram: create bot: %w", err)
 	}
 	c.bot = bot
+	c.previews, err = tgpreview.New(tgpreview.Config{
+		Bot: bot, Pacer: c.pacer, Log: c.log, Now: c.now, After: c.after, Redact: c.redact, Classify: c.classify,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
 	if cfg.TranscribeURL != "" {
 		c.transcriber = &transcriber{
 			url:    strings.TrimRight(cfg.TranscribeURL, "/") + "/audio/transcriptions",
