@@ -19,6 +19,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram/botapi"
 	"github.com/omega-gateway/omega/channels/telegram/tgpreview"
+	"github.com/omega-gateway/omega/channels/telegram/transcribe"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -52,7 +53,7 @@ type Channel struct {
 	stallGrace  time.Duration
 	backoffMax  time.Duration
 	pacer       *botapi.Pacer
-	transcriber *transcriber
+	transcriber *transcribe.Client
 	menus       []Menu // set by setMyCommands after getMe
 	after       func(d time.Duration, f func()) (stop func() bool)
 	previews    *tgpreview.Previews
@@ -165,11 +166,8 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	if cfg.TranscribeURL != "" {
-		c.transcriber = &transcriber{
-			url:    strings.TrimRight(cfg.TranscribeURL, "/") + "/audio/transcriptions",
-			apiKey: cfg.TranscribeAPIKey,
-			model:  cfg.TranscribeModel,
-			client: c.http,
+		if c.transcriber, err = transcribe.New(cfg.TranscribeURL, cfg.TranscribeAPIKey, cfg.TranscribeModel, c.http); err != nil {
+			return nil, fmt.Errorf("telegram: %w", err)
 		}
 	}
 	return c, nil
