@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -336,7 +337,7 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if err != nil {
 		return res, err
 	}
-	chunks := Chunk(ToWhatsApp(text), maxChunk)
+	chunks := waformat.Messages(text)
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("whatsapp: send to %s: empty message: %w", chatID, channels.ErrRejected)
 	}
@@ -380,7 +381,7 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	if err != nil {
 		return res, sendError(chatID, fmt.Errorf("upload: %w", err))
 	}
-	caption = ToWhatsApp(caption)
+	caption = waformat.ToWhatsApp(caption)
 	longCaption := utf8.RuneCountInString(caption) > maxCaption
 	img := &waE2E.ImageMessage{
 		URL:           proto.String(up.URL),

@@ -17,6 +17,7 @@ import (
 	"go.mau.fi/whatsmeow/types/events"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 func TestConfigFromEnv(t *testing.T) {
@@ -81,7 +82,7 @@ func TestSendTextChunksAndPhoneNumberTarget(t *testing.T) {
 		t.Fatalf("chunks %d, sent %d", res.Chunks, len(sent))
 	}
 	for _, s := range sent {
-		if s.to != alice || len(s.msg.GetConversation()) > maxChunk {
+		if s.to != alice || len(s.msg.GetConversation()) > waformat.MaxChunk {
 			t.Errorf("chunk to %s of %d bytes", s.to, len(s.msg.GetConversation()))
 		}
 	}
@@ -391,5 +392,23 @@ func TestChannelQRCodes(t *testing.T) {
 	}
 	if code, err := c.PairPhone(t.Context(), "+1 555 000 2222"); err != nil || fc.pairedPhone != "15550002222" {
 		t.Errorf("PairPhone: %q %v, phone %q", code, err, fc.pairedPhone)
+	}
+}
+
+// A reply with a table, a nested list and a list in a quote reaches the chat in
+// WhatsApp's formatting, through the channel's SendText.
+func TestSendTextFormatsNestedMarkdown(t *testing.T) {
+	c, fc, _ := started(t, Config{})
+	md := "## Stock\n\n| Item | Qty |\n|---|---:|\n| Figs | **3** |\n\n1. Order:\n   - *fresh `figs`*\n\n> note **this**:\n> - a\n> - b"
+	if _, err := c.SendText(t.Context(), alice.String(), md); err != nil {
+		t.Fatal(err)
+	}
+	want := "*Stock*\n\n*Item — Qty*\n• Figs — *3*\n\n1. Order:\n  • _fresh `figs`_\n\n> note *this*:\n> • a\n> • b"
+	sent := fc.sentMessages()
+	if len(sent) != 1 {
+		t.Fatalf("sent %d messages, want 1", len(sent))
+	}
+	if got := sent[0].msg.GetConversation(); got != want {
+		t.Fatalf("sent %q\nwant %q", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 // FinishPreview implements channels.Previewer: the final reply, formatted
@@ -29,7 +30,7 @@ func (c *Channel) FinishPreview(ctx context.Context, chatID, previewID, text str
 	if previewID == "" {
 		previewID = last.msgID
 	}
-	chunks := Chunk(ToWhatsApp(text), maxChunk)
+	chunks := waformat.Messages(text)
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("whatsapp: finish preview in %s: empty message: %w", chatID, channels.ErrRejected)
 	}
@@ -40,7 +41,7 @@ func (c *Channel) FinishPreview(ctx context.Context, chatID, previewID, text str
 	if last.blocks {
 		res.PlatformIDs = append(res.PlatformIDs, last.blockIDs...)
 		res.Chunks += len(last.blockIDs)
-		return c.sendChunks(ctx, jid, chatID, Chunk(ToWhatsApp(unshown(text, last)), maxChunk), res)
+		return c.sendChunks(ctx, jid, chatID, waformat.Messages(unshown(text, last)), res)
 	}
 	if last.msgID == previewID && last.shown == chunks[0] {
 		return c.sendChunks(ctx, jid, chatID, chunks[1:], res)
@@ -58,7 +59,7 @@ func (c *Channel) FinishPreview(ctx context.Context, chatID, previewID, text str
 		// What the preview shows is not known (a restart): all of it.
 		return c.sendChunks(ctx, jid, chatID, chunks, channels.SendResult{})
 	}
-	return c.sendChunks(ctx, jid, chatID, Chunk(ToWhatsApp(unshown(text, last)), maxChunk), res)
+	return c.sendChunks(ctx, jid, chatID, waformat.Messages(unshown(text, last)), res)
 }
 
 // unshown is the part of the final Markdown text the preview's messages

@@ -13,6 +13,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/markdown"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 // previewInterval spaces the changes of one reply's preview: every edit
@@ -204,7 +205,7 @@ func (p *preview) showBlocks(md string) (bool, error) {
 	if end <= len(p.state.shownMD) {
 		return false, nil
 	}
-	for _, chunk := range Chunk(ToWhatsApp(md[len(p.state.shownMD):end]), maxChunk) {
+	for _, chunk := range waformat.Messages(md[len(p.state.shownMD):end]) {
 		id, err := p.send(&waE2E.Message{Conversation: proto.String(chunk)})
 		if err != nil {
 			return true, err
@@ -247,7 +248,7 @@ func (p *preview) fire() {
 // message's worth, as the final reply's first chunk will be, and whether
 // that is full, so more text no longer changes it.
 func firstChunk(md string) (string, bool) {
-	chunks := Chunk(ToWhatsApp(md), maxChunk)
+	chunks := waformat.Messages(md)
 	if len(chunks) == 0 {
 		return "", false
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 // fakeClock is the time of WithClock and WithTimer, moved by advance.
@@ -162,7 +163,7 @@ func TestPreviewRefusedEditsSendParagraphs(t *testing.T) {
 		t.Errorf("%d messages for 12 paragraphs written over 3 s", len(got))
 	}
 	// Every word once, in order: nothing repeated, nothing lost.
-	want := strings.Join(strings.Fields(ToWhatsApp(text)), " ")
+	want := strings.Join(strings.Fields(waformat.ToWhatsApp(text)), " ")
 	if joined := strings.Join(strings.Fields(strings.Join(got, " ")), " "); joined != want {
 		t.Errorf("the chat shows\n%q\nwant\n%q", joined, want)
 	}
@@ -183,7 +184,7 @@ func TestPreviewFinalEditRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(strings.Fields(strings.Join(fc.visible(), " ")), " ")
-	want := strings.Join(strings.Fields(ToWhatsApp(text+" and more to come, the end.")), " ")
+	want := strings.Join(strings.Fields(waformat.ToWhatsApp(text+" and more to come, the end.")), " ")
 	if got != want {
 		t.Errorf("the chat shows\n%q\nwant\n%q", got, want)
 	}
