@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/wadevice"
 	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 	"github.com/omega-gateway/omega/internal/wait"
 )
@@ -88,18 +89,11 @@ var (
 // New creates the channel for the device stored in container (a fresh,
 // unpaired device when there is none yet).
 func New(ctx context.Context, cfg Config, container *sqlstore.Container, logger *slog.Logger) (*Channel, error) {
-	dev, err := container.GetFirstDevice(ctx)
+	cl, err := wadevice.Open(ctx, container, logger)
 	if err != nil {
-		return nil, fmt.Errorf("whatsapp: load device: %w", err)
+		return nil, err
 	}
-	wc := whatsmeow.NewClient(dev, newWALogger(logger, "client"))
-	// Reconnection is ours: capped backoff, and a logged-out hook instead
-	// of silently giving up.
-	wc.EnableAutoReconnect = false
-	// Acknowledge a message only once every handler returned true, that
-	// is once the pipeline recorded it; otherwise WhatsApp redelivers it.
-	wc.SynchronousAck = true
-	return newWithClient(cfg, waClient{wc}, logger), nil
+	return newWithClient(cfg, cl, logger), nil
 }
 
 func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {

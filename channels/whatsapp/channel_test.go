@@ -3,9 +3,13 @@ package whatsapp
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"image/png"
+	"log/slog"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +19,7 @@ import (
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
+	_ "modernc.org/sqlite"
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
@@ -410,5 +415,21 @@ func TestSendTextFormatsNestedMarkdown(t *testing.T) {
 	}
 	if got := sent[0].msg.GetConversation(); got != want {
 		t.Fatalf("sent %q\nwant %q", got, want)
+	}
+}
+
+// The doctor opens the channel on omega's database as the server does: a
+// fresh device store holds no paired device.
+func TestDoctorOnAFreshDeviceStore(t *testing.T) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "omega.db")+"?_foreign_keys=1&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	cfg := Config{Enabled: true, AllowedNumbers: PhoneNumbers{"15550001111"}}
+	got := doctor(t.Context(), &cfg, channels.Env{DB: db, Dialect: "sqlite", Logger: slog.New(slog.DiscardHandler)})
+	want := []channels.Finding{channels.Fail("no device paired", "run `omega whatsapp pair`")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("findings %+v, want %+v", got, want)
 	}
 }
