@@ -20,6 +20,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/whatsapp/wadevice"
 	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
+	"github.com/omega-gateway/omega/channels/whatsapp/wapreview"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -54,8 +55,7 @@ type Channel struct {
 	now   func() time.Time
 	after func(d time.Duration, f func()) (stop func() bool)
 
-	previewMu sync.Mutex
-	previews  map[string]*preview // the live preview of each chat
+	previews *wapreview.Previews
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -96,7 +96,7 @@ func New(ctx context.Context, cfg Config, container *sqlstore.Container, logger 
 	return newWithClient(cfg, cl, logger), nil
 }
 
-func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
+func newWithClient(cfg Config, cl client, logger *slog.Logger, opts ...Option) *Channel {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -110,8 +110,18 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
 		conn:       make(chan connEvent, 16),
 		now:        time.Now,
 		after:      func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop },
-		previews:   map[string]*preview{},
 	}
+	for _, opt := range opts {
+		opt(c)
+	}
+	previews, err := wapreview.New(wapreview.Config{
+		Client: cl, Log: c.log, Now: c.now, After: c.after, Sent: c.seen.Add, SendError: sendError,
+	})
+	if err != nil {
+		// Only a nil client or a nil option gets here: a programming error.
+		panic("whatsapp: " + err.Error())
+	}
+	c.previews = previews
 	c.health = newConnHealth(c.log)
 	cl.AddEventHandler(c.handleEvent)
 	return c
