@@ -21,3 +21,9 @@ func TestCompletedParagraphs(t *testing.T) {
 		}
 	}
 }
+
+func TestNewRequiresItsCollaborators(t *testing.T) {
+	if _, err := New(Config{}); err == nil {
+		t.Fatal("New without collaborators: want error")
+	}
+}
