@@ -14,8 +14,6 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
-var _ channels.Previewer = (*Channel)(nil)
-
 // StartPreview implements channels.Previewer. A private chat sees the
 // reply as a draft where the Bot API has sendMessageDraft, otherwise as
 // one message edited as the reply grows (package tgpreview). Groups,

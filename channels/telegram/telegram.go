@@ -38,6 +38,7 @@ var (
 	_ channels.Channel        = (*Channel)(nil)
 	_ channels.FormatHinter   = (*Channel)(nil)
 	_ channels.HealthReporter = (*Channel)(nil)
+	_ channels.Previewer      = (*Channel)(nil)
 )
 
 // Channel is the Telegram channel.

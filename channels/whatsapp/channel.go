@@ -84,6 +84,7 @@ var (
 	_ PairingSource         = (*Channel)(nil)
 
 	_ channels.HealthReporter = (*Channel)(nil)
+	_ channels.Previewer      = (*Channel)(nil)
 )
 
 // New creates the channel for the device stored in container (a fresh,

@@ -15,8 +15,6 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp/wapreview"
 )
 
-var _ channels.Previewer = (*Channel)(nil)
-
 // StartPreview implements channels.Previewer: the reply is one message,
 // edited as it grows; where WhatsApp refuses edits, its paragraphs follow
 // as messages as they complete (package wapreview). A new preview in a

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -26,7 +25,7 @@ type Client struct {
 // endpoint), authenticated by apiKey when it is set.
 func New(baseURL, apiKey, model string, client *http.Client) (*Client, error) {
 	if baseURL == "" || model == "" || client == nil {
-		return nil, errors.New("transcribe: base URL, model and HTTP client are required")
+		return nil, fmt.Errorf("transcribe: base URL %q, model %q and an HTTP client are required", baseURL, model)
 	}
 	return &Client{url: strings.TrimRight(baseURL, "/") + "/audio/transcriptions", apiKey: apiKey, model: model, client: client}, nil
 }
