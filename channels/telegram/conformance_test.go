@@ -10,6 +10,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/channeltest"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
 func TestChannelConformance(t *testing.T) {
@@ -45,7 +46,7 @@ func TestChannelConformance(t *testing.T) {
 				}
 				return true
 			},
-			MaxChunk: MaxMessageLen,
+			MaxChunk: tgtext.MaxMessageLen,
 			Visible:  func(*testing.T) []string { return visibleTexts(srv, chat) },
 			Advance:  sl.advance,
 			Photos: func(*testing.T) [][]byte {

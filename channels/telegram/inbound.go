@@ -135,7 +135,7 @@ func (c *Channel) transcribeFile(ctx context.Context, fileID, name string) (stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 	defer cancel()
-	return c.transcriber.transcribe(ctx, name, data)
+	return c.transcriber.Transcribe(ctx, name, data)
 }
 
 func (c *Channel) downloadPhoto(ctx context.Context, sizes []telego.PhotoSize) (channels.Attachment, error) {

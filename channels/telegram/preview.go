@@ -2,39 +2,24 @@ package telegram
 
 import (
 	"context"
-	"errors"
-	"net/http"
+	"fmt"
 	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/mymmrac/telego"
-	ta "github.com/mymmrac/telego/telegoapi"
 	tu "github.com/mymmrac/telego/telegoutil"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/channels/markdown"
+	"github.com/omega-gateway/omega/channels/telegram/botapi"
+	"github.com/omega-gateway/omega/channels/telegram/tgpreview"
+	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
-
-const (
-	// previewInterval spaces the updates of one reply's preview: Telegram
-	// allows about one message a second per chat, edits included, and a
-	// faster preview only flickers.
-	previewInterval = time.Second
-	// previewCallTimeout bounds one preview call: a late preview update
-	// is worth less than the next one.
-	previewCallTimeout = 10 * time.Second
-)
-
-var _ channels.Previewer = (*Channel)(nil)
 
 // StartPreview implements channels.Previewer. A private chat sees the
 // reply as a draft where the Bot API has sendMessageDraft, otherwise as
-// one message edited as the reply grows. Groups, where Telegram allows
-// about 20 messages a minute, get the reply whole (channels.ErrNoPreview).
-// A new preview in a chat ends the chat's previous one.
+// one message edited as the reply grows (package tgpreview). Groups,
+// where Telegram allows about 20 messages a minute, get the reply whole
+// (channels.ErrNoPreview). A new preview in a chat ends the chat's
+// previous one.
 func (c *Channel) StartPreview(ctx context.Context, chatID string) (channels.Preview, error) {
 	id, err := parseChatID(chatID)
 	if err != nil {
@@ -43,286 +28,73 @@ func (c *Channel) StartPreview(ctx context.Context, chatID string) (channels.Pre
 	if id < 0 {
 		return nil, channels.ErrNoPreview
 	}
-	p := &preview{c: c, chatID: chatID, id: id, ctx: ctx, draft: !c.draftsOff.Load()}
-	if p.draft {
-		p.draftID = int(c.draftSeq.Add(1))
-	}
-	c.previewMu.Lock()
-	old := c.previews[chatID]
-	c.previews[chatID] = p
-	c.previewMu.Unlock()
-	if old != nil {
-		old.close()
-	}
-	return p, nil
+	return c.previews.Start(ctx, chatID, id), nil
 }
 
-// endPreview stops the chat's live preview if it is the one previewID
-// names (any, for an empty previewID: the caller may have asked for the
-// id just before the first message went out) and returns its last state.
-func (c *Channel) endPreview(chatID, previewID string) previewState {
-	c.previewMu.Lock()
-	p := c.previews[chatID]
-	if p != nil && (previewID == "" || p.ID() == previewID) {
-		delete(c.previews, chatID)
-	} else {
-		p = nil
+// FinishPreview implements channels.Previewer: the final reply, converted
+// and chunked as SendText does, replaces the preview. Its first chunk is
+// an edit of the preview message (skipped when the preview already shows
+// it); the others follow as new messages. A draft, or a preview message
+// that is gone, is followed by the reply sent as new messages.
+func (c *Channel) FinishPreview(ctx context.Context, chatID, previewID, text string) (channels.SendResult, error) {
+	var res channels.SendResult
+	id, err := parseChatID(chatID)
+	if err != nil {
+		return res, err
 	}
-	c.previewMu.Unlock()
-	if p == nil {
-		return previewState{}
+	last := c.previews.End(chatID, previewID)
+	if previewID == "" && last.MsgID != 0 {
+		previewID = strconv.FormatInt(last.MsgID, 10)
 	}
-	return p.close()
-}
-
-// previewState is what a preview showed when it ended.
-type previewState struct {
-	msgID int64  // the preview message, 0 for none (a draft)
-	shown string // its HTML
-	plain bool   // it was shown as plain text
-}
-
-// preview is one reply shown while it is written. Update never waits: it
-// keeps the latest text and shows it when the preview's interval and the
-// chat's pacing allow, now or from a timer, so updates coalesce.
-type preview struct {
-	c       *Channel
-	chatID  string
-	id      int64
-	draftID int
-	msgID   atomic.Int64 // the visible preview message, 0 until sent
-
-	mu      sync.Mutex // held during calls, so close waits for one in flight
-	ctx     context.Context
-	draft   bool        // shown as a draft, not a message
-	plain   bool        // Telegram rejected the HTML: show plain text
-	pending string      // the latest Markdown
-	dirty   bool        // pending is not shown yet
-	shown   string      // the HTML the preview shows
-	full    bool        // shown is a whole message: more text changes nothing
-	next    time.Time   // no call before then (interval, flood control)
-	stop    func() bool // cancels the scheduled flush; nil when none
-	closed  bool
-}
-
-// ID implements channels.Preview.
-func (p *preview) ID() string {
-	if id := p.msgID.Load(); id != 0 {
-		return strconv.FormatInt(id, 10)
-	}
-	return ""
-}
-
-// Update implements channels.Preview.
-func (p *preview) Update(ctx context.Context, text string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed || (p.full && !p.dirty) {
-		return nil
-	}
-	p.ctx, p.pending, p.dirty = ctx, text, true
-	return p.flush()
-}
-
-func (p *preview) close() previewState {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = true
-	if p.stop != nil {
-		p.stop()
-		p.stop = nil
-	}
-	return previewState{msgID: p.msgID.Load(), shown: p.shown, plain: p.plain}
-}
-
-// flush shows the pending text if the interval and the pacer allow it
-// now, and otherwise schedules itself. p.mu is held.
-func (p *preview) flush() error {
-	if !p.dirty {
-		return nil
-	}
-	now := p.c.now()
-	if wait := p.next.Sub(now); wait > 0 {
-		p.schedule(wait)
-		return nil
-	}
-	html, full := previewChunk(p.pending)
-	p.full = full
-	if html == "" || html == p.shown {
-		p.dirty = false
-		return nil
-	}
-	if ok, wait := p.c.pacer.tryPreview(p.chatID, now); !ok {
-		p.schedule(wait)
-		return nil
-	}
-	p.dirty = false
-	p.next = now.Add(previewInterval)
-	err := p.show(html)
-	if err == nil {
-		p.shown = html
-		return nil
-	}
-	return p.failed(now, err)
-}
-
-// failed handles a preview call's error: flood control and transient
-// failures retry later with the latest text, a refusal ends the preview.
-func (p *preview) failed(now time.Time, err error) error {
-	p.dirty = true
-	if wait, limited := retryAfter(err); limited {
-		p.c.log.Warn("telegram flood control on reply preview, waiting", "chat", p.chatID, "retry_after", wait)
-		p.next = now.Add(wait)
-		p.schedule(wait)
-		return nil
-	}
-	var apiErr *ta.Error
-	if !errors.As(err, &apiErr) || apiErr.ErrorCode >= http.StatusInternalServerError {
-		p.c.log.Warn("telegram reply preview failed, retrying", "chat", p.chatID, "err", p.c.redact(err))
-		p.schedule(previewInterval)
-		return nil
-	}
-	p.closed = true
-	return p.c.classify(err)
-}
-
-func (p *preview) schedule(d time.Duration) {
-	if p.stop != nil {
-		return
-	}
-	p.stop = p.c.after(d, p.fire)
-}
-
-// fire is the scheduled flush.
-func (p *preview) fire() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.stop = nil
-	if p.closed || p.ctx.Err() != nil {
-		return
-	}
-	if err := p.flush(); err != nil {
-		p.c.log.Warn("telegram reply preview ended", "chat", p.chatID, "err", err)
-	}
-}
-
-// previewHTML is what a preview shows of the Markdown md: the first
-// message's worth of its HTML, as the final reply's first chunk will be,
-// so a long reply never shows a second message before it is final.
-func previewHTML(md string) string {
-	html, _ := previewChunk(md)
-	return html
-}
-
-// previewChunk is previewHTML and whether the preview is full: more text
-// no longer changes it (the chunker cuts greedily), so it need not be
-// rendered again.
-func previewChunk(md string) (string, bool) {
-	chunks := chunkHTML(MarkdownToHTML(markdown.HoldOpen(md)), MaxMessageLen)
+	chunks := tgtext.Chunk(tgtext.MarkdownToHTML(text), tgtext.MaxMessageLen)
 	if len(chunks) == 0 {
-		return "", false
+		return res, fmt.Errorf("telegram finish preview in chat %s: empty message: %w", chatID, channels.ErrRejected)
 	}
-	return chunks[0], len(chunks) > 1
+	if previewID == "" {
+		return c.sendChunks(ctx, id, chatID, chunks, 0, res)
+	}
+	msgID, err := strconv.Atoi(previewID)
+	if err != nil {
+		return res, fmt.Errorf("telegram preview id %q: %w", previewID, channels.ErrRejected)
+	}
+	replaced, plain, err := c.replacePreview(ctx, id, chatID, msgID, chunks[0], last)
+	if err != nil {
+		return res, fmt.Errorf("telegram finish preview %s in chat %s: %w", previewID, chatID, err)
+	}
+	if !replaced {
+		return c.sendChunks(ctx, id, chatID, chunks, 0, res)
+	}
+	res.PlatformIDs, res.Chunks, res.PlainText = []string{previewID}, 1, plain
+	return c.sendChunks(ctx, id, chatID, chunks, 1, res)
 }
 
-// show makes the preview show html. p.mu is held.
-func (p *preview) show(html string) error {
-	ctx, cancel := context.WithTimeout(p.ctx, previewCallTimeout)
-	defer cancel()
-	if p.draft {
-		err := p.call(html, func(text, mode string) error {
-			return p.c.bot.SendMessageDraft(ctx, &telego.SendMessageDraftParams{
-				ChatID: p.id, DraftID: p.draftID, Text: text, ParseMode: mode,
+// replacePreview edits message msgID to chunk, falling back to plain text
+// as SendText does. It reports false when the message is gone, so the
+// reply must be sent anew, and whether plain text was shown.
+func (c *Channel) replacePreview(ctx context.Context, id int64, chatID string, msgID int, chunk string, last tgpreview.State) (replaced, plain bool, err error) {
+	if last.MsgID == int64(msgID) && last.Shown == chunk && !last.Plain {
+		return true, false, nil
+	}
+	edit := func(text, mode string) error {
+		return c.sendPaced(ctx, chatID, func(ctx context.Context) error {
+			_, err := c.bot.EditMessageText(ctx, &telego.EditMessageTextParams{
+				ChatID: tu.ID(id), MessageID: msgID, Text: text, ParseMode: mode,
 			})
-		})
-		if !draftsUnavailable(err) {
 			return err
-		}
-		p.c.log.Info("telegram: no message drafts on this Bot API; previews edit a message", "err", p.c.redact(err))
-		p.c.draftsOff.Store(true)
-		p.draft = false
-	}
-	if p.msgID.Load() == 0 {
-		return p.sendFirst(ctx, html)
-	}
-	err := p.call(html, func(text, mode string) error {
-		_, err := p.c.bot.EditMessageText(ctx, &telego.EditMessageTextParams{
-			ChatID: tu.ID(p.id), MessageID: int(p.msgID.Load()), Text: text, ParseMode: mode,
 		})
-		return err
-	})
+	}
+	err = edit(chunk, parseModeHTML)
+	if botapi.IsEntityError(err) {
+		c.log.Warn("telegram rejected formatting, finishing the preview as plain text", "chat", chatID, "err", err)
+		plain = true
+		err = edit(tgtext.HTMLToPlain(chunk), "")
+	}
 	switch {
-	case isNotModified(err):
-		return nil
-	case isMessageGone(err):
-		// The person deleted the preview: go on in a new message.
-		p.msgID.Store(0)
-		return p.sendFirst(ctx, html)
+	case err == nil, botapi.IsNotModified(err):
+		return true, plain, nil
+	case botapi.IsMessageGone(err):
+		c.log.Info("telegram preview message gone, sending the reply anew", "chat", chatID, "message", msgID)
+		return false, false, nil
 	}
-	return err
-}
-
-func (p *preview) sendFirst(ctx context.Context, html string) error {
-	return p.call(html, func(text, mode string) error {
-		msg, err := p.c.bot.SendMessage(ctx, &telego.SendMessageParams{ChatID: tu.ID(p.id), Text: text, ParseMode: mode})
-		if err == nil {
-			p.msgID.Store(int64(msg.MessageID))
-		}
-		return err
-	})
-}
-
-// call sends html with send, as plain text once Telegram rejected the
-// preview's HTML.
-func (p *preview) call(html string, send func(text, mode string) error) error {
-	if !p.plain {
-		err := send(html, parseModeHTML)
-		if !isEntityError(err) {
-			return err
-		}
-		p.c.log.Warn("telegram rejected preview formatting, previewing plain text", "chat", p.chatID, "err", err)
-		p.plain = true
-	}
-	return send(htmlToPlain(html), "")
-}
-
-// draftsUnavailable reports whether err says this Bot API server or bot
-// has no message drafts: an unknown method, or a refusal naming drafts.
-func draftsUnavailable(err error) bool {
-	var apiErr *ta.Error
-	if !errors.As(err, &apiErr) {
-		return false
-	}
-	desc := strings.ToLower(apiErr.Description)
-	switch apiErr.ErrorCode {
-	case http.StatusNotFound:
-		return true
-	case http.StatusBadRequest:
-		return !isEntityError(err) && (strings.Contains(desc, "draft") || strings.Contains(desc, "method") ||
-			strings.Contains(desc, "not supported") || strings.Contains(desc, "unavailable"))
-	}
-	return false
-}
-
-func badRequestSays(err error, phrases ...string) bool {
-	var apiErr *ta.Error
-	if !errors.As(err, &apiErr) || apiErr.ErrorCode != http.StatusBadRequest {
-		return false
-	}
-	desc := strings.ToLower(apiErr.Description)
-	for _, p := range phrases {
-		if strings.Contains(desc, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// isNotModified: the edit would change nothing, which is what was wanted.
-func isNotModified(err error) bool { return badRequestSays(err, "message is not modified") }
-
-// isMessageGone: the message to edit was deleted or can no longer be
-// edited.
-func isMessageGone(err error) bool {
-	return badRequestSays(err, "message to edit not found", "message_id_invalid", "message can't be edited")
+	return false, false, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/channels/telegram/tgpreview"
 )
 
 const (
@@ -394,7 +396,11 @@ func TestPreviewLeavesTheFinalReplyItsSlot(t *testing.T) {
 // The default timer shows the latest text without a further update.
 func TestPreviewRealTimerFlushes(t *testing.T) {
 	f := newFixture(t, nil)
-	f.ch.now, f.ch.after = time.Now, realAfter
+	ch, err := New(Config{Token: testToken, APIURL: f.srv.URL}, slog.New(slog.DiscardHandler), WithSleep(f.sleeps.sleep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ch = ch
 	f.srv.SetDrafts(telegramtest.DraftsUnknown)
 	p := startPreview(t, f)
 	for _, s := range []string{"one", "one two"} {
@@ -453,7 +459,7 @@ func BenchmarkPreviewHTML(b *testing.B) {
 		md := answer(words)
 		b.Run(fmt.Sprintf("%dB", len(md)), func(b *testing.B) {
 			for b.Loop() {
-				previewHTML(md)
+				tgpreview.Chunk(md)
 			}
 		})
 	}

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/mymmrac/telego"
 	ta "github.com/mymmrac/telego/telegoapi"
 	tu "github.com/mymmrac/telego/telegoutil"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram/botapi"
+	"github.com/omega-gateway/omega/channels/telegram/tgtext"
 )
 
 const (
@@ -33,7 +33,7 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if err != nil {
 		return res, err
 	}
-	chunks := chunkHTML(MarkdownToHTML(text), MaxMessageLen)
+	chunks := tgtext.Chunk(tgtext.MarkdownToHTML(text), tgtext.MaxMessageLen)
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("telegram send to chat %s: empty message: %w", chatID, channels.ErrRejected)
 	}
@@ -60,11 +60,11 @@ func (c *Channel) sendChunk(ctx context.Context, id int64, chatID, chunk string)
 		msg, err = c.bot.SendMessage(ctx, &telego.SendMessageParams{ChatID: tu.ID(id), Text: chunk, ParseMode: parseModeHTML})
 		return err
 	})
-	if !isEntityError(err) {
+	if !botapi.IsEntityError(err) {
 		return msg, false, err
 	}
 	c.log.Warn("telegram rejected formatting, sending plain text", "chat", chatID, "err", err)
-	plain := htmlToPlain(chunk)
+	plain := tgtext.HTMLToPlain(chunk)
 	err = c.sendPaced(ctx, chatID, func(ctx context.Context) (err error) {
 		msg, err = c.bot.SendMessage(ctx, &telego.SendMessageParams{ChatID: tu.ID(id), Text: plain})
 		return err
@@ -73,14 +73,14 @@ func (c *Channel) sendChunk(ctx context.Context, id int64, chatID, chunk string)
 }
 
 // SendCourtesy implements channels.CourtesySender: a short message sent
-// only when the pacer can spare a slot now (see tryCourtesy), as one
+// only when the pacer can spare a slot now (see botapi.Pacer.TryCourtesy), as one
 // plain chunk and without waiting out flood control.
 func (c *Channel) SendCourtesy(ctx context.Context, chatID, text string) (bool, error) {
 	id, err := parseChatID(chatID)
 	if err != nil {
 		return false, err
 	}
-	if !c.pacer.tryCourtesy(chatID, c.now()) {
+	if !c.pacer.TryCourtesy(chatID, c.now()) {
 		c.log.Debug("courtesy message skipped: chat at its pacing limit", "chat", chatID)
 		return false, nil
 	}
@@ -100,7 +100,7 @@ func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
 	if err != nil {
 		return err
 	}
-	if !c.pacer.tryAction(chatID, c.now()) {
+	if !c.pacer.TryAction(chatID, c.now()) {
 		c.log.Debug("typing indicator skipped: chat at its pacing limit", "chat", chatID)
 		return nil
 	}
@@ -128,8 +128,8 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	if err != nil {
 		return res, err
 	}
-	htmlCaption := MarkdownToHTML(caption)
-	separate := utf16Len(htmlCaption) > maxCaptionLen
+	htmlCaption := tgtext.MarkdownToHTML(caption)
+	separate := tgtext.UTF16Len(htmlCaption) > maxCaptionLen
 	if separate {
 		htmlCaption = ""
 	}
@@ -156,8 +156,8 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 		mode = ""
 	}
 	err = send(htmlCaption, mode)
-	if isEntityError(err) {
-		err = send(htmlToPlain(htmlCaption), "")
+	if botapi.IsEntityError(err) {
+		err = send(tgtext.HTMLToPlain(htmlCaption), "")
 	}
 	if err != nil {
 		return res, fmt.Errorf("telegram photo to chat %s: %w", chatID, err)
@@ -178,7 +178,7 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 // bounded number of attempts. Errors are classified for the pipeline.
 func (c *Channel) sendPaced(ctx context.Context, chatID string, send func(context.Context) error) error {
 	for attempt := 1; ; attempt++ {
-		if err := c.sleep(ctx, c.pacer.reserve(chatID, c.now())); err != nil {
+		if err := c.sleep(ctx, c.pacer.Reserve(chatID, c.now())); err != nil {
 			return err
 		}
 		callCtx, cancel := context.WithTimeout(ctx, sendTimeout)
@@ -187,7 +187,7 @@ func (c *Channel) sendPaced(ctx context.Context, chatID string, send func(contex
 		if err == nil {
 			return nil
 		}
-		wait, limited := retryAfter(err)
+		wait, limited := botapi.RetryAfter(err)
 		if !limited || attempt == maxSendAttempts {
 			return c.classify(err)
 		}
@@ -196,18 +196,6 @@ func (c *Channel) sendPaced(ctx context.Context, chatID string, send func(contex
 			return err
 		}
 	}
-}
-
-func retryAfter(err error) (time.Duration, bool) {
-	var apiErr *ta.Error
-	if !errors.As(err, &apiErr) || apiErr.ErrorCode != http.StatusTooManyRequests {
-		return 0, false
-	}
-	wait := time.Second
-	if apiErr.Parameters != nil && apiErr.Parameters.RetryAfter > 0 {
-		wait = time.Duration(apiErr.Parameters.RetryAfter) * time.Second
-	}
-	return wait, true
 }
 
 // classify wraps API refusals in the channels error classes; other errors
@@ -224,12 +212,6 @@ func (c *Channel) classify(err error) error {
 		return fmt.Errorf("%w: %w", channels.ErrRejected, apiErr)
 	}
 	return apiErr
-}
-
-func isEntityError(err error) bool {
-	var apiErr *ta.Error
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == http.StatusBadRequest &&
-		strings.Contains(apiErr.Description, "can't parse entities")
 }
 
 func parseChatID(chatID string) (int64, error) {

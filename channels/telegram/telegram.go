@@ -11,13 +11,15 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mymmrac/telego"
 	ta "github.com/mymmrac/telego/telegoapi"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/telegram/botapi"
+	"github.com/omega-gateway/omega/channels/telegram/tgpreview"
+	"github.com/omega-gateway/omega/channels/telegram/transcribe"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -36,6 +38,7 @@ var (
 	_ channels.Channel        = (*Channel)(nil)
 	_ channels.FormatHinter   = (*Channel)(nil)
 	_ channels.HealthReporter = (*Channel)(nil)
+	_ channels.Previewer      = (*Channel)(nil)
 )
 
 // Channel is the Telegram channel.
@@ -50,15 +53,11 @@ type Channel struct {
 	pollTimeout time.Duration
 	stallGrace  time.Duration
 	backoffMax  time.Duration
-	pacer       *pacer
-	transcriber *transcriber
+	pacer       *botapi.Pacer
+	transcriber *transcribe.Client
 	menus       []Menu // set by setMyCommands after getMe
 	after       func(d time.Duration, f func()) (stop func() bool)
-
-	previewMu sync.Mutex
-	previews  map[string]*preview // the live preview of each chat
-	draftsOff atomic.Bool         // the Bot API has no sendMessageDraft
-	draftSeq  atomic.Int64
+	previews    *tgpreview.Previews
 
 	mu       sync.Mutex
 	botID    int64
@@ -145,9 +144,8 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		pollTimeout: wholeSeconds(cmp.Or(cfg.PollTimeout, defaultPollTimeout)),
 		stallGrace:  cmp.Or(cfg.StallGrace, defaultStallGrace),
 		backoffMax:  cmp.Or(cfg.BackoffMax, defaultBackoffMax),
-		pacer:       newPacer(),
+		pacer:       botapi.NewPacer(),
 		after:       realAfter,
-		previews:    map[string]*preview{},
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -162,12 +160,15 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 		return nil, fmt.Errorf("telegram: create bot: %w", err)
 	}
 	c.bot = bot
+	c.previews, err = tgpreview.New(tgpreview.Config{
+		Bot: bot, Pacer: c.pacer, Log: c.log, Now: c.now, After: c.after, Redact: c.redact, Classify: c.classify,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
 	if cfg.TranscribeURL != "" {
-		c.transcriber = &transcriber{
-			url:    strings.TrimRight(cfg.TranscribeURL, "/") + "/audio/transcriptions",
-			apiKey: cfg.TranscribeAPIKey,
-			model:  cfg.TranscribeModel,
-			client: c.http,
+		if c.transcriber, err = transcribe.New(cfg.TranscribeURL, cfg.TranscribeAPIKey, cfg.TranscribeModel, c.http); err != nil {
+			return nil, fmt.Errorf("telegram: %w", err)
 		}
 	}
 	return c, nil

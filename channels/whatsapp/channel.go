@@ -18,6 +18,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/wadevice"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
+	"github.com/omega-gateway/omega/channels/whatsapp/wapreview"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -52,8 +55,7 @@ type Channel struct {
 	now   func() time.Time
 	after func(d time.Duration, f func()) (stop func() bool)
 
-	previewMu sync.Mutex
-	previews  map[string]*preview // the live preview of each chat
+	previews *wapreview.Previews
 
 	mu      sync.Mutex
 	runCtx  context.Context
@@ -82,26 +84,20 @@ var (
 	_ PairingSource         = (*Channel)(nil)
 
 	_ channels.HealthReporter = (*Channel)(nil)
+	_ channels.Previewer      = (*Channel)(nil)
 )
 
 // New creates the channel for the device stored in container (a fresh,
 // unpaired device when there is none yet).
 func New(ctx context.Context, cfg Config, container *sqlstore.Container, logger *slog.Logger) (*Channel, error) {
-	dev, err := container.GetFirstDevice(ctx)
+	cl, err := wadevice.Open(ctx, container, logger)
 	if err != nil {
-		return nil, fmt.Errorf("whatsapp: load device: %w", err)
+		return nil, err
 	}
-	wc := whatsmeow.NewClient(dev, newWALogger(logger, "client"))
-	// Reconnection is ours: capped backoff, and a logged-out hook instead
-	// of silently giving up.
-	wc.EnableAutoReconnect = false
-	// Acknowledge a message only once every handler returned true, that
-	// is once the pipeline recorded it; otherwise WhatsApp redelivers it.
-	wc.SynchronousAck = true
-	return newWithClient(cfg, waClient{wc}, logger), nil
+	return newWithClient(cfg, cl, logger), nil
 }
 
-func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
+func newWithClient(cfg Config, cl client, logger *slog.Logger, opts ...Option) *Channel {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -115,8 +111,18 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger) *Channel {
 		conn:       make(chan connEvent, 16),
 		now:        time.Now,
 		after:      func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop },
-		previews:   map[string]*preview{},
 	}
+	for _, opt := range opts {
+		opt(c)
+	}
+	previews, err := wapreview.New(wapreview.Config{
+		Client: cl, Log: c.log, Now: c.now, After: c.after, Sent: c.seen.Add, SendError: sendError,
+	})
+	if err != nil {
+		// Only a nil client or a nil option gets here: a programming error.
+		panic("whatsapp: " + err.Error())
+	}
+	c.previews = previews
 	c.health = newConnHealth(c.log)
 	cl.AddEventHandler(c.handleEvent)
 	return c
@@ -336,7 +342,7 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if err != nil {
 		return res, err
 	}
-	chunks := Chunk(ToWhatsApp(text), maxChunk)
+	chunks := waformat.Messages(text)
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("whatsapp: send to %s: empty message: %w", chatID, channels.ErrRejected)
 	}
@@ -380,7 +386,7 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	if err != nil {
 		return res, sendError(chatID, fmt.Errorf("upload: %w", err))
 	}
-	caption = ToWhatsApp(caption)
+	caption = waformat.ToWhatsApp(caption)
 	longCaption := utf8.RuneCountInString(caption) > maxCaption
 	img := &waE2E.ImageMessage{
 		URL:           proto.String(up.URL),

@@ -3,9 +3,13 @@ package whatsapp
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"image/png"
+	"log/slog"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +19,10 @@ import (
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
+	_ "modernc.org/sqlite"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 func TestConfigFromEnv(t *testing.T) {
@@ -81,7 +87,7 @@ func TestSendTextChunksAndPhoneNumberTarget(t *testing.T) {
 		t.Fatalf("chunks %d, sent %d", res.Chunks, len(sent))
 	}
 	for _, s := range sent {
-		if s.to != alice || len(s.msg.GetConversation()) > maxChunk {
+		if s.to != alice || len(s.msg.GetConversation()) > waformat.MaxChunk {
 			t.Errorf("chunk to %s of %d bytes", s.to, len(s.msg.GetConversation()))
 		}
 	}
@@ -391,5 +397,39 @@ func TestChannelQRCodes(t *testing.T) {
 	}
 	if code, err := c.PairPhone(t.Context(), "+1 555 000 2222"); err != nil || fc.pairedPhone != "15550002222" {
 		t.Errorf("PairPhone: %q %v, phone %q", code, err, fc.pairedPhone)
+	}
+}
+
+// A reply with a table, a nested list and a list in a quote reaches the chat in
+// WhatsApp's formatting, through the channel's SendText.
+func TestSendTextFormatsNestedMarkdown(t *testing.T) {
+	c, fc, _ := started(t, Config{})
+	md := "## Stock\n\n| Item | Qty |\n|---|---:|\n| Figs | **3** |\n\n1. Order:\n   - *fresh `figs`*\n\n> note **this**:\n> - a\n> - b"
+	if _, err := c.SendText(t.Context(), alice.String(), md); err != nil {
+		t.Fatal(err)
+	}
+	want := "*Stock*\n\n*Item — Qty*\n• Figs — *3*\n\n1. Order:\n  • _fresh `figs`_\n\n> note *this*:\n> • a\n> • b"
+	sent := fc.sentMessages()
+	if len(sent) != 1 {
+		t.Fatalf("sent %d messages, want 1", len(sent))
+	}
+	if got := sent[0].msg.GetConversation(); got != want {
+		t.Fatalf("sent %q\nwant %q", got, want)
+	}
+}
+
+// The doctor opens the channel on omega's database as the server does: a
+// fresh device store holds no paired device.
+func TestDoctorOnAFreshDeviceStore(t *testing.T) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "omega.db")+"?_foreign_keys=1&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	cfg := Config{Enabled: true, AllowedNumbers: PhoneNumbers{"15550001111"}}
+	got := doctor(t.Context(), &cfg, channels.Env{DB: db, Dialect: "sqlite", Logger: slog.New(slog.DiscardHandler)})
+	want := []channels.Finding{channels.Fail("no device paired", "run `omega whatsapp pair`")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("findings %+v, want %+v", got, want)
 	}
 }

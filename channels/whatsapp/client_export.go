@@ -10,9 +10,5 @@ type Client = client
 // NewWithClient creates the channel on cl rather than on a stored device:
 // for tests that exercise the pipeline with constructed events.
 func NewWithClient(cfg Config, cl Client, logger *slog.Logger, opts ...Option) *Channel {
-	c := newWithClient(cfg, cl, logger)
-	for _, opt := range opts {
-		opt(c)
-	}
-	return c
+	return newWithClient(cfg, cl, logger, opts...)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/channeltest"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 func TestChannelConformance(t *testing.T) {
@@ -46,7 +47,7 @@ func TestChannelConformance(t *testing.T) {
 				}
 				return true
 			},
-			MaxChunk: maxChunk,
+			MaxChunk: waformat.MaxChunk,
 			Visible:  func(*testing.T) []string { return fc.visible() },
 			Advance:  clock.advance,
 			Photos: func(*testing.T) [][]byte {

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/wadevice"
 )
 
 // Descriptor describes the WhatsApp channel to the registry.
@@ -56,7 +57,7 @@ func open(ctx context.Context, s channels.Settings, env channels.Env) (*Channel,
 	if env.DB == nil {
 		return nil, errors.New("no database for the WhatsApp device store")
 	}
-	container, err := OpenDeviceStore(ctx, env.DB, env.Dialect, env.Logger)
+	container, err := wadevice.OpenDeviceStore(ctx, env.DB, env.Dialect, env.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
+	"github.com/omega-gateway/omega/channels/whatsapp/wapreview"
 )
 
 // fakeClock is the time of WithClock and WithTimer, moved by advance.
@@ -162,7 +164,7 @@ func TestPreviewRefusedEditsSendParagraphs(t *testing.T) {
 		t.Errorf("%d messages for 12 paragraphs written over 3 s", len(got))
 	}
 	// Every word once, in order: nothing repeated, nothing lost.
-	want := strings.Join(strings.Fields(ToWhatsApp(text)), " ")
+	want := strings.Join(strings.Fields(waformat.ToWhatsApp(text)), " ")
 	if joined := strings.Join(strings.Fields(strings.Join(got, " ")), " "); joined != want {
 		t.Errorf("the chat shows\n%q\nwant\n%q", joined, want)
 	}
@@ -183,7 +185,7 @@ func TestPreviewFinalEditRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Join(strings.Fields(strings.Join(fc.visible(), " ")), " ")
-	want := strings.Join(strings.Fields(ToWhatsApp(text+" and more to come, the end.")), " ")
+	want := strings.Join(strings.Fields(waformat.ToWhatsApp(text+" and more to come, the end.")), " ")
 	if got != want {
 		t.Errorf("the chat shows\n%q\nwant\n%q", got, want)
 	}
@@ -257,28 +259,8 @@ func TestPreviewCoalesces(t *testing.T) {
 	if n := len(fc.sentMessages()); n != 1 {
 		t.Fatalf("%d sends within the interval", n)
 	}
-	clock.advance(previewInterval)
+	clock.advance(wapreview.Interval)
 	if got := fc.visible(); len(got) != 1 || got[0] != "one two three" {
 		t.Fatalf("the latest text is not shown after the interval: %q", got)
-	}
-}
-
-func TestCompletedParagraphs(t *testing.T) {
-	tests := []struct {
-		md   string
-		from int
-		want int
-	}{
-		{"one", 0, 0},
-		{"one\n\ntwo", 0, 5},
-		{"one\n\ntwo\n\nthr", 0, 10},
-		{"one\n\ntwo\n\nthr", 5, 10},
-		{"```\na\n\nb\n```\n\nc", 0, 14},
-		{"```\na\n\nb", 0, 0},
-	}
-	for _, tt := range tests {
-		if got := completedParagraphs(tt.md, tt.from); got != tt.want {
-			t.Errorf("completedParagraphs(%q, %d) = %d, want %d", tt.md, tt.from, got, tt.want)
-		}
 	}
 }

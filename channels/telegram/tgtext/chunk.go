@@ -1,4 +1,4 @@
-package telegram
+package tgtext
 
 import (
 	"html"
@@ -26,7 +26,9 @@ const (
 	tokClose
 )
 
-func utf16Len(s string) int {
+// UTF16Len is the length of s in UTF-16 code units, the unit of
+// Telegram's message and caption limits.
+func UTF16Len(s string) int {
 	n := 0
 	for _, r := range s {
 		n += max(utf16.RuneLen(r), 1)
@@ -48,21 +50,21 @@ func tokenize(s string) []token {
 		case '&':
 			if end := strings.IndexByte(s[i:], ';'); end > 0 && end < 12 {
 				raw := s[i : i+end+1]
-				toks = append(toks, token{s: raw, kind: tokText, len: utf16Len(raw)})
+				toks = append(toks, token{s: raw, kind: tokText, len: UTF16Len(raw)})
 				i += end + 1
 				continue
 			}
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		raw := s[i : i+size]
-		toks = append(toks, token{s: raw, kind: tokText, len: utf16Len(raw)})
+		toks = append(toks, token{s: raw, kind: tokText, len: UTF16Len(raw)})
 		i += size
 	}
 	return toks
 }
 
 func tagToken(raw string) token {
-	t := token{s: raw, kind: tokOpen, len: utf16Len(raw)}
+	t := token{s: raw, kind: tokOpen, len: UTF16Len(raw)}
 	body := strings.Trim(raw, "<>")
 	if strings.HasPrefix(body, "/") {
 		t.kind = tokClose
@@ -72,12 +74,12 @@ func tagToken(raw string) token {
 	return t
 }
 
-// chunkHTML splits well-formed Telegram HTML into pieces of at most limit
+// Chunk splits well-formed Telegram HTML into pieces of at most limit
 // UTF-16 code units (tags included, which is conservative). Tags open at
 // a cut are closed at the end of one piece and reopened at the start of
 // the next, so every piece is well-formed on its own. Cuts prefer line
 // breaks outside code blocks, then line breaks inside them, then spaces.
-func chunkHTML(s string, limit int) []string {
+func Chunk(s string, limit int) []string {
 	toks := tokenize(s)
 	var chunks []string
 	var stack []token // open tags at the current position
@@ -227,9 +229,9 @@ func inPre(stack []token) bool {
 	return false
 }
 
-// htmlToPlain strips tags and unescapes entities; links keep their target
+// HTMLToPlain strips tags and unescapes entities; links keep their target
 // in parentheses. It is the fallback when Telegram rejects the entities.
-func htmlToPlain(s string) string {
+func HTMLToPlain(s string) string {
 	var b strings.Builder
 	var href string
 	var label strings.Builder

@@ -1,4 +1,6 @@
-package telegram
+// Package transcribe turns voice messages into text through an
+// OpenAI-compatible /audio/transcriptions endpoint.
+package transcribe
 
 import (
 	"bytes"
@@ -11,15 +13,25 @@ import (
 	"strings"
 )
 
-// transcriber calls an OpenAI-compatible /audio/transcriptions endpoint.
-type transcriber struct {
+// Client calls an OpenAI-compatible /audio/transcriptions endpoint.
+type Client struct {
 	url    string // full endpoint URL
 	apiKey string
 	model  string
 	client *http.Client
 }
 
-func (t *transcriber) transcribe(ctx context.Context, name string, audio []byte) (string, error) {
+// New returns a client of the API at baseURL (its /audio/transcriptions
+// endpoint), authenticated by apiKey when it is set.
+func New(baseURL, apiKey, model string, client *http.Client) (*Client, error) {
+	if baseURL == "" || model == "" || client == nil {
+		return nil, fmt.Errorf("transcribe: base URL %q, model %q and an HTTP client are required", baseURL, model)
+	}
+	return &Client{url: strings.TrimRight(baseURL, "/") + "/audio/transcriptions", apiKey: apiKey, model: model, client: client}, nil
+}
+
+// Transcribe returns the text spoken in audio, a file named name.
+func (t *Client) Transcribe(ctx context.Context, name string, audio []byte) (string, error) {
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
 	if err := w.WriteField("model", t.model); err != nil {

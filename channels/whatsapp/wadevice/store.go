@@ -1,4 +1,7 @@
-package whatsapp
+// Package wadevice is omega's side of whatsmeow: the linked device's
+// store in omega's own database, and the client adapter the channel
+// drives.
+package wadevice
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package telegram
+package tgtext
 
 import (
 	"regexp"
@@ -67,7 +67,7 @@ func FuzzMarkdownToHTML(f *testing.F) {
 		if err := wellFormed(out); err != "" {
 			t.Fatalf("%s\nmarkdown %q\nhtml %q", err, md, out)
 		}
-		for _, c := range chunkHTML(out, 200) {
+		for _, c := range Chunk(out, 200) {
 			if err := wellFormed(c); err != "" {
 				t.Fatalf("chunk: %s\nmarkdown %q\nchunk %q", err, md, c)
 			}

@@ -1,4 +1,4 @@
-package telegram
+package botapi
 
 import (
 	"sync"
@@ -20,36 +20,37 @@ const (
 	maxChats = 4096
 )
 
-// pacer spaces outgoing messages and chat actions with token buckets so
+// Pacer spaces outgoing messages and chat actions with token buckets so
 // Telegram's flood control is rarely hit. A chat quiet for a second has a
 // token, so its first message leaves at once.
-type pacer struct {
+type Pacer struct {
 	mu     sync.Mutex
 	global *rate.Limiter
 	chats  map[string]*rate.Limiter
 }
 
-func newPacer() *pacer {
-	return &pacer{
+// NewPacer returns a pacer with every bucket full.
+func NewPacer() *Pacer {
+	return &Pacer{
 		global: rate.NewLimiter(globalRate, globalBurst),
 		chats:  map[string]*rate.Limiter{},
 	}
 }
 
-// reserve takes a token from the chat's and the global bucket and returns
+// Reserve takes a token from the chat's and the global bucket and returns
 // how long the caller must wait before sending.
-func (p *pacer) reserve(chatID string, now time.Time) time.Duration {
+func (p *Pacer) Reserve(chatID string, now time.Time) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	chat := p.chatLimiter(chatID, now)
 	return max(chat.ReserveN(now, 1).DelayFrom(now), p.global.ReserveN(now, 1).DelayFrom(now))
 }
 
-// tryAction takes a token for a chat action (typing) only if the chat's
+// TryAction takes a token for a chat action (typing) only if the chat's
 // bucket is full, so an acknowledgement and the reply after the action
 // still find theirs: a late typing indicator is worthless, and one must
 // never make a message wait. It reports whether the action may be sent.
-func (p *pacer) tryAction(chatID string, now time.Time) bool {
+func (p *Pacer) TryAction(chatID string, now time.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	chat := p.chatLimiter(chatID, now)
@@ -59,11 +60,11 @@ func (p *pacer) tryAction(chatID string, now time.Time) bool {
 	return chat.AllowN(now, 1) && p.global.AllowN(now, 1)
 }
 
-// tryCourtesy takes a token for a message that may be dropped (an
+// TryCourtesy takes a token for a message that may be dropped (an
 // acknowledgement) only if one is free now in the chat's and the global
 // bucket and another stays free for the message after it: the courtesy
 // leaves at once or not at all, and never takes the reply's slot.
-func (p *pacer) tryCourtesy(chatID string, now time.Time) bool {
+func (p *Pacer) TryCourtesy(chatID string, now time.Time) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	chat := p.chatLimiter(chatID, now)
@@ -74,7 +75,7 @@ func (p *pacer) tryCourtesy(chatID string, now time.Time) bool {
 }
 
 // chatLimiter returns the chat's limiter; callers hold p.mu.
-func (p *pacer) chatLimiter(chatID string, now time.Time) *rate.Limiter {
+func (p *Pacer) chatLimiter(chatID string, now time.Time) *rate.Limiter {
 	if l, ok := p.chats[chatID]; ok {
 		return l
 	}
@@ -94,9 +95,9 @@ func (p *pacer) chatLimiter(chatID string, now time.Time) *rate.Limiter {
 // and the global bucket: the final reply after it must never wait.
 const previewReserve = 1
 
-// tryPreview takes a token for a preview update only if one stays free
+// TryPreview takes a token for a preview update only if one stays free
 // for the final reply; otherwise it reports how long until one does.
-func (p *pacer) tryPreview(chatID string, now time.Time) (bool, time.Duration) {
+func (p *Pacer) TryPreview(chatID string, now time.Time) (bool, time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	chat := p.chatLimiter(chatID, now)

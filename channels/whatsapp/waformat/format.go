@@ -1,4 +1,7 @@
-package whatsapp
+// Package waformat is WhatsApp's text format: the model's Markdown in
+// WhatsApp's formatting, cut into messages on paragraph, line and word
+// boundaries with code blocks closed and reopened at a cut.
+package waformat
 
 import (
 	"strings"
@@ -7,10 +10,10 @@ import (
 	"github.com/omega-gateway/omega/channels/markdown"
 )
 
-// maxChunk is well below WhatsApp's hard limit (~65 000 characters):
+// MaxChunk is well below WhatsApp's hard limit (~65 000 characters):
 // long walls of text are unreadable on a phone, and smaller messages
 // arrive sooner.
-const maxChunk = 4000
+const MaxChunk = 4000
 
 // waStyle renders the Markdown tree (parsed by goldmark in
 // channels/markdown, as for every channel) in WhatsApp's formatting:
@@ -77,6 +80,10 @@ func joinCells(cells []markdown.Cell, text func(markdown.Cell) string) string {
 	}
 	return strings.Join(parts, " — ")
 }
+
+// Messages is the Markdown md formatted and cut into messages of at most
+// MaxChunk characters, as a reply is sent.
+func Messages(md string) []string { return Chunk(ToWhatsApp(md), MaxChunk) }
 
 // Chunk splits text into messages of at most limit characters, preferring
 // paragraph, then line, then word boundaries. A code block cut in two is

@@ -1,4 +1,4 @@
-package whatsapp
+package wadevice
 
 import (
 	"database/sql"
@@ -42,12 +42,12 @@ func TestOpenDeviceStoreSQLite(t *testing.T) {
 	if dev.ID != nil {
 		t.Fatalf("fresh store has paired device %v", dev.ID)
 	}
-	ch, err := New(ctx, Config{}, container, nil)
+	cl, err := Open(ctx, container, nil)
 	if err != nil {
-		t.Fatalf("New: %v", err)
+		t.Fatalf("Open: %v", err)
 	}
-	if ch.Paired() {
-		t.Error("fresh device reported as paired")
+	if pn, _ := cl.OwnJIDs(); !pn.IsEmpty() {
+		t.Errorf("fresh device reported as paired to %v", pn)
 	}
 	// A second open (next start-up) finds the schema current.
 	if _, err := OpenDeviceStore(ctx, db, "sqlite", nil); err != nil {
@@ -66,5 +66,8 @@ func TestOpenDeviceStoreErrors(t *testing.T) {
 	}
 	if _, err := OpenDeviceStore(ctx, openSQLite(t, true), "mysql", nil); err == nil {
 		t.Error("unknown dialect: want error")
+	}
+	if _, err := Open(ctx, nil, nil); err == nil {
+		t.Error("client without a device store: want error")
 	}
 }

@@ -1,4 +1,8 @@
-package telegram
+// Package tgtext is Telegram's text format: the model's Markdown rendered
+// as the Bot API's HTML parse mode, that HTML cut into messages on
+// paragraph and code-fence boundaries, and the plain-text fallback used
+// when Telegram rejects the HTML.
+package tgtext
 
 import (
 	"html"

@@ -1,4 +1,4 @@
-package whatsapp
+package waformat
 
 import "testing"
 
@@ -25,23 +25,5 @@ func TestToWhatsAppNesting(t *testing.T) {
 				t.Errorf("ToWhatsApp(%q)\n got  %q\n want %q", tt.in, got, tt.want)
 			}
 		})
-	}
-}
-
-// A reply with a table, a nested list and a list in a quote reaches the chat in
-// WhatsApp's formatting, through the channel's SendText.
-func TestSendTextFormatsNestedMarkdown(t *testing.T) {
-	c, fc, _ := started(t, Config{})
-	md := "## Stock\n\n| Item | Qty |\n|---|---:|\n| Figs | **3** |\n\n1. Order:\n   - *fresh `figs`*\n\n> note **this**:\n> - a\n> - b"
-	if _, err := c.SendText(t.Context(), alice.String(), md); err != nil {
-		t.Fatal(err)
-	}
-	want := "*Stock*\n\n*Item — Qty*\n• Figs — *3*\n\n1. Order:\n  • _fresh `figs`_\n\n> note *this*:\n> • a\n> • b"
-	sent := fc.sentMessages()
-	if len(sent) != 1 {
-		t.Fatalf("sent %d messages, want 1", len(sent))
-	}
-	if got := sent[0].msg.GetConversation(); got != want {
-		t.Fatalf("sent %q\nwant %q", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package telegram
+package tgtext
 
 import "testing"
 
@@ -58,8 +58,8 @@ func TestHTMLToPlain(t *testing.T) {
 		{"<pre><code class=\"language-go\">a &lt; b</code></pre>", "a < b"},
 	}
 	for _, tt := range tests {
-		if got := htmlToPlain(tt.in); got != tt.want {
-			t.Errorf("htmlToPlain(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := HTMLToPlain(tt.in); got != tt.want {
+			t.Errorf("HTMLToPlain(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package telegram
+package tgtext
 
 import (
 	"strings"
@@ -25,7 +25,7 @@ func balanced(t *testing.T, s string) {
 	}
 }
 
-func squash(s string) string { return strings.Join(strings.Fields(htmlToPlain(s)), "") }
+func squash(s string) string { return strings.Join(strings.Fields(HTMLToPlain(s)), "") }
 
 func TestChunkHTMLLongReply(t *testing.T) {
 	var md strings.Builder
@@ -38,13 +38,13 @@ func TestChunkHTMLLongReply(t *testing.T) {
 		}
 	}
 	html := MarkdownToHTML(md.String())
-	chunks := chunkHTML(html, MaxMessageLen)
+	chunks := Chunk(html, MaxMessageLen)
 	if len(chunks) < 3 {
-		t.Fatalf("got %d chunks for %d units, want >= 3", len(chunks), utf16Len(html))
+		t.Fatalf("got %d chunks for %d units, want >= 3", len(chunks), UTF16Len(html))
 	}
 	var joined strings.Builder
 	for i, c := range chunks {
-		if n := utf16Len(c); n > MaxMessageLen {
+		if n := UTF16Len(c); n > MaxMessageLen {
 			t.Errorf("chunk %d has %d UTF-16 units", i, n)
 		}
 		balanced(t, c)
@@ -61,13 +61,13 @@ func TestChunkHTMLLongReply(t *testing.T) {
 func TestChunkHTMLHugeCodeBlockIsReopened(t *testing.T) {
 	code := strings.Repeat("line := a < b // comment\n", 400) // ~10k characters
 	html := MarkdownToHTML("intro\n```go\n" + code + "```\noutro")
-	chunks := chunkHTML(html, MaxMessageLen)
+	chunks := Chunk(html, MaxMessageLen)
 	if len(chunks) < 3 {
 		t.Fatalf("got %d chunks, want >= 3", len(chunks))
 	}
 	for i, c := range chunks {
 		balanced(t, c)
-		if utf16Len(c) > MaxMessageLen {
+		if UTF16Len(c) > MaxMessageLen {
 			t.Errorf("chunk %d too long", i)
 		}
 		if strings.Contains(c, "line :=") && !strings.Contains(c, `<pre><code class="language-go">`) {
@@ -86,7 +86,7 @@ func TestChunkHTMLKeepsFittingCodeBlockWhole(t *testing.T) {
 	para := strings.Repeat("word ", 700) // 3500 units
 	code := strings.Repeat("x = 1\n", 200)
 	html := MarkdownToHTML(para + "\n```\n" + code + "```")
-	chunks := chunkHTML(html, MaxMessageLen)
+	chunks := Chunk(html, MaxMessageLen)
 	if len(chunks) != 2 {
 		t.Fatalf("got %d chunks, want 2", len(chunks))
 	}
@@ -97,20 +97,20 @@ func TestChunkHTMLKeepsFittingCodeBlockWhole(t *testing.T) {
 
 func TestChunkHTMLCountsUTF16(t *testing.T) {
 	html := strings.Repeat("😀", 3000) // 6000 UTF-16 units, 3000 runes
-	chunks := chunkHTML(html, MaxMessageLen)
+	chunks := Chunk(html, MaxMessageLen)
 	if len(chunks) != 2 {
 		t.Fatalf("got %d chunks, want 2", len(chunks))
 	}
-	if utf16Len(chunks[0]) != MaxMessageLen {
-		t.Errorf("first chunk %d units, want %d", utf16Len(chunks[0]), MaxMessageLen)
+	if UTF16Len(chunks[0]) != MaxMessageLen {
+		t.Errorf("first chunk %d units, want %d", UTF16Len(chunks[0]), MaxMessageLen)
 	}
 }
 
 func TestChunkHTMLShort(t *testing.T) {
-	if got := chunkHTML("<b>hi</b>", MaxMessageLen); len(got) != 1 || got[0] != "<b>hi</b>" {
+	if got := Chunk("<b>hi</b>", MaxMessageLen); len(got) != 1 || got[0] != "<b>hi</b>" {
 		t.Errorf("got %q", got)
 	}
-	if got := chunkHTML("  \n", MaxMessageLen); len(got) != 0 {
+	if got := Chunk("  \n", MaxMessageLen); len(got) != 0 {
 		t.Errorf("blank text gave chunks %q", got)
 	}
 }
@@ -119,6 +119,6 @@ func BenchmarkConvertAndChunk10k(b *testing.B) {
 	md := strings.Repeat("Some **bold** text with `code` & <tags> and [a link](https://go.dev).\n", 140)
 	b.SetBytes(int64(len(md)))
 	for b.Loop() {
-		chunkHTML(MarkdownToHTML(md), MaxMessageLen)
+		Chunk(MarkdownToHTML(md), MaxMessageLen)
 	}
 }
