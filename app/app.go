@@ -117,6 +117,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 			_ = a.backend.Close()
 			return nil, err
 		}
+		// Only an applier needs the others' events the moment they commit.
+		if t := a.backend.Tail(); t != nil {
+			t.SetUrgent(a.Engine.Applying)
+		}
 	}
 	q, err := projections.NewQueries(a.backend.ReadDB(), a.Dialect)
 	if err != nil {

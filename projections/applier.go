@@ -59,6 +59,14 @@ func (e *Engine) Holding() []string {
 	return out
 }
 
+// Applying reports whether the engine applies any projection now: only
+// then does it need other processes' events as soon as they commit.
+func (e *Engine) Applying() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.held) > 0
+}
+
 // runExclusive is Run under ApplyExclusively: it opens a session, applies
 // the projections whose locks it takes, and opens another when the session
 // is lost.
@@ -190,17 +198,21 @@ func (e *Engine) watchCheckpoints(ctx context.Context) {
 
 // noticed records that another process committed projections through pos.
 func (e *Engine) noticed(projections []string, pos int64) {
+	moved := false
 	e.mu.Lock()
 	if e.through == nil {
 		e.through = map[string]int64{}
 	}
 	for _, n := range projections {
-		if !e.held[n] {
+		if at, known := e.through[n]; !e.held[n] && (!known || at != pos) {
 			e.through[n] = pos
+			moved = true
 		}
 	}
 	e.mu.Unlock()
-	e.applied.Notify()
+	if moved { // this engine's own commits were signalled already
+		e.applied.Notify()
+	}
 }
 
 // readCheckpoints reads the checkpoints of the projections this engine
