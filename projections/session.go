@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,8 +42,10 @@ func openSession(ctx context.Context, db *sql.DB, ttl time.Duration) (*session, 
 	}
 	s := &session{conn: conn}
 	idle := strconv.FormatInt((ttl * 3 / 5).Milliseconds(), 10)
+	// The name shows in pg_stat_activity which process applies.
+	name := fmt.Sprintf("omega applier pid %d", os.Getpid())
 	if _, err := conn.ExecContext(ctx, `SELECT set_config('idle_session_timeout', $1, false),
-		set_config('idle_in_transaction_session_timeout', $1, false)`, idle); err != nil {
+		set_config('idle_in_transaction_session_timeout', $1, false), set_config('application_name', $2, false)`, idle, name); err != nil {
 		s.close()
 		return nil, fmt.Errorf("set the applier session's timeouts: %w", err)
 	}
