@@ -443,6 +443,9 @@ func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
 // inTx runs fn in a transaction: on the applier session while the engine
 // holds one (its locks are what make it the applier), else on the pool.
 func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s := sessionFrom(ctx); s != nil {
+		return s.inTx(ctx, fn)
+	}
 	if s := e.currentSession(); s != nil {
 		return s.inTx(ctx, fn)
 	}
@@ -481,7 +484,10 @@ func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
 
 // CatchUp applies every event committed before the call to every
 // projection and returns; tools use it to read up-to-date models without
-// a server, shutdown to see the turns that just finished.
+// a server, shutdown to see the turns that just finished. Under
+// ApplyExclusively a projection another process applies is not applied
+// here: CatchUp waits for that process to reach the end (or applies it
+// under its lock once nobody holds that).
 func (e *Engine) CatchUp(ctx context.Context) error {
 	// Without this a transaction still open anywhere in the database would
 	// hold back events that have committed (on PostgreSQL).
@@ -489,21 +495,29 @@ func (e *Engine) CatchUp(ctx context.Context) error {
 		return fmt.Errorf("catch up: %w", err)
 	}
 	for _, p := range e.projections {
-		for attempt := 0; ; attempt++ {
-			pos, err := e.store.Checkpoint(ctx, checkpointName(p))
-			if err != nil {
-				return err
-			}
-			_, err = e.catchUp(ctx, []Projection{p}, "", pos, -1, noProgress{})
-			var moved *movedError
-			if errors.As(err, &moved) && attempt < 3 {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			break
+		catchUp := e.catchUpOne
+		if e.exclusiveTTL > 0 && !e.holds(p.Name()) {
+			catchUp = e.catchUpExclusive
+		}
+		if err := catchUp(ctx, p); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// catchUpOne applies the log to p from its checkpoint to the end.
+func (e *Engine) catchUpOne(ctx context.Context, p Projection) error {
+	for attempt := 0; ; attempt++ {
+		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+		if err != nil {
+			return err
+		}
+		_, err = e.catchUp(ctx, []Projection{p}, "", pos, -1, noProgress{})
+		var moved *movedError
+		if errors.As(err, &moved) && attempt < 3 {
+			continue
+		}
+		return err
+	}
 }

@@ -190,3 +190,44 @@ func TestExclusiveApplierSessionKilled(t *testing.T) {
 	waitApplied(t, nodes[0].store, "applied_too")
 	waitOneApplierEach(t, nodes)
 }
+
+// A tool's CatchUp beside a running applier returns once the read models
+// reach the end of the log as it was at the call; with no applier running
+// it applies them itself, under their locks.
+func TestExclusiveCatchUp(t *testing.T) {
+	open := backends()[1].open(t)
+	tool := func() *projections.Engine {
+		s := open()
+		e := projections.New(s.DB(), s, projections.Postgres, registry(), quiet, applied{}, appliedToo{})
+		if err := e.ApplyExclusively(testApplierTTL); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	node := startExclusive(t, open)
+	waitOneApplierEach(t, []*exclusiveNode{node})
+	appendFacts(t, node.store, 40, "1")
+	if err := tool().CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	total := totalEvents(t, node.store)
+	if got := count(t, node.store.DB(), "applied"); got != total {
+		t.Fatalf("after CatchUp beside the applier: %d applied, want %d", got, total)
+	}
+
+	node.stop()
+	<-node.done
+	appendFacts(t, node.store, 15, "2")
+	if err := tool().CatchUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	total = totalEvents(t, node.store)
+	for _, table := range []string{"applied", "applied_too"} {
+		if got := count(t, node.store.DB(), table); got != total {
+			t.Fatalf("after CatchUp with no applier: %s has %d, want %d", table, got, total)
+		}
+	}
+	if n := lockHolders(t, node.store); n != 0 {
+		t.Fatalf("%d projection locks still held after CatchUp", n)
+	}
+}
