@@ -10,11 +10,6 @@ import (
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
-// DefaultApplierTTL bounds how long the read models wait for a new
-// applier after the process applying them stopped without closing its
-// session.
-const DefaultApplierTTL = 5 * time.Second
-
 // ApplyExclusively makes Run apply each projection only while this engine
 // holds the projection's advisory lock (PostgreSQL, where several
 // processes share the read models): one process applies a read model, the

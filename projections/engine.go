@@ -187,6 +187,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		return e.runExclusive(ctx)
 	}
 	e.setSession(nil, e.projections)
+	defer e.setSession(nil, nil)
 	return e.runGroups(ctx, e.projections)
 }
 
