@@ -10,6 +10,46 @@ import (
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
+// CatchUp applies every event committed before the call to every
+// projection and returns; tools use it to read up-to-date models without
+// a server, shutdown to see the turns that just finished. Under
+// ApplyExclusively a projection another process applies is not applied
+// here: CatchUp waits for that process to reach the end (or applies it
+// under its lock once nobody holds that).
+func (e *Engine) CatchUp(ctx context.Context) error {
+	// Without this a transaction still open anywhere in the database would
+	// hold back events that have committed (on PostgreSQL).
+	if err := e.store.Settle(ctx); err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
+	for _, p := range e.projections {
+		catchUp := e.catchUpOne
+		if e.exclusiveTTL > 0 && !e.holds(p.Name()) {
+			catchUp = e.catchUpExclusive
+		}
+		if err := catchUp(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catchUpOne applies the log to p from its checkpoint to the end.
+func (e *Engine) catchUpOne(ctx context.Context, p Projection) error {
+	for attempt := 0; ; attempt++ {
+		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+		if err != nil {
+			return err
+		}
+		_, err = e.catchUp(ctx, []Projection{p}, "", pos, -1, noProgress{})
+		var moved *movedError
+		if errors.As(err, &moved) && attempt < 3 {
+			continue
+		}
+		return err
+	}
+}
+
 // holds reports whether the running engine applies the named projection.
 func (e *Engine) holds(name string) bool {
 	e.mu.Lock()
