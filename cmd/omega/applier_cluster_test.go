@@ -142,3 +142,72 @@ func TestApplierKilledHandsOver(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// An applier that hangs (SIGSTOP) keeps its connection open, so the
+// server ends its session after its idle timeout: the other process then
+// applies every read model, within OMEGA_APPLIER_TTL of the hang. When the
+// hung process wakes it finds its session gone and applies nothing more;
+// turns posted to both complete and the read models show them all.
+func TestHungApplierHandsOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	_, vars, open := postgresEnv(t)
+	db := open().(interface{ DB() *sql.DB }).DB()
+	claude, _ := crashClaude(t, t.TempDir())
+	const ttl = 2 * time.Second
+	start := func() (*proc, string) {
+		addr := freeAddr(t)
+		env := append(os.Environ(), vars...)
+		env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr,
+			"OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
+		p := startServe(t, bin, env)
+		waitHTTP(t, "http://"+addr)
+		return p, "http://" + addr
+	}
+	first, firstURL := start()
+	second, secondURL := start()
+	applier := waitOneApplier(t, db, 10*time.Second, first.cmd.Process.Pid, second.cmd.Process.Pid)
+	hung, other, otherURL := first, second, secondURL
+	if applier == second.cmd.Process.Pid {
+		hung, other, otherURL = second, first, firstURL
+	}
+	if err := hung.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	// Generous: the bound under test is the TTL, the slack is this
+	// machine's load.
+	waitOneApplier(t, db, 2*ttl, other.cmd.Process.Pid)
+	took := time.Since(stopped)
+	t.Logf("read models applied by the other process %s after the hang (TTL %s)", took.Round(time.Millisecond), ttl)
+	if err := hung.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+
+	turns := 0
+	for i, url := range []string{otherURL, firstURL, secondURL} {
+		if out := postMessage(t, url, fmt.Sprintf("gina-%d", i), "hello", "30s"); out["status"] != "ok" {
+			t.Fatalf("turn %d after the hang: %v", i, out)
+		}
+		turns++
+	}
+	if held := applierLocks(t, db); len(held) != 1 || held[other.cmd.Process.Pid] != len(app.Projections()) {
+		t.Fatalf("after the hung process woke, read-model locks are held %v, want all by %d", held, other.cmd.Process.Pid)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var done int
+		if err := db.QueryRow(`SELECT count(*) FROM turns WHERE status <> 'open'`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		if done == turns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turns read model shows %d of %d turns completed", done, turns)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
