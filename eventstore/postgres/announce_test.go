@@ -93,10 +93,10 @@ func TestCheckpointAnnouncementsReachOtherStores(t *testing.T) {
 	for {
 		select {
 		case n := <-notices:
-			switch {
-			case n.Position == 2:
+			switch n.Position {
+			case 2:
 				t.Fatal("a rolled-back announcement arrived")
-			case n.Position == 3:
+			case 3:
 				return
 			}
 		case <-ctx.Done():
