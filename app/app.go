@@ -111,6 +111,18 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 	}
 	a.Store = a.backend
 	a.Engine = projections.New(a.backend.DB(), a.backend, a.Dialect, a.Registry, logger, Projections()...)
+	if a.Dialect == projections.Postgres {
+		// Processes sharing the database share the read models: one
+		// applies each, the others read it.
+		if err := a.Engine.ApplyExclusively(cfg.ApplierTTL); err != nil {
+			_ = a.backend.Close()
+			return nil, err
+		}
+		// Only an applier needs the others' events the moment they commit.
+		if t := a.backend.Tail(); t != nil {
+			t.SetUrgent(a.Engine.Applying)
+		}
+	}
 	q, err := projections.NewQueries(a.backend.ReadDB(), a.Dialect)
 	if err != nil {
 		_ = a.backend.Close()

@@ -48,6 +48,9 @@ type Tail struct {
 	// cache, when set, sees every event read before any follower does,
 	// and is live exactly while the Tail follows the log.
 	cache *StreamCache
+	// urgent, when set, tells whether a follower of this process needs
+	// other processes' events as soon as they commit (see SetUrgent).
+	urgent func() bool
 }
 
 // Bounds of a Tail's window and of one read.
@@ -69,6 +72,9 @@ const (
 	// tailAwaitFor bounds how long a committed position is awaited (one
 	// the Tail cannot see, from before its start, is given up).
 	tailAwaitFor = 2 * time.Second
+	// TailLazy spaces the reads of other processes' events while no
+	// follower needs them at once (SetUrgent).
+	TailLazy = 50 * time.Millisecond
 )
 
 // NewTail returns a Tail over a store's read (which need not check its
@@ -81,6 +87,51 @@ func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Ev
 
 // SetCache makes c see every event the Tail reads; call it before Run.
 func (t *Tail) SetCache(c *StreamCache) { t.cache = c }
+
+// SetUrgent tells the Tail when a follower of this process needs other
+// processes' events as soon as they commit: urgent returns true while it
+// does (the process applies read models). Otherwise a change another
+// process signals is read at most every TailLazy, so that a process does
+// not read the log once per append of every other process; what this
+// process committed itself is read at once all the same. Without it
+// every change is urgent.
+func (t *Tail) SetUrgent(urgent func() bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.urgent = urgent
+}
+
+// prompt reports whether the Tail must read now rather than at its lazy
+// pace: a follower needs other processes' events at once, or this
+// process committed events it has not read.
+func (t *Tail) prompt() bool {
+	t.mu.Lock()
+	urgent := t.urgent
+	t.mu.Unlock()
+	return urgent == nil || urgent() || t.missing()
+}
+
+// pace delays a read a change signal asked for, while no read is prompt,
+// until TailLazy after the last read; false when ctx ended.
+func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time) bool {
+	for !t.prompt() {
+		left := TailLazy - time.Since(last)
+		if left <= 0 {
+			return true
+		}
+		timer := time.NewTimer(left)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-changes: // perhaps a commit of this process: look again
+			timer.Stop()
+		case <-timer.C:
+			return true
+		}
+	}
+	return true
+}
 
 // Grown returns a channel signalled when the Tail has read more of the
 // log (or dropped its window), until ctx ends.
@@ -152,13 +203,18 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 			}
 		}
 		wait := t.poll
-		if t.missing() || (len(evs) == 0 && time.Since(signalled) < tailRetryFor) {
-			// Events committed here are not readable yet, or a signal
-			// found nothing readable: some transaction still holds the
-			// horizon back.
+		if len(evs) == 0 && time.Since(signalled) < tailRetryFor {
+			// A signal found nothing readable: some transaction still
+			// holds the horizon back.
+			wait = TailLazy
+		}
+		if t.prompt() && (t.missing() || wait < t.poll) {
+			// Events committed here are not readable yet, or a follower
+			// waits for what another process signalled.
 			wait = retry
 			retry = min(retry*2, tailRetryMax)
 		}
+		read := time.Now()
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -168,6 +224,10 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 		case <-changes:
 			timer.Stop()
 			retry, signalled = time.Millisecond, time.Now()
+			if !t.pace(ctx, changes, read) {
+				t.reset()
+				return
+			}
 		case <-timer.C:
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/omega-gateway/omega/domain"
@@ -130,5 +132,77 @@ func TestTailDelivered(t *testing.T) {
 	}
 	if !tail.Holds(14) || !tail.Holds(11) || tail.Holds(15) {
 		t.Fatal("Holds disagrees with the window")
+	}
+}
+
+// countingTail is a Tail over a log that has one more event at every read,
+// signalled through signal.
+func countingTail() (tail *Tail, reads *atomic.Int64, signal func()) {
+	reads = &atomic.Int64{}
+	ch := make(chan struct{}, 1)
+	tail = NewTail(func(_ context.Context, after int64, _ int) ([]domain.Event, error) {
+		reads.Add(1)
+		return []domain.Event{{Position: after + 1}}, nil
+	}, func(context.Context) <-chan struct{} { return ch })
+	return tail, reads, func() {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// readsWhileSignalled runs tail while another process signals a change
+// every millisecond for d, and returns how often it read the log.
+func readsWhileSignalled(t *testing.T, tail *Tail, reads *atomic.Int64, signal func(), d time.Duration) int64 {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	tail.offer(0)
+	go func() { defer close(done); tail.Run(ctx) }()
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		signal()
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	return reads.Load()
+}
+
+// A process whose followers need no other process's events at once reads
+// them at the lazy pace, however often other processes signal; one whose
+// followers do reads after every signal.
+func TestTailPacesOtherProcessesChanges(t *testing.T) {
+	const d = 400 * time.Millisecond
+	lazyTail, lazyReads, lazySignal := countingTail()
+	lazyTail.SetUrgent(func() bool { return false })
+	lazy := readsWhileSignalled(t, lazyTail, lazyReads, lazySignal, d)
+	if limit := int64(d/TailLazy) + 3; lazy > limit {
+		t.Fatalf("read %d times in %s while not urgent, want at most %d", lazy, d, limit)
+	}
+	urgentTail, urgentReads, urgentSignal := countingTail()
+	urgentTail.SetUrgent(func() bool { return true })
+	urgent := readsWhileSignalled(t, urgentTail, urgentReads, urgentSignal, d)
+	if urgent < 2*lazy {
+		t.Fatalf("read %d times while urgent, %d while not: signals are not followed", urgent, lazy)
+	}
+}
+
+// What this process committed is read at once even when no follower needs
+// other processes' events at once.
+func TestTailPromptForItsOwnCommits(t *testing.T) {
+	tail, _, _ := countingTail()
+	tail.SetUrgent(func() bool { return false })
+	tail.offer(0)
+	if tail.prompt() {
+		t.Fatal("prompt with nothing of its own awaited")
+	}
+	tail.Committed([]int64{5})
+	if !tail.prompt() {
+		t.Fatal("not prompt while its own commit is unread")
+	}
+	tail.add(0, []domain.Event{{Position: 5}})
+	if tail.prompt() {
+		t.Fatal("still prompt once its own commit was read")
 	}
 }

@@ -32,8 +32,14 @@ type Engine struct {
 	applied eventstore.Broadcaster
 	stmts   *statements
 
+	// exclusiveTTL, when set, makes Run apply only the projections whose
+	// advisory locks the engine holds (ApplyExclusively).
+	exclusiveTTL time.Duration
+
 	mu      sync.Mutex
-	through map[string]int64 // projection name -> checkpoint this engine last committed
+	through map[string]int64 // projection name -> checkpoint last committed (here or, announced, elsewhere)
+	session *session         // where held projections are applied; nil: the pool
+	held    map[string]bool  // projections this engine applies under their locks
 }
 
 // Applied signals after every batch the running engine commits, so
@@ -41,8 +47,9 @@ type Engine struct {
 func (e *Engine) Applied(ctx context.Context) <-chan struct{} { return e.applied.Subscribe(ctx) }
 
 // AppliedThrough returns the checkpoint the running engine last committed
-// for the named projection; false before it committed one. Another
-// process's engine may have moved the checkpoint further since.
+// for the named projection, or, for one another process applies
+// (ApplyExclusively), the last checkpoint that process announced; false
+// before either is known. The checkpoint may have moved further since.
 func (e *Engine) AppliedThrough(name string) (int64, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -172,10 +179,23 @@ func (e *Engine) Setup(ctx context.Context) error {
 // a checkpoint moves under them (a rebuild, another process) and, while
 // there are several, every few seconds so that a group that caught up
 // merges back.
+//
+// Under ApplyExclusively it applies only the projections whose locks it
+// holds, and hears of the others' progress from their appliers.
 func (e *Engine) Run(ctx context.Context) error {
+	if e.exclusiveTTL > 0 {
+		return e.runExclusive(ctx)
+	}
+	e.setSession(nil, e.projections)
+	defer e.setSession(nil, nil)
+	return e.runGroups(ctx, e.projections)
+}
+
+// runGroups is Run over ps.
+func (e *Engine) runGroups(ctx context.Context, ps []Projection) error {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		groups, err := e.groups(ctx)
+		groups, err := e.groups(ctx, ps)
 		if err != nil && ctx.Err() != nil {
 			break
 		}
@@ -218,10 +238,10 @@ func (e *Engine) Run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// groups sorts the projections by checkpoint.
-func (e *Engine) groups(ctx context.Context) (map[int64][]Projection, error) {
+// groups sorts ps by checkpoint.
+func (e *Engine) groups(ctx context.Context, ps []Projection) (map[int64][]Projection, error) {
 	out := map[int64][]Projection{}
-	for _, p := range e.projections {
+	for _, p := range ps {
 		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
 		if err != nil {
 			return nil, err
@@ -311,7 +331,10 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 		if !moved {
 			return errNotAdvanced
 		}
-		return apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix, stmts: e.stmts})
+		if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix, stmts: e.stmts}); err != nil {
+			return err
+		}
+		return e.announce(ctx, sqlTx, ps, prefix, last)
 	})
 	if errors.Is(err, errNotAdvanced) {
 		// A checkpoint is missing (a new projection) or another applier
@@ -329,13 +352,26 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 			if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix, stmts: e.stmts}); err != nil {
 				return err
 			}
-			return e.store.MoveCheckpointsTx(ctx, sqlTx, names, last)
+			if err := e.store.MoveCheckpointsTx(ctx, sqlTx, names, last); err != nil {
+				return err
+			}
+			return e.announce(ctx, sqlTx, ps, prefix, last)
 		})
 	}
 	if err != nil {
 		return 0, err
 	}
 	return last, nil
+}
+
+// announce tells the other processes, when tx commits, that the live
+// read models ps moved to last (only under ApplyExclusively: elsewhere
+// every process applies every read model).
+func (e *Engine) announce(ctx context.Context, tx *sql.Tx, ps []Projection, prefix string, last int64) error {
+	if e.exclusiveTTL == 0 || prefix != "" {
+		return nil
+	}
+	return e.store.(announcer).AnnounceCheckpointsTx(ctx, tx, names(ps), last)
 }
 
 // errNotAdvanced sends applyTx to its slower path.
@@ -405,7 +441,15 @@ func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
+// inTx runs fn in a transaction: on the applier session while the engine
+// holds one (its locks are what make it the applier), else on the pool.
 func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s := sessionFrom(ctx); s != nil {
+		return s.inTx(ctx, fn)
+	}
+	if s := e.currentSession(); s != nil {
+		return s.inTx(ctx, fn)
+	}
 	tx, err := e.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -437,33 +481,4 @@ func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
 		out = append(out, Status{Name: p.Name(), Position: pos})
 	}
 	return out, nil
-}
-
-// CatchUp applies every event committed before the call to every
-// projection and returns; tools use it to read up-to-date models without
-// a server, shutdown to see the turns that just finished.
-func (e *Engine) CatchUp(ctx context.Context) error {
-	// Without this a transaction still open anywhere in the database would
-	// hold back events that have committed (on PostgreSQL).
-	if err := e.store.Settle(ctx); err != nil {
-		return fmt.Errorf("catch up: %w", err)
-	}
-	for _, p := range e.projections {
-		for attempt := 0; ; attempt++ {
-			pos, err := e.store.Checkpoint(ctx, checkpointName(p))
-			if err != nil {
-				return err
-			}
-			_, err = e.catchUp(ctx, []Projection{p}, "", pos, -1, noProgress{})
-			var moved *movedError
-			if errors.As(err, &moved) && attempt < 3 {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			break
-		}
-	}
-	return nil
 }

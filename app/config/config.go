@@ -64,6 +64,9 @@ type Config struct {
 	// TaskLateAfter is how far past its due time a task fires before its
 	// message says it is late (omega was down when it fell due).
 	TaskLateAfter time.Duration `env:"TASK_LATE_AFTER" envDefault:"1m"`
+	// ApplierTTL bounds how long the read models go without an applier
+	// after the PostgreSQL process applying them stopped answering.
+	ApplierTTL time.Duration `env:"APPLIER_TTL" envDefault:"5s"`
 
 	// The heartbeat: periodic check-ins on the checklist in the log.
 	HeartbeatEnabled bool `env:"HEARTBEAT_ENABLED" envDefault:"true"`
@@ -207,6 +210,9 @@ func (c Config) validateTimes(p *problems) {
 	}
 	if c.LeaseTTL < time.Second {
 		bad("OMEGA_LEASE_TTL must be at least 1s (got %s)", c.LeaseTTL)
+	}
+	if c.ApplierTTL < 500*time.Millisecond {
+		bad("OMEGA_APPLIER_TTL must be at least 500ms (got %s)", c.ApplierTTL)
 	}
 	if c.StatusFirst < 0 || c.StatusEvery <= 0 {
 		bad("OMEGA_STATUS_FIRST must not be negative and OMEGA_STATUS_EVERY must be positive")

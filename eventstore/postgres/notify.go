@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/omega-gateway/omega/eventstore"
 )
 
 const (
@@ -64,11 +66,14 @@ func (n *notifier) run(ctx context.Context) {
 func (s *Store) listen(ctx context.Context, instance string) {
 	go func() {
 		// Listen blocks until the listener is connected; Close unblocks it.
-		if err := s.listener.Listen(notifyChannel); err != nil && ctx.Err() == nil {
-			s.log.Error("listen for new events; other processes' appends will be seen by polling only", "err", err)
-		}
-		if err := s.listener.Listen(commandChannel); err != nil && ctx.Err() == nil {
-			s.log.Error("listen for commands; commands will be seen by polling only", "err", err)
+		for _, ch := range []struct{ name, lost string }{
+			{notifyChannel, "listen for new events; other processes' appends will be seen by polling only"},
+			{commandChannel, "listen for commands; commands will be seen by polling only"},
+			{checkpointChannel, "listen for read-model checkpoints; other processes' progress will be seen by polling only"},
+		} {
+			if err := s.listener.Listen(ch.name); err != nil && ctx.Err() == nil {
+				s.log.Error(ch.lost, "err", err)
+			}
 		}
 	}()
 	for {
@@ -79,20 +84,30 @@ func (s *Store) listen(ctx context.Context, instance string) {
 			if !ok {
 				return
 			}
-			// nil means the connection was re-established: anything
-			// could have been missed meanwhile.
-			switch {
-			case n == nil:
-				s.unread.Notify()
-				s.local.Notify()
-				s.commands.Notify()
-			case n.Channel == commandChannel:
-				s.commands.Notify()
-			case n.Extra != instance:
-				s.unread.Notify()
-				s.local.Notify()
-			}
+			s.dispatch(n, instance)
 		}
+	}
+}
+
+// dispatch hands one notification to those waiting for its kind.
+func (s *Store) dispatch(n *pq.Notification, instance string) {
+	switch {
+	case n == nil:
+		// The connection was re-established: anything could have been
+		// missed meanwhile.
+		s.unread.Notify()
+		s.local.Notify()
+		s.commands.Notify()
+		s.watchers.notify(eventstore.CheckpointNotice{Missed: true})
+	case n.Channel == checkpointChannel:
+		if notice, ours := parseCheckpointNotice(s.schema, n.Extra); ours {
+			s.watchers.notify(notice)
+		}
+	case n.Channel == commandChannel:
+		s.commands.Notify()
+	case n.Extra != instance:
+		s.unread.Notify()
+		s.local.Notify()
 	}
 }
 

@@ -57,7 +57,10 @@ type Store struct {
 
 	// Prepared once per connection: one round trip per call instead of
 	// lib/pq's two for an unnamed statement (parse, then bind).
-	appendStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt, advanceStmt *sql.Stmt
+	appendStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt, advanceStmt, announceStmt *sql.Stmt
+
+	watchers checkpointWatchers
+	schema   string // where the log lives: checkpoint announcements name it
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -108,6 +111,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 
 	s := &Store{db: db, log: logger, versions: opts.Versions}
+	if err := db.QueryRowContext(ctx, "SELECT coalesce(current_schema(), '-')").Scan(&s.schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: read the current schema: %w", err)
+	}
+	s.schema = strings.ReplaceAll(s.schema, " ", "_") // one word of a payload
 	if err := s.prepare(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -193,6 +201,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.loadStmt, loadSQL},
 		{&s.versionStmt, versionSQL},
 		{&s.advanceStmt, advanceCheckpointsSQL},
+		{&s.announceStmt, "SELECT pg_notify($1, $2)"},
 	}
 	for _, st := range stmts {
 		prepared, err := s.db.PrepareContext(ctx, st.query)
@@ -206,7 +215,7 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (s *Store) closeStmts() {
-	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt, s.advanceStmt} {
+	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt, s.advanceStmt, s.announceStmt} {
 		if st != nil {
 			st.Close()
 		}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/omega-gateway/omega/app"
+)
+
+// applierLocks returns, per process id, how many of the read models'
+// locks of this database's schema it holds (the applier session names its
+// process).
+func applierLocks(t *testing.T, db *sql.DB) map[int]int {
+	t.Helper()
+	var names []string
+	for _, p := range app.Projections() {
+		names = append(names, p.Name())
+	}
+	rows, err := db.Query(`SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 28525
+		AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		AND l.objid::bigint IN (SELECT hashtext(current_schema() || '/' || n)::bigint & 4294967295
+			FROM unnest(string_to_array($1, ',')) AS n)`, strings.Join(names, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int]int{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		var pid int
+		if _, err := fmt.Sscanf(name, "omega applier pid %d", &pid); err != nil {
+			t.Fatalf("lock held by %q", name)
+		}
+		out[pid]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// waitOneApplier waits until one of pids holds every read model's lock
+// and returns it.
+func waitOneApplier(t *testing.T, db *sql.DB, within time.Duration, pids ...int) int {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		held := applierLocks(t, db)
+		for _, pid := range pids {
+			if held[pid] == len(app.Projections()) && len(held) == 1 {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("read-model locks held %v, want all by one of %v", held, pids)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Two `omega serve` processes on one PostgreSQL: every read model is
+// applied by one of them. kill -9 of that process hands them all to the
+// other within OMEGA_APPLIER_TTL, and its read models go on from their
+// checkpoints: a sender's next turn, which waits for the read model to
+// show the one before, completes there, and every turn shows completed.
+func TestApplierKilledHandsOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	_, vars, open := postgresEnv(t)
+	db := open().(interface{ DB() *sql.DB }).DB()
+	claude, _ := crashClaude(t, t.TempDir())
+	const ttl = 2 * time.Second
+	start := func() (*proc, string) {
+		addr := freeAddr(t)
+		env := append(os.Environ(), vars...)
+		env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr,
+			"OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
+		p := startServe(t, bin, env)
+		waitHTTP(t, "http://"+addr)
+		return p, "http://" + addr
+	}
+	first, firstURL := start()
+	second, secondURL := start()
+	pids := map[int]string{first.cmd.Process.Pid: firstURL, second.cmd.Process.Pid: secondURL}
+	applier := waitOneApplier(t, db, 10*time.Second, first.cmd.Process.Pid, second.cmd.Process.Pid)
+	turns := 0
+	for _, url := range pids {
+		if out := postMessage(t, url, "erin", "hello", "30s"); out["status"] != "ok" {
+			t.Fatalf("turn before the kill: %v", out)
+		}
+		turns++
+	}
+
+	killed := time.Now()
+	p := first
+	if applier == second.cmd.Process.Pid {
+		p = second
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	delete(pids, applier)
+	var survivor int
+	var url string
+	for pid, u := range pids {
+		survivor, url = pid, u
+	}
+	waitOneApplier(t, db, ttl, survivor)
+	t.Logf("read models applied by the survivor %s after the kill", time.Since(killed).Round(time.Millisecond))
+
+	for i := range 3 {
+		if out := postMessage(t, url, "frank", fmt.Sprintf("question %d", i), "30s"); out["status"] != "ok" {
+			t.Fatalf("turn %d after the kill: %v", i, out)
+		}
+		turns++
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var done int
+		if err := db.QueryRowContext(context.Background(), `SELECT count(*) FROM turns WHERE status <> 'open'`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		if done == turns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turns read model shows %d of %d turns completed", done, turns)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// An applier that hangs (SIGSTOP) keeps its connection open, so the
+// server ends its session after its idle timeout: the other process then
+// applies every read model, within OMEGA_APPLIER_TTL of the hang. When the
+// hung process wakes it finds its session gone and applies nothing more;
+// turns posted to both complete and the read models show them all.
+func TestHungApplierHandsOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	_, vars, open := postgresEnv(t)
+	db := open().(interface{ DB() *sql.DB }).DB()
+	claude, _ := crashClaude(t, t.TempDir())
+	const ttl = 2 * time.Second
+	start := func() (*proc, string) {
+		addr := freeAddr(t)
+		env := append(os.Environ(), vars...)
+		env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr,
+			"OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
+		p := startServe(t, bin, env)
+		waitHTTP(t, "http://"+addr)
+		return p, "http://" + addr
+	}
+	first, firstURL := start()
+	second, secondURL := start()
+	applier := waitOneApplier(t, db, 10*time.Second, first.cmd.Process.Pid, second.cmd.Process.Pid)
+	hung, other, otherURL := first, second, secondURL
+	if applier == second.cmd.Process.Pid {
+		hung, other, otherURL = second, first, firstURL
+	}
+	if err := hung.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	// Generous: the bound under test is the TTL, the slack is this
+	// machine's load.
+	waitOneApplier(t, db, 2*ttl, other.cmd.Process.Pid)
+	took := time.Since(stopped)
+	t.Logf("read models applied by the other process %s after the hang (TTL %s)", took.Round(time.Millisecond), ttl)
+	if err := hung.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+
+	turns := 0
+	for i, url := range []string{otherURL, firstURL, secondURL} {
+		if out := postMessage(t, url, fmt.Sprintf("gina-%d", i), "hello", "30s"); out["status"] != "ok" {
+			t.Fatalf("turn %d after the hang: %v", i, out)
+		}
+		turns++
+	}
+	if held := applierLocks(t, db); len(held) != 1 || held[other.cmd.Process.Pid] != len(app.Projections()) {
+		t.Fatalf("after the hung process woke, read-model locks are held %v, want all by %d", held, other.cmd.Process.Pid)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var done int
+		if err := db.QueryRow(`SELECT count(*) FROM turns WHERE status <> 'open'`).Scan(&done); err != nil {
+			t.Fatal(err)
+		}
+		if done == turns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the turns read model shows %d of %d turns completed", done, turns)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,148 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/omega-gateway/omega/internal/wait"
+)
+
+// CatchUp applies every event committed before the call to every
+// projection and returns; tools use it to read up-to-date models without
+// a server, shutdown to see the turns that just finished. Under
+// ApplyExclusively a projection another process applies is not applied
+// here: CatchUp waits for that process to reach the end (or applies it
+// under its lock once nobody holds that).
+func (e *Engine) CatchUp(ctx context.Context) error {
+	// Without this a transaction still open anywhere in the database would
+	// hold back events that have committed (on PostgreSQL).
+	if err := e.store.Settle(ctx); err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
+	for _, p := range e.projections {
+		catchUp := e.catchUpOne
+		if e.exclusiveTTL > 0 && !e.holds(p.Name()) {
+			catchUp = e.catchUpExclusive
+		}
+		if err := catchUp(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// catchUpOne applies the log to p from its checkpoint to the end.
+func (e *Engine) catchUpOne(ctx context.Context, p Projection) error {
+	for attempt := 0; ; attempt++ {
+		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+		if err != nil {
+			return err
+		}
+		_, err = e.catchUp(ctx, []Projection{p}, "", pos, -1, noProgress{})
+		var moved *movedError
+		if errors.As(err, &moved) && attempt < 3 {
+			continue
+		}
+		return err
+	}
+}
+
+// holds reports whether the running engine applies the named projection.
+func (e *Engine) holds(name string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.held[name]
+}
+
+// catchUpExclusive brings p, which this engine does not apply, to the end
+// of the log as it is now without becoming a second applier: it waits for
+// the process applying p to get there, or, when p's lock is free (no
+// server runs, or its applier died), takes the lock and applies p itself
+// on the session holding it.
+func (e *Engine) catchUpExclusive(ctx context.Context, p Projection) error {
+	end, err := e.logEnd(ctx)
+	if err != nil || end == 0 {
+		return err
+	}
+	var s *session
+	defer func() {
+		if s != nil {
+			s.close()
+		}
+	}()
+	for {
+		reached, err := e.reached(ctx, p, end)
+		if err != nil || reached {
+			return err
+		}
+		if s == nil {
+			if s, err = openSession(ctx, e.db, e.exclusiveTTL); err != nil {
+				return err
+			}
+		}
+		took, err := s.tryLock(ctx, []string{p.Name()})
+		if err != nil {
+			return err
+		}
+		if len(took) > 0 {
+			return e.catchUpOne(withSession(ctx, s), p)
+		}
+		if err := wait.Sleep(ctx, catchUpPoll); err != nil {
+			return fmt.Errorf("catch up %s: wait for its applier: %w", p.Name(), err)
+		}
+	}
+}
+
+// catchUpPoll is how often a catch-up waiting for another process's
+// applier looks at the checkpoint.
+const catchUpPoll = 20 * time.Millisecond
+
+// logEnd is the position of the last event delivered now (0: none).
+func (e *Engine) logEnd(ctx context.Context) (int64, error) {
+	var end int64
+	err := e.db.QueryRowContext(ctx, `SELECT position FROM events
+		WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+		ORDER BY transaction_id DESC, position DESC LIMIT 1`).Scan(&end)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find the end of the log: %w", err)
+	}
+	return end, nil
+}
+
+// reached reports whether p's checkpoint is at or past the event at end
+// in delivery order.
+func (e *Engine) reached(ctx context.Context, p Projection, end int64) (bool, error) {
+	pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+	if err != nil || pos == end {
+		return pos == end, err
+	}
+	var past bool
+	err = e.db.QueryRowContext(ctx, `SELECT (c.transaction_id, c.position) >= (x.transaction_id, x.position)
+		FROM events c, events x WHERE c.position = $1 AND x.position = $2`, pos, end).Scan(&past)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("compare %s's checkpoint with the end of the log: %w", p.Name(), err)
+	}
+	return past, nil
+}
+
+type sessionKey struct{}
+
+// withSession makes the engine's transactions under ctx run on s, which
+// holds the lock of what they apply.
+func withSession(ctx context.Context, s *session) context.Context {
+	return context.WithValue(ctx, sessionKey{}, s)
+}
+
+func sessionFrom(ctx context.Context) *session {
+	s, _ := ctx.Value(sessionKey{}).(*session)
+	return s
+}

@@ -1,0 +1,122 @@
+package projections
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// applierLockClass is the first key of every projection's advisory lock
+// ("om"); the second is a hash of the schema and the projection's name, so
+// that omega databases kept in schemas of one database do not share
+// appliers. Two names that hash alike share a lock, which only means that
+// one process applies both.
+const applierLockClass = 0x6f6d
+
+// session is a PostgreSQL connection of the engine's own. It holds the
+// session-level advisory lock of each projection the engine applies, and
+// every transaction that applies them runs on it: when the connection
+// ends (the process died, or the server ended the session for idling past
+// its timeout) the server releases the locks, and no transaction of the
+// old holder can commit any more. Two appliers of one read model at once
+// are therefore impossible, not merely unlikely.
+type session struct {
+	conn *sql.Conn
+	mu   sync.Mutex // one transaction or statement at a time
+}
+
+// openSession takes a connection out of db's pool for good and makes the
+// server end it after ttl*3/5 without a statement: a holder that stopped
+// (frozen, cut off) loses its locks then, and a process trying every
+// ttl/5 takes them over within ttl.
+func openSession(ctx context.Context, db *sql.DB, ttl time.Duration) (*session, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open the applier session: %w", err)
+	}
+	s := &session{conn: conn}
+	idle := strconv.FormatInt((ttl * 3 / 5).Milliseconds(), 10)
+	// The name shows in pg_stat_activity which process applies.
+	name := fmt.Sprintf("omega applier pid %d", os.Getpid())
+	if _, err := conn.ExecContext(ctx, `SELECT set_config('idle_session_timeout', $1, false),
+		set_config('idle_in_transaction_session_timeout', $1, false), set_config('application_name', $2, false)`, idle, name); err != nil {
+		s.close()
+		return nil, fmt.Errorf("set the applier session's timeouts: %w", err)
+	}
+	return s, nil
+}
+
+// tryLock takes the advisory locks of the named projections that no other
+// session holds, without waiting, and returns the names it took.
+func (s *session) tryLock(ctx context.Context, names []string) ([]string, error) {
+	if len(names) == 0 {
+		return nil, s.ping(ctx)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows, err := s.conn.QueryContext(ctx, `SELECT n, pg_try_advisory_lock($1, hashtext(current_schema() || '/' || n))
+		FROM unnest(string_to_array($2, ',')) AS n`, applierLockClass, strings.Join(names, ","))
+	if err != nil {
+		return nil, fmt.Errorf("take projection locks: %w", err)
+	}
+	defer rows.Close()
+	var took []string
+	for rows.Next() {
+		var name string
+		var ok bool
+		if err := rows.Scan(&name, &ok); err != nil {
+			return nil, fmt.Errorf("take projection locks: %w", err)
+		}
+		if ok {
+			took = append(took, name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("take projection locks: %w", err)
+	}
+	return took, nil
+}
+
+// ping keeps the session from idling out and proves it is alive.
+func (s *session) ping(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.conn.ExecContext(ctx, "SELECT 1"); err != nil {
+		return fmt.Errorf("ping the applier session: %w", err)
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction on the session.
+func (s *session) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// close ends the connection, releasing its locks at once. It must never go
+// back to the pool: another caller would inherit the locks.
+func (s *session) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// database/sql closes a connection whose Raw call reports it bad.
+	_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
+	_ = s.conn.Close()
+}
