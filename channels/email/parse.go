@@ -80,8 +80,11 @@ func parse(raw []byte) (message, error) {
 
 func readHeader(h *mail.Header) (message, error) {
 	from, err := h.AddressList("From")
-	if err != nil || len(from) == 0 {
-		return message{}, fmt.Errorf("no readable From: %v", err)
+	if err != nil {
+		return message{}, fmt.Errorf("read From: %w", err)
+	}
+	if len(from) == 0 {
+		return message{}, errors.New("no From")
 	}
 	var m message
 	m.from, m.name = normalize(from[0].Address), from[0].Name
@@ -137,7 +140,7 @@ func (m *message) addPart(p *mail.Part, plain, htmlBody *string) error {
 			*htmlBody = string(data)
 		case !strings.HasPrefix(ct, "text/") && !strings.HasPrefix(ct, "multipart/"):
 			// An inline image is a file the person sent all the same.
-			m.files = append(m.files, channels.Attachment{Name: partName(h.Header.Get("Content-Type"), ct, len(m.files)), MIME: ct, Data: data})
+			m.files = append(m.files, channels.Attachment{Name: partName(h.Get("Content-Type"), ct, len(m.files)), MIME: ct, Data: data})
 		}
 	case *mail.AttachmentHeader:
 		ct, _, _ := h.ContentType()

@@ -8,7 +8,7 @@ import (
 // Where the quoted history starts in a reply: "On <date>, <someone>
 // wrote:" (possibly wrapped over two lines), Outlook's separators.
 var (
-	wroteLine   = regexp.MustCompile(`(?i)^\s*(on|am|le|el|il|op)\s.*(wrote|schrieb|a écrit|escribió|ha scritto|schreef)\s*:\s*$`)
+	wroteLine   = regexp.MustCompile(`(?i)^\s*(on|am|le|el|il|op)\s.*(wrote|schrieb|a écrit|escribió|ha scritto|schreef)(\s.*)?:\s*$`)
 	historyLine = regexp.MustCompile(`(?i)^\s*(-{2,}\s*original message\s*-{2,}|_{20,}|-{5,}\s*forwarded message\s*-{5,})\s*$`)
 )
 

@@ -32,8 +32,15 @@ type Dovecot struct {
 	IMAPAddr string
 	LMTPAddr string
 	dir      string
+	bin      string
 	cmd      *exec.Cmd
 	conf     string
+}
+
+// Options change the server.
+type Options struct {
+	// NoIdle leaves IDLE out of the capabilities, as some servers do.
+	NoIdle bool
 }
 
 // RequireVar, set to 1, turns a missing dovecot into a failure (CI).
@@ -42,6 +49,12 @@ const RequireVar = "OMEGA_TEST_REQUIRE_EMAIL"
 // StartDovecot starts Dovecot with the users given (full addresses), or
 // skips the test, saying why, when dovecot is not installed.
 func StartDovecot(t *testing.T, users ...string) *Dovecot {
+	t.Helper()
+	return StartDovecotWith(t, Options{}, users...)
+}
+
+// StartDovecotWith is StartDovecot with options.
+func StartDovecotWith(t *testing.T, opts Options, users ...string) *Dovecot {
 	t.Helper()
 	bin, err := exec.LookPath("dovecot")
 	if err != nil {
@@ -52,14 +65,25 @@ func StartDovecot(t *testing.T, users ...string) *Dovecot {
 	}
 	dir := t.TempDir()
 	uid, gid := mailOwner(t, dir)
-	d := &Dovecot{IMAPAddr: freeAddr(t), LMTPAddr: freeAddr(t), dir: dir, conf: filepath.Join(dir, "dovecot.conf")}
+	d := &Dovecot{IMAPAddr: freeAddr(t), LMTPAddr: freeAddr(t), dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
 	var passwd strings.Builder
 	for _, u := range users {
 		fmt.Fprintf(&passwd, "%s:{PLAIN}%s::::::\n", u, Password)
 	}
 	write(t, filepath.Join(dir, "passwd"), passwd.String())
-	write(t, d.conf, d.config(uid, gid))
-	d.cmd = exec.Command(bin, "-F", "-c", d.conf)
+	conf := d.config(uid, gid)
+	if opts.NoIdle {
+		conf += "imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT UIDPLUS\n"
+	}
+	write(t, d.conf, conf)
+	d.start(t)
+	t.Cleanup(d.Stop)
+	return d
+}
+
+func (d *Dovecot) start(t *testing.T) {
+	t.Helper()
+	d.cmd = exec.Command(d.bin, "-F", "-c", d.conf)
 	d.cmd.Stdout, d.cmd.Stderr = os.Stderr, os.Stderr
 	// Its own process group, so that stopping it ends every process it
 	// forked.
@@ -67,9 +91,14 @@ func StartDovecot(t *testing.T, users ...string) *Dovecot {
 	if err := d.cmd.Start(); err != nil {
 		t.Fatalf("start dovecot: %v", err)
 	}
-	t.Cleanup(d.stop)
 	d.waitListening(t)
-	return d
+}
+
+// Resume starts the stopped server again on the same ports, with the
+// same users and mail.
+func (d *Dovecot) Resume(t *testing.T) {
+	t.Helper()
+	d.start(t)
 }
 
 // config is a Dovecot 2.3 configuration: plaintext logins on loopback,
@@ -85,6 +114,7 @@ listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+auth_failure_delay = 0
 first_valid_uid = 0
 mail_location = maildir:` + d.dir + `/mail/%u
 mailbox_idle_check_interval = 1s
@@ -139,8 +169,9 @@ func (d *Dovecot) Log() string {
 	return string(b)
 }
 
-func (d *Dovecot) stop() {
-	if d.cmd.Process == nil {
+// Stop ends the server (and every connection to it) at once.
+func (d *Dovecot) Stop() {
+	if d.cmd == nil || d.cmd.Process == nil || d.cmd.ProcessState != nil {
 		return
 	}
 	_ = d.cmd.Process.Signal(os.Interrupt)

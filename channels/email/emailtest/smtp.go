@@ -25,7 +25,6 @@ type Submission struct {
 	refuse   *smtp.SMTPError
 	refuseAt string
 	accepted int
-	logins   []string
 }
 
 // StartSubmission serves SMTP on a loopback port (plain, no TLS) until
