@@ -29,8 +29,8 @@ type Config struct {
 	Mailbox string `env:"EMAIL_MAILBOX" envDefault:"INBOX"`
 	IMAPTLS string `env:"EMAIL_IMAP_TLS" envDefault:"tls"`
 	SMTPTLS string `env:"EMAIL_SMTP_TLS" envDefault:"starttls"`
-	// AllowedAddresses are the senders' addresses; the pipeline enforces
-	// them.
+	// AllowedAddresses are the senders' addresses; the channel drops mail
+	// from anyone else before the pipeline (which enforces them too).
 	AllowedAddresses Addresses `env:"EMAIL_ALLOWED_ADDRESSES"`
 	// PollInterval is how often a server without IDLE is asked for new
 	// mail.

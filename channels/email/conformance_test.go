@@ -36,7 +36,7 @@ func startServer(t *testing.T) server {
 func (s server) config() Config {
 	return Config{
 		IMAPAddr: s.d.IMAPAddr, SMTPAddr: s.sub.Addr, Username: bot, Password: emailtest.Password,
-		Mailbox: "INBOX", IMAPTLS: TLSPlain, SMTPTLS: TLSPlain,
+		Mailbox: "INBOX", IMAPTLS: TLSPlain, SMTPTLS: TLSPlain, AllowedAddresses: Addresses{alice},
 		PollInterval: time.Second, IdleRefresh: 30 * time.Second, CommandTimeout: 5 * time.Second, BackoffMax: 100 * time.Millisecond,
 	}
 }

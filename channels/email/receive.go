@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/emersion/go-imap/v2"
 
@@ -69,6 +70,12 @@ func (c *Channel) receive(ctx context.Context, s *conn, uid imap.UID, deliver ch
 		return s.markSeen(uid)
 	case msg.from == normalize(c.cfg.FromAddress()):
 		c.log.Info("email: own message skipped (marked seen)", "uid", uid)
+		return s.markSeen(uid)
+	case !slices.Contains(c.cfg.AllowedAddresses, msg.from):
+		// A sender's address is easily forged and the pipeline answers a
+		// denied sender: mail from off the allowlist is left read and
+		// unanswered, so omega never mails strangers (backscatter).
+		c.log.Warn("email: sender not on OMEGA_EMAIL_ALLOWED_ADDRESSES, not answered (marked seen)", "uid", uid, "from", msg.from)
 		return s.markSeen(uid)
 	}
 	in := msg.incoming(c.now())

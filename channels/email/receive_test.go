@@ -164,13 +164,16 @@ func TestReplyTextAndAttachments(t *testing.T) {
 }
 
 // Auto-replies and bounces are marked seen and never delivered, so two
-// robots cannot answer each other for ever.
-func TestAutomaticMailIsNotAnswered(t *testing.T) {
+// robots cannot answer each other for ever; so is mail from senders off
+// the allowlist.
+func TestAutomaticAndStrangersMailIsNotDelivered(t *testing.T) {
 	s := startServer(t)
 	b := newInbox()
 	run(t, newChannel(t, s.config()), b.deliver)
 	auto := s.send(t, alice, "Out of office", "I am away.", "Auto-Submitted: auto-replied")
 	waitFor(t, "the auto-reply marked seen", func() bool { return s.d.Seen(t, bot, auto) })
+	stranger := s.send(t, "stranger@example.test", "Hi", "who are you")
+	waitFor(t, "the stranger's mail marked seen", func() bool { return s.d.Seen(t, bot, stranger) })
 	human := s.send(t, alice, "Back", "I am back.")
 	if in := b.next(t); in.PlatformID != human {
 		t.Fatalf("delivered %+v, want only the person's message", in)
