@@ -22,20 +22,19 @@ const (
 )
 
 // The email channel as `omega serve` builds it from its settings (the
-// registry's descriptor), against a real Dovecot and the submission
-// double: an allowlisted sender is answered in her thread, a stranger is
+// registry's descriptor), against a real Dovecot (IMAP, and its SMTP
+// submission service relaying through an MTA double to LMTP): an allowlisted sender is answered in her thread, a stranger is
 // not answered at all, and a restart that finds an answered message
 // unseen again does not answer it twice.
 func TestEmailEndToEnd(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			d := emailtest.StartDovecot(t, mailBot, mailAlice, mailStranger)
-			sub := emailtest.StartSubmission(t, d)
+			d := emailtest.StartDovecotWith(t, emailtest.Options{Submission: true}, mailBot, mailAlice, mailStranger)
 			claude, _ := fakeClaude(t)
 			vars := baseVars(t, b, claude)
 			for k, v := range map[string]string{
 				"OMEGA_HTTP_ADDR": "", "OMEGA_PAIRING_ENABLED": "false",
-				"OMEGA_EMAIL_IMAP_ADDR": d.IMAPAddr, "OMEGA_EMAIL_SMTP_ADDR": sub.Addr,
+				"OMEGA_EMAIL_IMAP_ADDR": d.IMAPAddr, "OMEGA_EMAIL_SMTP_ADDR": d.SubmissionAddr,
 				"OMEGA_EMAIL_USERNAME": mailBot, "OMEGA_EMAIL_PASSWORD": emailtest.Password,
 				"OMEGA_EMAIL_IMAP_TLS": "plain", "OMEGA_EMAIL_SMTP_TLS": "plain",
 				"OMEGA_EMAIL_ALLOWED_ADDRESSES": "Alice@Example.test", "OMEGA_EMAIL_BACKOFF_MAX": "200ms",

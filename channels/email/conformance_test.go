@@ -21,7 +21,8 @@ const (
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// server is a real Dovecot with the submission double in front of it.
+// server is a real Dovecot, with its own submission service relaying
+// through the MTA double (sub) that can refuse.
 type server struct {
 	d   *emailtest.Dovecot
 	sub *emailtest.Submission
@@ -29,13 +30,13 @@ type server struct {
 
 func startServer(t *testing.T) server {
 	t.Helper()
-	d := emailtest.StartDovecot(t, bot, alice, "stranger@example.test")
-	return server{d: d, sub: emailtest.StartSubmission(t, d)}
+	d := emailtest.StartDovecotWith(t, emailtest.Options{Submission: true}, bot, alice, "stranger@example.test")
+	return server{d: d, sub: d.Relay}
 }
 
 func (s server) config() Config {
 	return Config{
-		IMAPAddr: s.d.IMAPAddr, SMTPAddr: s.sub.Addr, Username: bot, Password: emailtest.Password,
+		IMAPAddr: s.d.IMAPAddr, SMTPAddr: s.d.SubmissionAddr, Username: bot, Password: emailtest.Password,
 		Mailbox: "INBOX", IMAPTLS: TLSPlain, SMTPTLS: TLSPlain, AllowedAddresses: Addresses{alice},
 		PollInterval: time.Second, IdleRefresh: 30 * time.Second, CommandTimeout: 5 * time.Second, BackoffMax: 100 * time.Millisecond,
 	}

@@ -182,8 +182,8 @@ func TestAutomaticAndStrangersMailIsNotDelivered(t *testing.T) {
 
 // Without IDLE the channel polls.
 func TestPollsWithoutIdle(t *testing.T) {
-	d := emailtest.StartDovecotWith(t, emailtest.Options{NoIdle: true}, bot, alice)
-	s := server{d: d, sub: emailtest.StartSubmission(t, d)}
+	d := emailtest.StartDovecotWith(t, emailtest.Options{NoIdle: true, Submission: true}, bot, alice)
+	s := server{d: d, sub: d.Relay}
 	cfg := s.config()
 	cfg.PollInterval = 200 * time.Millisecond
 	b := newInbox()

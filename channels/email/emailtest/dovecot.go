@@ -1,13 +1,16 @@
-// Package emailtest runs a real Dovecot (IMAP and LMTP) on loopback ports
-// with a throwaway configuration, users and Maildirs under the test's
-// temporary directory, and an SMTP submission double (go-smtp's server)
-// that delivers what it accepts to Dovecot over LMTP, as a mail server's
-// MTA would. Tests import it; omega's code never does.
+// Package emailtest runs a real Dovecot (IMAP, LMTP and, on request, its
+// SMTP submission service and TLS) on loopback ports with a throwaway
+// configuration, users and Maildirs under the test's temporary
+// directory. Dovecot's submission service needs an MTA to relay to: a
+// go-smtp server stands in for it and delivers to Dovecot's LMTP; the
+// same double can take submissions directly. Tests import it; omega's
+// code never does.
 package emailtest
 
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
@@ -29,18 +32,37 @@ const Password = "secret-pw"
 
 // Dovecot is a running Dovecot.
 type Dovecot struct {
-	IMAPAddr string
+	IMAPAddr string // plain, STARTTLS with Options.TLS
 	LMTPAddr string
-	dir      string
-	bin      string
-	cmd      *exec.Cmd
-	conf     string
+	// IMAPSAddr is IMAP over TLS (Options.TLS).
+	IMAPSAddr string
+	// SubmissionAddr is Dovecot's submission service (Options.Submission;
+	// STARTTLS with Options.TLS), SubmissionsAddr the same over implicit
+	// TLS (both options).
+	SubmissionAddr, SubmissionsAddr string
+	// TLSConfig trusts the server's certificate (Options.TLS).
+	TLSConfig *tls.Config
+	// Relay is the MTA Dovecot's submission service relays to
+	// (Options.Submission): it delivers over LMTP and can refuse.
+	Relay *Submission
+
+	opts Options
+	dir  string
+	bin  string
+	cmd  *exec.Cmd
+	conf string
 }
 
 // Options change the server.
 type Options struct {
 	// NoIdle leaves IDLE out of the capabilities, as some servers do.
 	NoIdle bool
+	// TLS serves IMAPS and STARTTLS with a throwaway certificate for
+	// localhost and 127.0.0.1.
+	TLS bool
+	// Submission runs Dovecot's own SMTP submission service, relaying
+	// through an MTA double to LMTP.
+	Submission bool
 }
 
 // RequireVar, set to 1, turns a missing dovecot into a failure (CI).
@@ -65,17 +87,24 @@ func StartDovecotWith(t *testing.T, opts Options, users ...string) *Dovecot {
 	}
 	dir := t.TempDir()
 	uid, gid := mailOwner(t, dir)
-	d := &Dovecot{IMAPAddr: freeAddr(t), LMTPAddr: freeAddr(t), dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
+	d := &Dovecot{IMAPAddr: freeAddr(t), LMTPAddr: freeAddr(t), opts: opts, dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
 	var passwd strings.Builder
 	for _, u := range users {
 		fmt.Fprintf(&passwd, "%s:{PLAIN}%s::::::\n", u, Password)
 	}
 	write(t, filepath.Join(dir, "passwd"), passwd.String())
-	conf := d.config(uid, gid)
-	if opts.NoIdle {
-		conf += "imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT UIDPLUS\n"
+	if opts.TLS {
+		d.IMAPSAddr = freeAddr(t)
+		d.TLSConfig = writeCertificate(t, dir)
 	}
-	write(t, d.conf, conf)
+	if opts.Submission {
+		d.SubmissionAddr = freeAddr(t)
+		if opts.TLS {
+			d.SubmissionsAddr = freeAddr(t)
+		}
+		d.Relay = startRelay(t, d)
+	}
+	write(t, d.conf, d.config(uid, gid))
 	d.start(t)
 	t.Cleanup(d.Stop)
 	return d
@@ -101,55 +130,11 @@ func (d *Dovecot) Resume(t *testing.T) {
 	d.start(t)
 }
 
-// config is a Dovecot 2.3 configuration: plaintext logins on loopback,
-// one Maildir per user, mail owned by uid and gid.
-func (d *Dovecot) config(uid, gid int) string {
-	imapHost, imapPort, _ := net.SplitHostPort(d.IMAPAddr)
-	lmtpHost, lmtpPort, _ := net.SplitHostPort(d.LMTPAddr)
-	return `base_dir = ` + d.dir + `/run
-state_dir = ` + d.dir + `/state
-log_path = ` + d.dir + `/dovecot.log
-protocols = imap lmtp
-listen = 127.0.0.1
-ssl = no
-disable_plaintext_auth = no
-auth_mechanisms = plain login
-auth_failure_delay = 0
-first_valid_uid = 0
-mail_location = maildir:` + d.dir + `/mail/%u
-mailbox_idle_check_interval = 1s
-lmtp_save_to_detail_mailbox = no
-passdb {
-  driver = passwd-file
-  args = scheme=PLAIN username_format=%u ` + d.dir + `/passwd
-}
-userdb {
-  driver = static
-  args = uid=` + fmt.Sprint(uid) + ` gid=` + fmt.Sprint(gid) + ` home=` + d.dir + `/home/%u allow_all_users=yes
-}
-service imap-login {
-  inet_listener imap {
-    address = ` + imapHost + `
-    port = ` + imapPort + `
-  }
-  inet_listener imaps {
-    port = 0
-  }
-}
-service lmtp {
-  inet_listener lmtp {
-    address = ` + lmtpHost + `
-    port = ` + lmtpPort + `
-  }
-}
-`
-}
-
 func (d *Dovecot) waitListening(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for _, addr := range []string{d.IMAPAddr, d.LMTPAddr} {
-		for {
+	for _, addr := range []string{d.IMAPAddr, d.LMTPAddr, d.IMAPSAddr, d.SubmissionAddr, d.SubmissionsAddr} {
+		for addr != "" {
 			c, err := net.DialTimeout("tcp", addr, time.Second)
 			if err == nil {
 				c.Close()
