@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,7 +83,35 @@ func TestEmailEndToEnd(t *testing.T) {
 			if len(after) != 1 || after[0].InReplyTo != next || !strings.Contains(after[0].Plain, "after the restart") {
 				t.Fatalf("after the restart alice got %+v", after)
 			}
+			mailOutage(t, n2, d, mb)
 		})
+	}
+}
+
+// The mail server going away is recorded on channel-email and named by
+// the readiness check until omega is logged in again; mail that arrived
+// meanwhile is answered.
+func mailOutage(t *testing.T, n *tgNode, d *emailtest.Dovecot, mb *mailbox) {
+	stream := domain.ChannelStream(email.Name)
+	recorded := func() string {
+		evs, err := n.rt.Store.Load(context.Background(), stream, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eventTypes(evs)
+	}
+	d.Stop()
+	waitFor(t, "ChannelDown on "+stream, func() bool { return recorded() == "ChannelDown" })
+	if got := n.rt.UnhealthyChannels(); !slices.Equal(got, []string{"email: down"}) {
+		t.Fatalf("unhealthy %q while the server is away", got)
+	}
+	d.Resume(t)
+	id := mb.send(t, mailAlice, "Back?", "are you back")
+	n.waitTurn(t, mailTurnID(id))
+	mb.replyTo(t, mailAlice, id)
+	waitFor(t, "ChannelRecovered on "+stream, func() bool { return recorded() == "ChannelDown ChannelRecovered" })
+	if got := n.rt.UnhealthyChannels(); len(got) != 0 {
+		t.Fatalf("unhealthy %q after reconnecting", got)
 	}
 }
 

@@ -99,7 +99,7 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 	c.mu.Unlock()
 	defer close(done)
 
-	h := &health{c: c}
+	h := &health{c: c, state: channels.HealthUp}
 	backoff := time.Second
 	for ctx.Err() == nil {
 		err := c.session(ctx, deliver, h)
@@ -140,7 +140,8 @@ func (c *Channel) Stop(ctx context.Context) error {
 var errStalled = errors.New("IMAP server stopped answering")
 
 // health follows the receiving state and reports each change, not each
-// failed attempt, to the channel's health function.
+// failed attempt, to the channel's health function. It starts up: a
+// channel is presumed able to receive until an attempt fails.
 type health struct {
 	c        *Channel
 	state    string
@@ -165,9 +166,7 @@ func (h *health) ok() {
 	if h.state == channels.HealthUp {
 		return
 	}
-	if h.failures > 0 {
-		h.c.log.Info("email receiving again", "failed_attempts", h.failures)
-	}
+	h.c.log.Info("email receiving again", "failed_attempts", h.failures)
 	h.report(channels.Health{State: channels.HealthUp, Failures: h.failures})
 	h.state, h.failures = channels.HealthUp, 0
 }

@@ -231,13 +231,13 @@ func TestReconnectsAfterServerRestart(t *testing.T) {
 	b.next(t)
 	waitFor(t, "the first message seen", func() bool { return s.d.Seen(t, bot, first) })
 	s.d.Stop()
-	waitFor(t, "down reported", func() bool { return hl.states() == "up,down" })
+	waitFor(t, "down reported", func() bool { return hl.states() == "down" })
 	s.d.Resume(t)
 	second := s.send(t, alice, "two", "second")
 	if in := b.next(t); in.PlatformID != second {
 		t.Fatalf("after the restart delivered %+v", in)
 	}
-	waitFor(t, "up reported", func() bool { return hl.states() == "up,down,up" })
+	waitFor(t, "up reported", func() bool { return hl.states() == "down,up" })
 	b.none(t, 300*time.Millisecond)
 }
 
