@@ -29,7 +29,7 @@ type outgoing struct {
 // an HTML alternative, files attached, headers that thread it under the
 // chat's last received message. It returns the raw message and its
 // Message-ID.
-func (c *Channel) compose(o outgoing, now time.Time) ([]byte, string, error) {
+func (c *Channel) compose(o outgoing, th thread, threaded bool, now time.Time) ([]byte, string, error) {
 	var h mail.Header
 	h.SetDate(now)
 	h.SetAddressList("From", []*mail.Address{{Address: c.cfg.FromAddress()}})
@@ -39,7 +39,7 @@ func (c *Channel) compose(o outgoing, now time.Time) ([]byte, string, error) {
 	// RFC 3834: vacation responders must not answer an automatic reply.
 	h.Set("Auto-Submitted", "auto-replied")
 	subject := newSubject
-	if th, ok := c.threads.get(o.to); ok {
+	if threaded {
 		var inReplyTo string
 		var refs []string
 		subject, inReplyTo, refs = th.replyHeaders()

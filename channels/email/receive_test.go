@@ -278,3 +278,31 @@ func TestSilentServerIsAStall(t *testing.T) {
 	run(t, ch, newInbox().deliver)
 	waitFor(t, "a stall reported", func() bool { return strings.HasPrefix(hl.states(), "stalled") })
 }
+
+// A reply sent by a process that did not receive the message (omega
+// restarted mid-turn) still joins the sender's latest thread, found in
+// the mailbox.
+func TestReplyAfterRestartFindsTheThread(t *testing.T) {
+	s := startServer(t)
+	first := newChannel(t, s.config())
+	b := newInbox()
+	run(t, first, b.deliver)
+	id := s.send(t, alice, "Dinner", "table for two?")
+	b.next(t)
+	fresh := newChannel(t, s.config())
+	if _, err := fresh.SendText(t.Context(), alice, "Booked."); err != nil {
+		t.Fatal(err)
+	}
+	msgs := s.d.Messages(t, alice)
+	if len(msgs) != 1 || msgs[0].InReplyTo != id || msgs[0].Subject != "Re: Dinner" {
+		t.Fatalf("alice got %+v", msgs)
+	}
+	// Someone who never wrote gets a message of its own.
+	if _, err := fresh.SendText(t.Context(), "stranger@example.test", "Hello"); err != nil {
+		t.Fatal(err)
+	}
+	got := s.d.Messages(t, "stranger@example.test")
+	if len(got) != 1 || got[0].Subject != newSubject || got[0].InReplyTo != "" {
+		t.Fatalf("the stranger got %+v", got)
+	}
+}

@@ -40,7 +40,11 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 }
 
 func (c *Channel) send(ctx context.Context, o outgoing) (string, error) {
-	raw, id, err := c.compose(o, c.now())
+	th, ok := c.threads.get(o.to)
+	if !ok {
+		th, ok = c.lastFrom(ctx, o.to)
+	}
+	raw, id, err := c.compose(o, th, ok, c.now())
 	if err != nil {
 		return "", err
 	}
