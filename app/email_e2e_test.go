@@ -189,3 +189,57 @@ func startServedNode(t *testing.T, vars map[string]string) *tgNode {
 	t.Cleanup(n.stop)
 	return n
 }
+
+// Over email, an image the provider draws goes out attached to a message
+// of its own, once, its Message-ID on record; a photo the person attached
+// reaches the turn's inbox (the provider's copy of it is recognised as
+// theirs and not mailed back).
+func TestEmailImagesBothWays(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			d := emailtest.StartDovecotWith(t, emailtest.Options{Submission: true}, mailBot, mailAlice)
+			vars := baseVars(t, b, drawingClaude(t))
+			for k, v := range map[string]string{
+				"OMEGA_HTTP_ADDR": "", "OMEGA_EMAIL_IMAP_ADDR": d.IMAPAddr, "OMEGA_EMAIL_SMTP_ADDR": d.SubmissionAddr,
+				"OMEGA_EMAIL_USERNAME": mailBot, "OMEGA_EMAIL_PASSWORD": emailtest.Password,
+				"OMEGA_EMAIL_IMAP_TLS": "plain", "OMEGA_EMAIL_SMTP_TLS": "plain", "OMEGA_EMAIL_ALLOWED_ADDRESSES": mailAlice,
+			} {
+				vars[k] = v
+			}
+			mb := &mailbox{d: d}
+			n := startServedNode(t, vars)
+
+			draw := mb.send(t, mailAlice, "Chart", "please DRAW a chart")
+			evs := n.waitTurn(t, mailTurnID(draw))
+			var images []emailtest.Message
+			waitFor(t, "the chart mailed", func() bool {
+				images = nil
+				for _, m := range d.Messages(t, mailAlice) {
+					if len(m.Files) > 0 {
+						images = append(images, m)
+					}
+				}
+				return len(images) == 1
+			})
+			img := images[0]
+			if f := img.Files[0]; f.Name != "chart.png" || f.MIME != "image/png" || string(f.Data) != chartPNG || img.InReplyTo != draw {
+				t.Fatalf("image message %+v", img)
+			}
+			if rec := payload[domain.WorkspaceImageSent](t, n, evs); rec.Path != "chart.png" || len(rec.PlatformIDs) != 1 || rec.PlatformIDs[0] != img.MessageID {
+				t.Fatalf("WorkspaceImageSent %+v, image message %s", rec, img.MessageID)
+			}
+
+			photo := "\xff\xd8\xff\xe0 alice's photo"
+			raw := "From: " + mailAlice + "\r\nTo: " + mailBot + "\r\nSubject: Re: Chart\r\nMessage-ID: <photo-" + b.name + "@example.test>\r\n" +
+				"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=B\r\n\r\n" +
+				"--B\r\nContent-Type: text/plain\r\n\r\nCOPY it\r\n" +
+				"--B\r\nContent-Type: image/jpeg\r\nContent-Disposition: attachment; filename=me.jpg\r\n\r\n" + photo + "\r\n--B--\r\n"
+			d.Deliver(t, mailAlice, []string{mailBot}, []byte(raw))
+			evs = n.waitTurn(t, mailTurnID("<photo-"+b.name+"@example.test>"))
+			found := payload[domain.WorkspaceImagesFound](t, n, evs)
+			if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != domain.ImageSkipInbound {
+				t.Fatalf("found %+v, want copy.jpg skipped as alice's own", found)
+			}
+		})
+	}
+}
