@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/emersion/go-imap/v2"
+
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/internal/wait"
 )
@@ -110,7 +112,14 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 			backoff = time.Second
 		}
 		h.failed(err)
-		if c.sleep(ctx, min(backoff, c.cfg.BackoffMax)) != nil {
+		pause := min(backoff, c.cfg.BackoffMax)
+		if refusedLogin(err) {
+			// Retrying a refused password every few seconds gets the
+			// account locked by many providers; the outage is recorded and
+			// alerted all the same.
+			pause = authRetry
+		}
+		if c.sleep(ctx, pause) != nil {
 			return nil
 		}
 		backoff *= 2
@@ -138,6 +147,16 @@ func (c *Channel) Stop(ctx context.Context) error {
 
 // errStalled: a command went unanswered past EMAIL_COMMAND_TIMEOUT.
 var errStalled = errors.New("IMAP server stopped answering")
+
+// authRetry is the wait after the server refused the credentials.
+const authRetry = 5 * time.Minute
+
+// refusedLogin reports whether the server refused the username or
+// password (not a temporary failure of its authentication backend).
+func refusedLogin(err error) bool {
+	var ie *imap.Error
+	return errors.As(err, &ie) && ie.Code == imap.ResponseCodeAuthenticationFailed
+}
 
 // health follows the receiving state and reports each change, not each
 // failed attempt, to the channel's health function. It starts up: a

@@ -306,3 +306,36 @@ func TestReplyAfterRestartFindsTheThread(t *testing.T) {
 		t.Fatalf("the stranger got %+v", got)
 	}
 }
+
+// A refused password is retried every few minutes, not every few
+// seconds, and the channel is reported down with the server's answer.
+func TestRefusedPasswordRetriesSlowly(t *testing.T) {
+	s := startServer(t)
+	cfg := s.config()
+	cfg.Password = "wrong"
+	waits := make(chan time.Duration, 10)
+	ch, err := New(cfg, quiet, WithSleep(func(ctx context.Context, d time.Duration) error {
+		waits <- d
+		<-ctx.Done()
+		return ctx.Err()
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hl := &healthLog{}
+	ch.ReportHealth(hl.add)
+	run(t, ch, newInbox().deliver)
+	select {
+	case d := <-waits:
+		if d != authRetry {
+			t.Fatalf("waits %s after a refused login, want %s", d, authRetry)
+		}
+	case <-time.After(patience):
+		t.Fatal("no retry scheduled")
+	}
+	hl.mu.Lock()
+	defer hl.mu.Unlock()
+	if len(hl.evs) != 1 || hl.evs[0].State != channels.HealthDown || !strings.Contains(hl.evs[0].Err, "AUTHENTICATIONFAILED") {
+		t.Fatalf("health %+v", hl.evs)
+	}
+}
