@@ -27,7 +27,6 @@ func (c *Channel) dialIMAP(ctx context.Context) (*conn, error) {
 	notify := make(chan struct{}, 1)
 	opts := &imapclient.Options{
 		TLSConfig: c.tlsConfig(c.cfg.IMAPAddr),
-		Dialer:    &net.Dialer{Timeout: c.cfg.CommandTimeout},
 		UnilateralDataHandler: &imapclient.UnilateralDataHandler{
 			Mailbox: func(data *imapclient.UnilateralDataMailbox) {
 				if data.NumMessages != nil {
@@ -36,16 +35,7 @@ func (c *Channel) dialIMAP(ctx context.Context) (*conn, error) {
 			},
 		},
 	}
-	var cl *imapclient.Client
-	var err error
-	switch c.cfg.IMAPTLS {
-	case TLSImplicit:
-		cl, err = imapclient.DialTLS(c.cfg.IMAPAddr, opts)
-	case TLSStart:
-		cl, err = imapclient.DialStartTLS(c.cfg.IMAPAddr, opts)
-	default:
-		cl, err = imapclient.DialInsecure(c.cfg.IMAPAddr, opts)
-	}
+	cl, err := c.greet(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", c.cfg.IMAPAddr, err)
 	}
@@ -67,6 +57,44 @@ func (c *Channel) dialIMAP(ctx context.Context) (*conn, error) {
 		return nil, fmt.Errorf("select %s: %w", c.cfg.Mailbox, err)
 	}
 	return s, nil
+}
+
+// greet connects in the configured TLS mode and waits for the server's
+// greeting, the TLS handshake and STARTTLS all within the command
+// timeout: a server that accepts the connection and says nothing is a
+// stall, not a hang.
+func (c *Channel) greet(ctx context.Context, opts *imapclient.Options) (*imapclient.Client, error) {
+	d := &net.Dialer{Timeout: c.cfg.CommandTimeout}
+	raw, err := d.DialContext(ctx, "tcp", c.cfg.IMAPAddr)
+	if err != nil {
+		return nil, err
+	}
+	// The client sets its own read deadlines, so the bound is a timer
+	// that closes the connection.
+	timer := time.AfterFunc(c.cfg.CommandTimeout, func() { _ = raw.Close() })
+	stop := context.AfterFunc(ctx, func() { _ = raw.Close() })
+	defer stop()
+	var cl *imapclient.Client
+	switch c.cfg.IMAPTLS {
+	case TLSImplicit:
+		cl = imapclient.New(tls.Client(raw, opts.TLSConfig), opts)
+	case TLSStart:
+		cl, err = imapclient.NewStartTLS(raw, opts)
+	default:
+		cl = imapclient.New(raw, opts)
+	}
+	if err == nil {
+		err = cl.WaitGreeting()
+	}
+	if !timer.Stop() {
+		_ = raw.Close()
+		return nil, fmt.Errorf("%w: no greeting within %s", errStalled, c.cfg.CommandTimeout)
+	}
+	if err != nil {
+		_ = raw.Close()
+		return nil, err
+	}
+	return cl, nil
 }
 
 func (c *Channel) tlsConfig(addr string) *tls.Config {

@@ -241,8 +241,9 @@ func TestReconnectsAfterServerRestart(t *testing.T) {
 	b.none(t, 300*time.Millisecond)
 }
 
-// A server that accepts the connection and then says nothing is a stall,
-// reported within the command timeout.
+// A server that accepts the connection and then says nothing (no
+// greeting, no TLS handshake) is a stall, reported within the command
+// timeout, in every TLS mode.
 func TestSilentServerIsAStall(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -269,14 +270,24 @@ func TestSilentServerIsAStall(t *testing.T) {
 			c.Close()
 		}
 	})
-	cfg := Config{IMAPAddr: l.Addr().String(), SMTPAddr: l.Addr().String(), Username: bot, Password: "x", Mailbox: "INBOX",
-		IMAPTLS: TLSPlain, SMTPTLS: TLSPlain, PollInterval: time.Second, IdleRefresh: time.Second,
-		CommandTimeout: 300 * time.Millisecond, BackoffMax: 100 * time.Millisecond}
-	ch := newChannel(t, cfg)
-	hl := &healthLog{}
-	ch.ReportHealth(hl.add)
-	run(t, ch, newInbox().deliver)
-	waitFor(t, "a stall reported", func() bool { return strings.HasPrefix(hl.states(), "stalled") })
+	for _, mode := range []string{TLSPlain, TLSStart, TLSImplicit} {
+		t.Run(mode, func(t *testing.T) {
+			cfg := Config{IMAPAddr: l.Addr().String(), SMTPAddr: l.Addr().String(), Username: bot, Password: "x", Mailbox: "INBOX",
+				IMAPTLS: mode, SMTPTLS: TLSPlain, PollInterval: time.Second, IdleRefresh: time.Second,
+				CommandTimeout: 300 * time.Millisecond, BackoffMax: 100 * time.Millisecond}
+			ch := newChannel(t, cfg)
+			hl := &healthLog{}
+			ch.ReportHealth(hl.add)
+			run(t, ch, newInbox().deliver)
+			waitFor(t, "a stall reported", func() bool { return strings.HasPrefix(hl.states(), "stalled") })
+			// A silent submission server fails the send instead of
+			// holding the reply.
+			cfg.SMTPTLS = mode
+			if _, err := newChannel(t, cfg).SendText(t.Context(), alice, "hello?"); err == nil {
+				t.Error("a send to a silent server succeeded")
+			}
+		})
+	}
 }
 
 // A reply sent by a process that did not receive the message (omega

@@ -63,8 +63,6 @@ func (c *Channel) submit(ctx context.Context, to string, raw []byte) error {
 		return err
 	}
 	defer cl.Close()
-	stop := context.AfterFunc(ctx, func() { _ = cl.Close() })
-	defer stop()
 	if err := cl.Auth(sasl.NewPlainClient("", c.cfg.Username, c.cfg.Password)); err != nil {
 		return classify("login", err)
 	}
@@ -74,29 +72,31 @@ func (c *Channel) submit(ctx context.Context, to string, raw []byte) error {
 	return cl.Quit()
 }
 
-// dialSMTP connects in the configured TLS mode.
+// dialSMTP connects in the configured TLS mode. The connection is closed
+// when ctx ends, which bounds the whole exchange: go-smtp sets its own
+// deadlines, minutes long, on every command.
 func (c *Channel) dialSMTP(ctx context.Context) (*smtp.Client, error) {
 	d := &net.Dialer{}
 	conn, err := d.DialContext(ctx, "tcp", c.cfg.SMTPAddr)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", c.cfg.SMTPAddr, err)
 	}
-	if deadline, ok := ctx.Deadline(); ok {
-		_ = conn.SetDeadline(deadline)
-	}
+	context.AfterFunc(ctx, func() { _ = conn.Close() })
 	tlsCfg := c.tlsConfig(c.cfg.SMTPAddr)
+	var cl *smtp.Client
 	switch c.cfg.SMTPTLS {
 	case TLSImplicit:
-		return smtp.NewClient(tls.Client(conn, tlsCfg)), nil
+		cl = smtp.NewClient(tls.Client(conn, tlsCfg))
 	case TLSStart:
-		cl, err := smtp.NewClientStartTLS(conn, tlsCfg)
-		if err != nil {
+		if cl, err = smtp.NewClientStartTLS(conn, tlsCfg); err != nil {
 			_ = conn.Close()
 			return nil, fmt.Errorf("starttls with %s: %w", c.cfg.SMTPAddr, err)
 		}
-		return cl, nil
+	default:
+		cl = smtp.NewClient(conn)
 	}
-	return smtp.NewClient(conn), nil
+	cl.CommandTimeout, cl.SubmissionTimeout = c.cfg.CommandTimeout, c.cfg.CommandTimeout
+	return cl, nil
 }
 
 // classify maps the server's refusal to the port's failure classes: an
