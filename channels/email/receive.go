@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/emersion/go-imap/v2"
 
@@ -24,7 +25,17 @@ func (c *Channel) session(ctx context.Context, deliver channels.Deliver, h *heal
 	h.ok()
 	c.log.Info("email receiving", "imap", c.cfg.IMAPAddr, "mailbox", c.cfg.Mailbox, "idle", s.cl.Caps().Has(imap.CapIdle))
 	for ctx.Err() == nil {
-		if err := c.drain(ctx, s, deliver); err != nil {
+		err := c.drain(ctx, s, deliver)
+		if errors.Is(err, errDeliver) {
+			// omega, not the mail server, failed: the session stays,
+			// and the message, still unseen, is offered again shortly.
+			c.log.Error("email: message left unseen, offered again", "err", err)
+			if c.sleep(ctx, max(c.cfg.BackoffMax, time.Second)) != nil {
+				return nil
+			}
+			continue
+		}
+		if err != nil {
 			return err
 		}
 		if err := s.waitNew(ctx, c.cfg.IdleRefresh, c.cfg.PollInterval); err != nil && ctx.Err() == nil {
@@ -35,7 +46,8 @@ func (c *Channel) session(ctx context.Context, deliver channels.Deliver, h *heal
 }
 
 // drain delivers the unseen messages in UID (arrival) order, marking
-// each \Seen once deliver recorded it.
+// each \Seen once deliver recorded it; it stops at the first message
+// deliver fails to record, so none is passed over.
 func (c *Channel) drain(ctx context.Context, s *conn, deliver channels.Deliver) error {
 	uids, err := s.unseen()
 	if err != nil {
@@ -49,8 +61,7 @@ func (c *Channel) drain(ctx context.Context, s *conn, deliver channels.Deliver) 
 	return nil
 }
 
-// errDeliver wraps a pipeline failure: the message stays unseen and is
-// offered again after the reconnection.
+// errDeliver wraps a pipeline failure: the message stays unseen.
 var errDeliver = errors.New("pipeline did not record the message")
 
 func (c *Channel) receive(ctx context.Context, s *conn, uid imap.UID, deliver channels.Deliver) error {

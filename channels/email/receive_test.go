@@ -96,7 +96,10 @@ func TestSeenOnlyAfterRecorded(t *testing.T) {
 	s := startServer(t)
 	b := newInbox()
 	b.setFail(errors.New("store down"))
-	run(t, newChannel(t, s.config()), b.deliver)
+	ch := newChannel(t, s.config())
+	hl := &healthLog{}
+	ch.ReportHealth(hl.add)
+	run(t, ch, b.deliver)
 	id := s.send(t, alice, "Plans", "what is on today?")
 	first := b.next(t)
 	if first.PlatformID != id || first.SenderID != alice || first.ChatID != alice || first.Text != "what is on today?" {
@@ -111,6 +114,9 @@ func TestSeenOnlyAfterRecorded(t *testing.T) {
 		t.Fatalf("offered again %+v", again)
 	}
 	waitFor(t, "the \\Seen flag", func() bool { return s.d.Seen(t, bot, id) })
+	if got := hl.states(); got != "" {
+		t.Errorf("omega's own failure reported as the mail server's: %s", got)
+	}
 }
 
 // A reply joins the sender's thread: "Re:" subject, In-Reply-To and
