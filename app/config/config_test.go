@@ -81,7 +81,7 @@ func TestHeartbeatSettings(t *testing.T) {
 	}
 	for _, bad := range []map[string]string{
 		base("OMEGA_HEARTBEAT_ACTIVE_HOURS", "8-22"),
-		base("OMEGA_HEARTBEAT_TARGET", "email:me@example.com"),
+		base("OMEGA_HEARTBEAT_TARGET", "pigeon:me@example.com"),
 		base("OMEGA_HEARTBEAT_TARGET", "telegram:"),
 		base("OMEGA_HEARTBEAT_INTERVAL", "0s"),
 	} {

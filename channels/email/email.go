@@ -1,0 +1,204 @@
+// Package email is omega's email channel: it waits on one IMAP mailbox
+// (IDLE, or polling where the server lacks it), hands each new message
+// to the pipeline, marks it \Seen only once the pipeline recorded it,
+// and answers over SMTP submission in the same thread, as plain text
+// with an HTML alternative.
+package email
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-imap/v2"
+
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/internal/wait"
+)
+
+// Channel is the email channel.
+type Channel struct {
+	cfg     Config
+	log     *slog.Logger
+	tls     *tls.Config
+	sleep   func(ctx context.Context, d time.Duration) error
+	now     func() time.Time
+	threads *threads
+
+	mu      sync.Mutex
+	health  channels.HealthFunc
+	cancel  context.CancelFunc
+	done    chan struct{}
+	stopped bool
+}
+
+// Option changes how a Channel works, for tests.
+type Option func(*Channel)
+
+// WithTLSConfig sets the TLS configuration of both connections (a test
+// server's certificate pool).
+func WithTLSConfig(cfg *tls.Config) Option { return func(c *Channel) { c.tls = cfg } }
+
+// WithSleep replaces the wait between reconnections.
+func WithSleep(f func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *Channel) { c.sleep = f }
+}
+
+// New validates cfg and makes the channel; it connects to nothing.
+func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	c := &Channel{cfg: cfg, log: logger.With("channel", Name), sleep: wait.Sleep, now: time.Now, threads: newThreads()}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
+}
+
+// Name implements channels.Channel.
+func (c *Channel) Name() string { return Name }
+
+// FormatHint implements channels.FormatHinter.
+func (c *Channel) FormatHint() string { return formatHint }
+
+// ReceivesImages implements channels.ImageReceiver: images arrive as
+// attachments.
+func (c *Channel) ReceivesImages() bool { return true }
+
+// ReportHealth implements channels.HealthReporter.
+func (c *Channel) ReportHealth(f channels.HealthFunc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.health = f
+}
+
+// SendTyping implements channels.Channel: email shows no typing.
+func (c *Channel) SendTyping(context.Context, string) error { return nil }
+
+// Start implements channels.Channel: it keeps an IMAP session open on
+// the mailbox, reconnecting with backoff whenever it fails, until ctx
+// ends or Stop is called.
+func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return nil
+	}
+	c.cancel, c.done = cancel, make(chan struct{})
+	done := c.done
+	c.mu.Unlock()
+	defer close(done)
+
+	h := &health{c: c, state: channels.HealthUp}
+	backoff := time.Second
+	for ctx.Err() == nil {
+		err := c.session(ctx, deliver, h)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if h.state == channels.HealthUp {
+			backoff = time.Second
+		}
+		h.failed(err)
+		pause := min(backoff, c.cfg.BackoffMax)
+		if refusedLogin(err) {
+			// Retrying a refused password every few seconds gets the
+			// account locked by many providers; the outage is recorded and
+			// alerted all the same.
+			pause = authRetry
+		}
+		if c.sleep(ctx, pause) != nil {
+			return nil
+		}
+		backoff *= 2
+	}
+	return nil
+}
+
+// Stop implements channels.Channel.
+func (c *Channel) Stop(ctx context.Context) error {
+	c.mu.Lock()
+	c.stopped = true
+	cancel, done := c.cancel, c.done
+	c.mu.Unlock()
+	if cancel == nil {
+		return nil
+	}
+	cancel()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("email: stop: %w", ctx.Err())
+	}
+}
+
+// errStalled: a command went unanswered past EMAIL_COMMAND_TIMEOUT.
+var errStalled = errors.New("IMAP server stopped answering")
+
+// authRetry is the wait after the server refused the credentials.
+const authRetry = 5 * time.Minute
+
+// refusedLogin reports whether the server refused the username or
+// password (not a temporary failure of its authentication backend).
+func refusedLogin(err error) bool {
+	var ie *imap.Error
+	return errors.As(err, &ie) && ie.Code == imap.ResponseCodeAuthenticationFailed
+}
+
+// health follows the receiving state and reports each change, not each
+// failed attempt, to the channel's health function. It starts up: a
+// channel is presumed able to receive until an attempt fails.
+type health struct {
+	c        *Channel
+	state    string
+	failures int
+}
+
+func (h *health) failed(err error) {
+	h.failures++
+	state := channels.HealthDown
+	if errors.Is(err, errStalled) {
+		state = channels.HealthStalled
+	}
+	h.c.log.Error("email stopped receiving", "state", state, "err", err, "imap", h.c.cfg.IMAPAddr, "failed_attempts", h.failures)
+	if state == h.state {
+		return
+	}
+	h.state = state
+	h.report(channels.Health{State: state, Err: err.Error(), Failures: h.failures})
+}
+
+func (h *health) ok() {
+	if h.state == channels.HealthUp {
+		return
+	}
+	h.c.log.Info("email receiving again", "failed_attempts", h.failures)
+	h.report(channels.Health{State: channels.HealthUp, Failures: h.failures})
+	h.state, h.failures = channels.HealthUp, 0
+}
+
+func (h *health) report(ev channels.Health) {
+	h.c.mu.Lock()
+	f := h.c.health
+	h.c.mu.Unlock()
+	if f == nil {
+		return
+	}
+	ev.Channel, ev.At = Name, h.c.now()
+	f(ev)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,323 @@
+// Package emailtest runs a real Dovecot (IMAP, LMTP and, on request, its
+// SMTP submission service and TLS) on loopback ports with a throwaway
+// configuration, users and Maildirs under the test's temporary
+// directory. Dovecot's submission service needs an MTA to relay to: a
+// go-smtp server stands in for it and delivers to Dovecot's LMTP; the
+// same double can take submissions directly. Tests import it; omega's
+// code never does.
+package emailtest
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+)
+
+// Password is every test user's password.
+const Password = "secret-pw"
+
+// Dovecot is a running Dovecot.
+type Dovecot struct {
+	IMAPAddr string // plain, STARTTLS with Options.TLS
+	LMTPAddr string
+	// IMAPSAddr is IMAP over TLS (Options.TLS).
+	IMAPSAddr string
+	// SubmissionAddr is Dovecot's submission service (Options.Submission;
+	// STARTTLS with Options.TLS), SubmissionsAddr the same over implicit
+	// TLS (both options).
+	SubmissionAddr, SubmissionsAddr string
+	// TLSConfig trusts the server's certificate (Options.TLS).
+	TLSConfig *tls.Config
+	// Relay is the MTA Dovecot's submission service relays to
+	// (Options.Submission): it delivers over LMTP and can refuse.
+	Relay *Submission
+
+	opts Options
+	dir  string
+	bin  string
+	cmd  *exec.Cmd
+	conf string
+}
+
+// Options change the server.
+type Options struct {
+	// NoIdle leaves IDLE out of the capabilities, as some servers do.
+	NoIdle bool
+	// TLS serves IMAPS and STARTTLS with a throwaway certificate for
+	// localhost and 127.0.0.1.
+	TLS bool
+	// Submission runs Dovecot's own SMTP submission service, relaying
+	// through an MTA double to LMTP.
+	Submission bool
+}
+
+// RequireVar, set to 1, turns a missing dovecot into a failure (CI).
+const RequireVar = "OMEGA_TEST_REQUIRE_EMAIL"
+
+// StartDovecot starts Dovecot with the users given (full addresses), or
+// skips the test, saying why, when dovecot is not installed.
+func StartDovecot(t *testing.T, users ...string) *Dovecot {
+	t.Helper()
+	return StartDovecotWith(t, Options{}, users...)
+}
+
+// StartDovecotWith is StartDovecot with options.
+func StartDovecotWith(t *testing.T, opts Options, users ...string) *Dovecot {
+	t.Helper()
+	bin, err := exec.LookPath("dovecot")
+	if err != nil {
+		unavailable(t, "dovecot is not installed (apt-get install -y dovecot-imapd dovecot-lmtpd dovecot-submissiond)")
+	}
+	// The configuration below is Dovecot 2.3's (Debian bookworm); 2.4
+	// renamed most settings.
+	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.HasPrefix(string(out), "2.3.") {
+		unavailable(t, fmt.Sprintf("this kit writes a Dovecot 2.3 configuration; dovecot --version says %q (%v)", strings.TrimSpace(string(out)), err))
+	}
+	dir := t.TempDir()
+	uid, gid := mailOwner(t, dir)
+	d := &Dovecot{IMAPAddr: freeAddr(t), LMTPAddr: freeAddr(t), opts: opts, dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
+	var passwd strings.Builder
+	for _, u := range users {
+		fmt.Fprintf(&passwd, "%s:{PLAIN}%s::::::\n", u, Password)
+	}
+	write(t, filepath.Join(dir, "passwd"), passwd.String())
+	if opts.TLS {
+		d.IMAPSAddr = freeAddr(t)
+		d.TLSConfig = writeCertificate(t, dir)
+	}
+	if opts.Submission {
+		d.SubmissionAddr = freeAddr(t)
+		if opts.TLS {
+			d.SubmissionsAddr = freeAddr(t)
+		}
+		d.Relay = startRelay(t, d)
+	}
+	write(t, d.conf, d.config(uid, gid))
+	d.start(t)
+	t.Cleanup(d.Stop)
+	return d
+}
+
+// unavailable skips the test, or fails it where the email tests are
+// required (CI).
+func unavailable(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv(RequireVar) == "1" {
+		t.Fatalf("%s, and %s=1", why, RequireVar)
+	}
+	t.Skip(why + "; set " + RequireVar + "=1 to fail instead")
+}
+
+func (d *Dovecot) start(t *testing.T) {
+	t.Helper()
+	d.cmd = exec.Command(d.bin, "-F", "-c", d.conf)
+	d.cmd.Stdout, d.cmd.Stderr = os.Stderr, os.Stderr
+	// Its own process group, so that stopping it ends every process it
+	// forked.
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatalf("start dovecot: %v", err)
+	}
+	d.waitListening(t)
+}
+
+// Resume starts the stopped server again on the same ports, with the
+// same users and mail.
+func (d *Dovecot) Resume(t *testing.T) {
+	t.Helper()
+	d.start(t)
+}
+
+func (d *Dovecot) waitListening(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for _, addr := range []string{d.IMAPAddr, d.LMTPAddr, d.IMAPSAddr, d.SubmissionAddr, d.SubmissionsAddr} {
+		for addr != "" {
+			c, err := net.DialTimeout("tcp", addr, time.Second)
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("dovecot is not listening on %s: %v\n%s", addr, err, d.Log())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// Log is Dovecot's log so far, for failure messages.
+func (d *Dovecot) Log() string {
+	b, _ := os.ReadFile(filepath.Join(d.dir, "dovecot.log"))
+	return string(b)
+}
+
+// Stop ends the server (and every connection to it) at once.
+func (d *Dovecot) Stop() {
+	if d.cmd == nil || d.cmd.Process == nil || d.cmd.ProcessState != nil {
+		return
+	}
+	_ = d.cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = d.cmd.Wait(); close(done) }()
+	// Dovecot lingers for seconds over its idle children; a test's
+	// throwaway server need not shut down gracefully.
+	select {
+	case <-done:
+	case <-time.After(300 * time.Millisecond):
+		_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// Deliver hands a raw message to Dovecot's LMTP for the recipients, as a
+// mail server delivers it.
+func (d *Dovecot) Deliver(t *testing.T, from string, to []string, raw []byte) {
+	t.Helper()
+	if err := d.deliver(from, to, raw); err != nil {
+		t.Fatalf("LMTP delivery: %v\n%s", err, d.Log())
+	}
+}
+
+func (d *Dovecot) deliver(from string, to []string, raw []byte) error {
+	conn, err := net.DialTimeout("tcp", d.LMTPAddr, 5*time.Second)
+	if err != nil {
+		return fmt.Errorf("dial lmtp: %w", err)
+	}
+	c := smtp.NewClientLMTP(conn)
+	defer c.Close()
+	if err := c.Hello("localhost"); err != nil {
+		return fmt.Errorf("lhlo: %w", err)
+	}
+	if err := c.SendMail(from, to, bytes.NewReader(raw)); err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	return c.Quit()
+}
+
+// Mailbox is the raw messages in user's INBOX Maildir (new and cur), in
+// delivery order.
+func (d *Dovecot) Mailbox(t *testing.T, user string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	type file struct{ path string }
+	var files []file
+	for _, sub := range []string{"new", "cur"} {
+		entries, _ := os.ReadDir(filepath.Join(d.dir, "mail", user, sub))
+		for _, e := range entries {
+			files = append(files, file{filepath.Join(d.dir, "mail", user, sub, e.Name())})
+		}
+	}
+	// Maildir names start with the delivery time in seconds and a
+	// sequence, so name order is delivery order within a second too.
+	slices.SortFunc(files, func(a, b file) int { return strings.Compare(filepath.Base(a.path), filepath.Base(b.path)) })
+	for _, f := range files {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// Seen reports whether user's message with the Message-ID carries the
+// \Seen flag (Maildir's ":2,...S" suffix).
+func (d *Dovecot) Seen(t *testing.T, user, messageID string) bool {
+	t.Helper()
+	entries, _ := os.ReadDir(filepath.Join(d.dir, "mail", user, "cur"))
+	for _, e := range entries {
+		path := filepath.Join(d.dir, "mail", user, "cur", e.Name())
+		if headerValue(path, "Message-Id") != messageID {
+			continue
+		}
+		_, flags, _ := strings.Cut(e.Name(), ":2,")
+		return strings.Contains(flags, "S")
+	}
+	return false
+}
+
+func headerValue(path, name string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			return ""
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.EqualFold(k, name) {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// mailOwner is who owns the mail: the test's user, except that Dovecot
+// refuses uid 0 for mail, so a root test hands it to Dovecot's own
+// internal user and opens dir (and its parent, which t.TempDir makes
+// private) to it.
+func mailOwner(t *testing.T, dir string) (uid, gid int) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		return os.Getuid(), os.Getgid()
+	}
+	u, err := user.Lookup("dovecot")
+	if err != nil {
+		t.Fatalf("running as root needs the dovecot user, which the package creates: %v", err)
+	}
+	uid, _ = strconv.Atoi(u.Uid)
+	gid, _ = strconv.Atoi(u.Gid)
+	for _, p := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sub := range []string{"mail", "home"} {
+		p := filepath.Join(dir, sub)
+		if err := os.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return uid, gid
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	// Dovecot's unprivileged auth process reads the passwd file.
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// freeAddr is a loopback address nothing listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
