@@ -339,6 +339,7 @@ func RegisterTurnEvents(r *Registry) {
 		r.Register(p, 1)
 	}
 	registerImageEvents(r)
+	registerStreamEvents(r)
 	// Schema 2 records the prompt by reference.
 	r.Register(ContextBuilt{}, 2)
 	if err := r.RegisterUpcaster(ContextBuilt{}.EventType(), 1, contextBuiltV1ToV2); err != nil {
@@ -396,6 +397,8 @@ type Turn struct {
 	StepReplies []string
 
 	Images TurnImages
+	// Preview is the streamed reply's preview, if one showed.
+	Preview TurnPreview
 }
 
 // MaxStepAttempts is how many times a plan step is tried before the plan
@@ -431,7 +434,7 @@ func (t *Turn) NextAttempt() int {
 // Apply folds one event into the turn.
 func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 	t.Version = version
-	if !t.applyIntake(p, at) && !t.applyMerge(p) && !t.applyReply(p) && !t.applyImages(p) {
+	if !t.applyIntake(p, at) && !t.applyMerge(p) && !t.applyReply(p) && !t.applyImages(p) && !t.applyStream(p) {
 		t.applyPlan(p)
 	}
 }
