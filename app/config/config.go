@@ -57,6 +57,9 @@ type Config struct {
 	// Classify sends each message through a fast classification call that
 	// answers it directly or runs it as a multi-step plan.
 	Classify bool `env:"CLASSIFY" envDefault:"true"`
+	// Streaming shows replies while the model writes them, where the
+	// provider can stream: "on" (default) or "off" (sent whole).
+	Streaming string `env:"STREAMING" envDefault:"on"`
 	// ShutdownTimeout bounds the work done after SIGINT/SIGTERM (open
 	// conversations summarized); what does not finish is done at the
 	// next start.
@@ -210,6 +213,9 @@ func (c Config) validateTimes(p *problems) {
 	}
 	if c.StatusFirst < 0 || c.StatusEvery <= 0 {
 		bad("OMEGA_STATUS_FIRST must not be negative and OMEGA_STATUS_EVERY must be positive")
+	}
+	if c.Streaming != "on" && c.Streaming != "off" {
+		bad("OMEGA_STREAMING must be on or off (got %q)", c.Streaming)
 	}
 	if c.ShutdownTimeout < 0 {
 		bad("OMEGA_SHUTDOWN_TIMEOUT must not be negative (got %s)", c.ShutdownTimeout)
@@ -410,3 +416,6 @@ func (l lines) Unwrap() []error { return l }
 
 // ErrInvalid is matched by errors.Is for any validation failure.
 var ErrInvalid = errors.New("invalid configuration")
+
+// StreamReplies reports whether replies show while they are written.
+func (c Config) StreamReplies() bool { return c.Streaming != "off" }
