@@ -158,6 +158,7 @@ func (c Config) Validate() error {
 	var p problems
 	c.validateStorage(&p)
 	c.validateTimes(&p)
+	c.validateStreaming(&p)
 	c.validateProvider(&p)
 	c.validateHeartbeat(&p)
 	errs := p.errs
@@ -213,9 +214,6 @@ func (c Config) validateTimes(p *problems) {
 	}
 	if c.StatusFirst < 0 || c.StatusEvery <= 0 {
 		bad("OMEGA_STATUS_FIRST must not be negative and OMEGA_STATUS_EVERY must be positive")
-	}
-	if c.Streaming != "on" && c.Streaming != "off" {
-		bad("OMEGA_STREAMING must be on or off (got %q)", c.Streaming)
 	}
 	if c.ShutdownTimeout < 0 {
 		bad("OMEGA_SHUTDOWN_TIMEOUT must not be negative (got %s)", c.ShutdownTimeout)
@@ -416,6 +414,13 @@ func (l lines) Unwrap() []error { return l }
 
 // ErrInvalid is matched by errors.Is for any validation failure.
 var ErrInvalid = errors.New("invalid configuration")
+
+// validateStreaming checks OMEGA_STREAMING.
+func (c Config) validateStreaming(p *problems) {
+	if c.Streaming != "on" && c.Streaming != "off" {
+		p.bad("OMEGA_STREAMING must be on or off (got %q)", c.Streaming)
+	}
+}
 
 // StreamReplies reports whether replies show while they are written.
 func (c Config) StreamReplies() bool { return c.Streaming != "off" }

@@ -9,13 +9,13 @@ import (
 type activityKind int
 
 const (
-	actReading activityKind = iota // %s: what is read
-	actEditing                     // %s: the file changed
-	actRunning                     // %s: the command
-	actSearching                   // %s: the pattern or place
-	actBrowsing                    // %s: the address or query
-	actUsing                       // %s: the tool's name
-	actWorking                     // no target
+	actReading   activityKind = iota // %s: what is read
+	actEditing                       // %s: the file changed
+	actRunning                       // %s: the command
+	actSearching                     // %s: the pattern or place
+	actBrowsing                      // %s: the address or query
+	actUsing                         // %s: the tool's name
+	actWorking                       // no target
 )
 
 // activityTexts hold, per language, the line for each kind with a target
