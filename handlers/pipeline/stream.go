@@ -135,16 +135,39 @@ func (rs *replyStream) run(ctx context.Context) {
 			rs.d.Live.Publish(rs.st.ID, text, activity)
 		}
 		if rs.preview != nil {
-			if err := rs.preview.Update(ctx, previewText(text, activity)); err != nil {
+			if err := rs.show(ctx, text, activity); err != nil {
 				rs.log.Warn("reply preview broken; the reply is sent whole", "err", err)
 				rs.note(ctx, text != "")
 				rs.preview = nil
 				continue
 			}
-			rs.shown.Store(true)
 		}
 		rs.note(ctx, text != "")
 	}
+}
+
+// workPreview is a preview that shows the agent's activity its own way
+// (the terminal leaves it out of the printed reply).
+type workPreview interface {
+	ShowWork(ctx context.Context, text, activity string) error
+}
+
+// show updates the chat's preview.
+func (rs *replyStream) show(ctx context.Context, text, activity string) error {
+	if w, ok := rs.preview.(workPreview); ok {
+		if err := w.ShowWork(ctx, text, activity); err != nil {
+			return err
+		}
+		if text != "" {
+			rs.shown.Store(true)
+		}
+		return nil
+	}
+	if err := rs.preview.Update(ctx, previewText(text, activity)); err != nil {
+		return err
+	}
+	rs.shown.Store(true)
+	return nil
 }
 
 // previewText is what the chat's preview shows: the reply so far and,
