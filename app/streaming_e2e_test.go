@@ -13,9 +13,11 @@ import (
 
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -242,4 +244,108 @@ func TestStreamingOffSendsWhole(t *testing.T) {
 	if c := countType(turnEvents(t, n, id), domain.ReplyStreamStarted{}.EventType()); c != 0 {
 		t.Errorf("%d ReplyStreamStarted with streaming off", c)
 	}
+}
+
+// previewChannel is a platform double that previews replies as one
+// message that grows (as Telegram's private chats do): the message gets
+// an id at its first update, and the final reply replaces it.
+type previewChannel struct {
+	fakeChannel
+	pmu      sync.Mutex
+	started  int
+	finished []string // "previewID|text"
+}
+
+func (c *previewChannel) StartPreview(context.Context, string) (channels.Preview, error) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	c.started++
+	return &chatPreview{id: fmt.Sprintf("p-%d", c.started)}, nil
+}
+
+func (c *previewChannel) FinishPreview(_ context.Context, _, previewID, text string) (channels.SendResult, error) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	c.finished = append(c.finished, previewID+"|"+text)
+	return channels.SendResult{Chunks: 1, PlatformIDs: []string{previewID}}, nil
+}
+
+func (c *previewChannel) previews() (int, []string) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return c.started, append([]string(nil), c.finished...)
+}
+
+type chatPreview struct {
+	mu        sync.Mutex
+	id, shown string
+}
+
+func (p *chatPreview) Update(_ context.Context, text string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.shown = text
+	return nil
+}
+
+func (p *chatPreview) ID() string { return p.id }
+
+// TestStreamingCrashMidStreamReplacesThePreview: the process stops while
+// the reply is half shown; the next process finishes the turn by
+// replacing that preview, and the chat never gets a second copy.
+func TestStreamingCrashMidStreamReplacesThePreview(t *testing.T) {
+	reply := "Here is the long answer you asked for, written word by word."
+	vars := map[string]string{
+		"OMEGA_DATA_DIR": t.TempDir(), "OMEGA_LEASE_TTL": "1s", "OMEGA_STATUS_FIRST": "0s",
+		"OMEGA_CLASSIFY": "false", "HOME": t.TempDir(),
+	}
+	chat := &previewChannel{fakeChannel: fakeChannel{name: "testchat"}}
+	auth := &pipeline.Auth{Allowed: map[string][]string{"testchat": {"allowed"}}}
+	first := &streamingModel{Every: time.Millisecond, Reply: reply}
+	n := startNodeWith(t, vars, app.RuntimeOptions{Channels: []channels.Channel{chat}, Auth: auth, Provider: first})
+	ctx := t.Context()
+	deliver := func(n *node, text string) {
+		if err := n.rt.Deliver(ctx, channels.Incoming{Channel: "testchat", SenderID: "allowed", ChatID: "allowed", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deliver(n, "hello") // the welcome and a first reply
+	waitFor(t, "the first reply", func() bool { _, f := chat.previews(); return len(f) == 1 })
+	sentBefore := len(chat.texts("allowed"))
+
+	first.hold(make(chan struct{})) // never released: the process dies first
+	deliver(n, "tell me more")
+	var turn string
+	waitFor(t, "the preview on record", func() bool {
+		turn = previewedTurn(t, n, "p-2")
+		return turn != ""
+	})
+	n.stop()
+
+	second := &streamingModel{Every: time.Millisecond, Reply: reply}
+	n = startNodeWith(t, vars, app.RuntimeOptions{Channels: []channels.Channel{chat}, Auth: auth, Provider: second})
+	waitFor(t, "the resumed turn", func() bool { return countType(turnEvents(t, n, turn), completed) == 1 })
+
+	started, finished := chat.previews()
+	if started != 2 || len(finished) != 2 || finished[1] != "p-2|"+reply {
+		t.Errorf("previews started %d, finished %q; want the crashed preview p-2 replaced by the reply", started, finished)
+	}
+	if sent := chat.texts("allowed"); len(sent) != sentBefore {
+		t.Errorf("sent %q after the crash, want no second copy", sent[sentBefore:])
+	}
+}
+
+// previewedTurn finds the turn whose log holds the preview id.
+func previewedTurn(t *testing.T, n *node, previewID string) string {
+	t.Helper()
+	evs, err := n.rt.Store.ReadAll(context.Background(), 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Type == (domain.ReplyStreamStarted{}).EventType() && strings.Contains(string(e.Data), `"`+previewID+`"`) {
+			return domain.TurnIDFromStream(e.StreamID)
+		}
+	}
+	return ""
 }
