@@ -116,8 +116,11 @@ func postAsync(ctx context.Context, baseURL, sender, text string) (string, error
 	}
 	defer resp.Body.Close()
 	var out api.TurnOut
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.TurnID == "" {
-		return "", fmt.Errorf("post answered %s: %+v (%v)", resp.Status, out, err)
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return "", fmt.Errorf("post answered %s: %w", resp.Status, err)
+	}
+	if out.TurnID == "" {
+		return "", fmt.Errorf("post answered %s without a turn: %+v", resp.Status, out)
 	}
 	return out.TurnID, nil
 }
