@@ -13,7 +13,9 @@ import (
 
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
@@ -348,4 +350,32 @@ func previewedTurn(t *testing.T, n *node, previewID string) string {
 		}
 	}
 	return ""
+}
+
+// TestStreamedTurnReRunsIdentical: how the reply showed (its
+// ReplyStreamStarted) is not a decision; a re-run, which does not stream,
+// compares equal.
+func TestStreamedTurnReRunsIdentical(t *testing.T) {
+	vars := map[string]string{
+		"OMEGA_DATA_DIR": t.TempDir(), "OMEGA_LEASE_TTL": "2s", "OMEGA_STATUS_FIRST": "0s",
+		"OMEGA_CLASSIFY": "false", "HOME": t.TempDir(), "OMEGA_TIMEZONE": "UTC",
+	}
+	model := &streamingModel{Every: time.Millisecond, Reply: "A streamed answer, word by word."}
+	n := startNodeWith(t, vars, app.RuntimeOptions{Provider: model})
+	say(t, n, "ana", "hello", "30s")
+	out := say(t, n, "ana", "answer me", "30s")
+	if c := countType(turnEvents(t, n, out.TurnID), domain.ReplyStreamStarted{}.EventType()); c != 1 {
+		t.Fatalf("%d ReplyStreamStarted recorded, want 1", c)
+	}
+	cfg, err := config.LoadFrom(vars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rerun.Run(t.Context(), n.rt.Store, n.rt.Registry, cfg, out.TurnID, rerun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Identical {
+		t.Errorf("the streamed turn re-ran differently:\n%s", strings.Join(res.Diff, "\n"))
+	}
 }
