@@ -72,17 +72,21 @@ func TestRunningTurnPageFollowsTheStream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { resp.Body.Close() })
 		return resp
 	}
-	if resp := get("/ui/turns/"+id+"/stream", false); resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("stream without sign-in answered %s", resp.Status)
+	denied := get("/ui/turns/"+id+"/stream", false)
+	defer denied.Body.Close()
+	if denied.StatusCode != http.StatusUnauthorized {
+		t.Errorf("stream without sign-in answered %s", denied.Status)
 	}
-	page, _ := io.ReadAll(get("/ui/turns/"+id, true).Body)
+	pageResp := get("/ui/turns/"+id, true)
+	defer pageResp.Body.Close()
+	page, _ := io.ReadAll(pageResp.Body)
 	if !strings.Contains(string(page), `data-stream="/ui/turns/`+id+`/stream"`) {
 		t.Errorf("the running turn's page does not follow its stream:\n%s", page)
 	}
 	resp := get("/ui/turns/"+id+"/stream", true)
+	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	var lines []string
 	for sc.Scan() && sc.Text() != "" {
