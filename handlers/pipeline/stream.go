@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -32,13 +33,13 @@ func (d *Driver) ask(ctx context.Context, st *turnState, req providers.Request, 
 		return resp, stopStatus(), err
 	}
 	rs := d.startStream(ctx, st, profile, log)
+	// Also on a panic: the worker writes to st and the hub holds the turn.
+	defer rs.stop()
 	// The nudges stay for a chat that sees nothing while the reply is
 	// written: the preview says more, and sooner.
 	stopStatus := d.statusUpdates(ctx, st, profile, rs.shown.Load, log)
 	resp, err := s.Stream(ctx, req, rs.onDelta)
-	n := stopStatus()
-	rs.stop()
-	return resp, n, err
+	return resp, stopStatus(), err
 }
 
 // replyStream shows one provider call's reply while it is written: the
@@ -56,6 +57,8 @@ type replyStream struct {
 
 	mu             sync.Mutex
 	text, activity string
+	written        bool // text came before
+	afterTool      bool // a tool was used since the last text
 	wake           chan struct{}
 	stopc, done    chan struct{}
 	shown          atomic.Bool // the preview showed something
@@ -103,12 +106,20 @@ func (rs *replyStream) onDelta(dl providers.Delta) {
 	rs.mu.Lock()
 	changed := false
 	if dl.Text != "" {
-		if text, grew := rs.release.Write(dl.Text); grew {
+		piece := dl.Text
+		if rs.afterTool && rs.written && !strings.HasPrefix(piece, "\n") {
+			// The agent's next message after a tool starts a paragraph
+			// of its own, not glued to the last sentence.
+			piece = "\n\n" + piece
+		}
+		rs.afterTool, rs.written = false, true
+		if text, grew := rs.release.Write(piece); grew {
 			rs.text, rs.activity, changed = text, "", true
 		}
 	}
 	if dl.Tool != "" {
 		rs.activity, changed = i18n.Activity(rs.lang, dl.Tool, dl.ToolTarget), true
+		rs.afterTool = true
 	}
 	rs.mu.Unlock()
 	if changed {

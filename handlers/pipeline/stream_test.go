@@ -275,3 +275,15 @@ func TestDriverStreamingOffSendsTheReplyWhole(t *testing.T) {
 		t.Errorf("%d ReplyStreamStarted with streaming off", n)
 	}
 }
+
+func TestDriverStreamStartsTheAgentsNextMessageOnANewParagraph(t *testing.T) {
+	s := &streamer{pieces: []providers.Delta{{Text: "Miro tus notas."}, {Tool: "Read", ToolTarget: "notes.md"}, {Text: "Dicen hola."}}}
+	s.after = func(context.Context) error { time.Sleep(30 * time.Millisecond); return nil }
+	f, ch, _ := streamingFixture(t, s)
+	f.turn(t, message("lee mis notas"))
+
+	_, updates, _ := ch.seen()
+	if len(updates) == 0 || updates[len(updates)-1] != "Miro tus notas.\n\nDicen hola." {
+		t.Errorf("preview updates %q, want the second message as its own paragraph", updates)
+	}
+}
