@@ -38,6 +38,11 @@ func (s *Server) FinishPreview(ctx context.Context, chatID, _, text string) (cha
 // that proxies do not take it for dead.
 const streamKeepAlive = 15 * time.Second
 
+// streamEventGap paces a stream's text events: each carries the whole
+// text so far, so a change that follows the last event sooner waits and
+// is sent with the changes after it.
+const streamEventGap = 50 * time.Millisecond
+
 // liveEvent is a "text" event: the visible reply so far and what the
 // agent is doing.
 type liveEvent struct {
@@ -104,16 +109,31 @@ func (s *Server) follow(ctx context.Context, w http.ResponseWriter, flusher http
 	}()
 	var wake <-chan struct{}
 	var last live.Snapshot
+	var sent time.Time
+	var later <-chan time.Time // a change waits for streamEventGap
 	if sub != nil {
 		wake = sub.C()
 		last = s.sendSnapshot(w, flusher, sub, last)
+		sent = time.Now()
+		if last == (live.Snapshot{}) {
+			sent = time.Time{} // nothing shown yet: the first text goes at once
+		}
 	}
 	keepAlive := time.NewTicker(streamKeepAlive)
 	defer keepAlive.Stop()
 	for {
 		select {
 		case <-wake:
-			last = s.sendSnapshot(w, flusher, sub, last)
+			if gap := streamEventGap - time.Since(sent); gap > 0 {
+				if later == nil {
+					later = time.After(gap)
+				}
+				continue
+			}
+			last, sent = s.sendSnapshot(w, flusher, sub, last), time.Now()
+		case <-later:
+			later = nil
+			last, sent = s.sendSnapshot(w, flusher, sub, last), time.Now()
 		case f := <-finals:
 			if f.err != nil || f.out.Status == "pending" {
 				return // the client left, or the turn cannot be read
