@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,6 +26,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/internal/live"
 )
 
 // Name is the channel name of messages posted to the API.
@@ -63,9 +65,16 @@ type Server struct {
 	// connection for ever. There is no write timeout: ?wait= long-polls.
 	ReadHeaderTimeout, ReadTimeout, IdleTimeout time.Duration
 
+	// Live is the hub the pipeline shows streamed replies on; nil: the
+	// turn stream has only the final reply.
+	Live *live.Hub
+
 	srv   *http.Server
 	ln    net.Listener
 	watch turnWatcher
+
+	stopStreams         chan struct{}
+	stopOnce, closeOnce sync.Once
 }
 
 var _ channels.Channel = (*Server)(nil)
@@ -80,6 +89,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.Handle("POST /api/messages", s.auth(http.HandlerFunc(s.postMessage)))
 	mux.Handle("GET /api/turns/{id}", s.auth(http.HandlerFunc(s.getTurn)))
+	mux.Handle("GET /api/turns/{id}/stream", s.auth(http.HandlerFunc(s.StreamTurn)))
 	mux.Handle("POST /api/webhook", s.auth(http.HandlerFunc(s.webhook)))
 	if s.Ops != nil {
 		mux.Handle("GET /metrics", s.auth(s.Ops.Handler()))
@@ -155,6 +165,7 @@ func (s *Server) Start(ctx context.Context, _ channels.Deliver) error {
 	s.watch.store, s.watch.logger, s.watch.ctx = s.Store, s.Logger, ctx
 	s.watch.mu.Unlock()
 	s.srv = s.httpServer()
+	s.srv.RegisterOnShutdown(s.stopStreaming)
 	if sd, ok := s.UI.(interface{ Shutdown() }); ok {
 		s.srv.RegisterOnShutdown(sd.Shutdown) // its live streams never end by themselves
 	}

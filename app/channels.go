@@ -135,6 +135,7 @@ func (set *ChannelSet) Attach(rt *Runtime) {
 		return
 	}
 	set.API.Receiver, set.API.Store, set.API.Registry, set.API.Channels = rt.Gateway, rt.Store, rt.Registry, rt
+	set.API.Live = rt.Live
 	for name, ids := range set.Auth.Allowed {
 		if len(ids) > 0 {
 			set.API.DefaultSenders[name] = ids[0]

@@ -151,7 +151,7 @@ func startNodeWith(t testing.TB, vars map[string]string, opts app.RuntimeOptions
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Receiver, srv.Store, srv.Registry, srv.Channels = rt.Gateway, a.Store, a.Registry, rt
+	srv.Receiver, srv.Store, srv.Registry, srv.Channels, srv.Live = rt.Gateway, a.Store, a.Registry, rt, rt.Live
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

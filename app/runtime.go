@@ -31,6 +31,7 @@ import (
 	"github.com/omega-gateway/omega/handlers/slash"
 	"github.com/omega-gateway/omega/handlers/summarizer"
 	"github.com/omega-gateway/omega/handlers/taskwork"
+	"github.com/omega-gateway/omega/internal/live"
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/prompts"
@@ -61,7 +62,9 @@ type Runtime struct {
 	// Skills imports $OMEGA_DATA_DIR/skills into the log and reads them back.
 	Skills *skills.Library
 	// Access is sender pairing and identity links.
-	Access   *access.Service
+	Access *access.Service
+	// Live fans streamed replies out to the turns' watchers.
+	Live     *live.Hub
 	channels map[string]channels.Channel
 	health   *channelWatch
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
@@ -199,7 +202,8 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown, inputs: inputs}
+	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown, inputs: inputs,
+		Live: live.NewHub(0)}
 	names := r.addChannels(opts.Channels)
 	r.health = newChannelWatch(a.Store, owner{r}, cfg.ChannelDownAlert, a.Logger)
 	r.health.attach(r.channels)
@@ -247,10 +251,10 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
 			Capabilities: &caps, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,
 			Location: loc, HistoryLimit: cfg.HistoryLimit, StatusFirst: cfg.StatusFirst, StatusEvery: cfg.StatusEvery,
-			TypingEvery: 5 * time.Second, ProviderProblem: problem,
+			TypingEvery: 5 * time.Second, ProviderProblem: problem, Streaming: cfg.StreamReplies(),
 			Sandbox: sandbox, Redactor: cfg.Redactor(), Inputs: inputs.Hash(),
 		},
-		Logger: a.Logger, Now: opts.clock(), Images: opts.Images,
+		Logger: a.Logger, Now: opts.clock(), Images: opts.Images, Live: r.Live,
 	}); err != nil {
 		return nil, err
 	}

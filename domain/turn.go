@@ -54,6 +54,8 @@ type Turn struct {
 	StepReplies []string
 
 	Images TurnImages
+	// Preview is the streamed reply's preview, if one showed.
+	Preview TurnPreview
 }
 
 // MaxStepAttempts is how many times a plan step is tried before the plan
@@ -89,7 +91,7 @@ func (t *Turn) NextAttempt() int {
 // Apply folds one event into the turn.
 func (t *Turn) Apply(p Payload, version int64, at time.Time) {
 	t.Version = version
-	if !t.applyIntake(p, at) && !t.applyMerge(p) && !t.applyReply(p) && !t.applyImages(p) {
+	if !t.applyIntake(p, at) && !t.applyMerge(p) && !t.applyReply(p) && !t.applyImages(p) && !t.applyStream(p) {
 		t.applyPlan(p)
 	}
 }

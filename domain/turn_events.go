@@ -305,6 +305,7 @@ func RegisterTurnEvents(r *Registry) {
 		r.Register(p, 1)
 	}
 	registerImageEvents(r)
+	registerStreamEvents(r)
 	// Schema 2 records the prompt by reference.
 	r.Register(ContextBuilt{}, 2)
 	if err := r.RegisterUpcaster(ContextBuilt{}.EventType(), 1, contextBuiltV1ToV2); err != nil {

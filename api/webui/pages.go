@@ -144,10 +144,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 }
 
 type turnData struct {
-	Title  string
-	ID     string
-	Row    projections.AuditRow
-	Done   bool
+	Title string
+	ID    string
+	Row   projections.AuditRow
+	Done  bool
+	// Live shows the running turn's reply as it is written.
+	Live   bool
 	Events []timelineEntry
 }
 
@@ -171,7 +173,8 @@ func (s *Server) turnPage(w http.ResponseWriter, r *http.Request) {
 		// Not completed yet: show who sent it from the first event.
 		row = projections.AuditRow{TurnID: id, Channel: evs[0].Metadata.Channel, SenderID: evs[0].Metadata.Sender, Status: "open"}
 	}
-	render(w, turnHTML(turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Events: s.timeline(r.Context(), evs)}))
+	render(w, turnHTML(turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Live: !done && s.stream != nil,
+		Events: s.timeline(r.Context(), evs)}))
 }
 
 type senderData struct {

@@ -250,7 +250,15 @@ func turnHTML(t turnData) string {
 		}
 		d.raw("\n" + `<dt>Turn id</dt><dd><code>`)
 		d.esc(t.ID)
-		d.raw(`</code></dd>` + "\n" + `</dl>` + "\n" + `<ol class="timeline">` + "\n")
+		d.raw(`</code></dd>` + "\n" + `</dl>` + "\n")
+		if t.Live {
+			// app.js follows the turn's event stream and fills this in.
+			d.raw(`<section id="live-reply" data-stream="/ui/turns/`)
+			d.esc(t.ID)
+			d.raw(`/stream">` + "\n" + `<h2>Reply so far <span class="live-state">waiting…</span></h2>` + "\n" +
+				`<p class="live-activity"></p>` + "\n" + `<pre class="live-text"></pre>` + "\n" + `</section>` + "\n")
+		}
+		d.raw(`<ol class="timeline">` + "\n")
 		for _, e := range t.Events {
 			d.raw(`<li class="ev ev-`)
 			d.esc(e.Class)

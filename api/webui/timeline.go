@@ -179,6 +179,8 @@ func describeOutcome(en *timelineEntry, p domain.Payload) bool {
 		en.Texts = append(en.Texts, text("sent", ev.Text))
 	case domain.ReplyFailed:
 		en.Class, en.Summary = "failed", fmt.Sprintf("%s not sent: %s, %s", ev.Kind, ev.Class, ev.Error)
+	case domain.ReplyStreamStarted:
+		en.Class, en.Summary = "reply", streamSummary(ev)
 	case domain.TurnSuppressed:
 		en.Class, en.Summary = "other", "suppressed: "+ev.Reason
 	case domain.TurnCompleted:
@@ -188,6 +190,18 @@ func describeOutcome(en *timelineEntry, p domain.Payload) bool {
 		return false
 	}
 	return true
+}
+
+// streamSummary says when a streamed reply began to show, and where.
+func streamSummary(ev domain.ReplyStreamStarted) string {
+	s := "reply began to show"
+	if ev.VisibleMs > 0 {
+		s += fmt.Sprintf(" %s after the message", time.Duration(ev.VisibleMs)*time.Millisecond)
+	}
+	if ev.PreviewID != "" {
+		s += " in preview message " + ev.PreviewID
+	}
+	return s
 }
 
 // callCost says what a call took and cost; tokens the provider did not

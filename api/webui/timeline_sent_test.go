@@ -31,3 +31,10 @@ func TestTimelineShowsTheSentTextLeftToReplyReady(t *testing.T) {
 		t.Fatalf("ReplySent entry %+v", sent)
 	}
 }
+
+func TestStreamSummary(t *testing.T) {
+	got := streamSummary(domain.ReplyStreamStarted{VisibleMs: 812, PreviewID: "4711"})
+	if got != "reply began to show 812ms after the message in preview message 4711" {
+		t.Errorf("summary %q", got)
+	}
+}

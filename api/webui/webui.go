@@ -59,6 +59,7 @@ type Server struct {
 	// changed signals that the read models may have moved (the projection
 	// engine's Applied); live pages also look every PollEvery.
 	changed func(ctx context.Context) <-chan struct{}
+	stream  http.Handler // nil: no live replies
 	token   string
 	logger  *slog.Logger
 	// PollEvery bounds how stale a live page may be when no signal comes
@@ -85,6 +86,9 @@ type Options struct {
 	// Checklists shows the heartbeat checklist on sender pages; nil when
 	// the heartbeat is off.
 	Checklists Checklists
+	// Stream serves a turn's reply as Server-Sent Events while it is
+	// written (api.Server.StreamTurn); nil: running turns show no reply.
+	Stream http.Handler
 }
 
 // New returns the web UI.
@@ -95,7 +99,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, token: o.Token, logger: o.Logger,
+	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, token: o.Token, logger: o.Logger,
 		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
 	s.handler = s.routes()
 	return s, nil
@@ -114,6 +118,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ui/rows", s.rows)
 	mux.HandleFunc("GET /ui/events", s.events)
 	mux.HandleFunc("GET /ui/turns/{id}", s.turnPage)
+	if s.stream != nil {
+		mux.Handle("GET /ui/turns/{id}/stream", s.stream)
+	}
 	mux.HandleFunc("GET /ui/senders/{channel}/{id}", s.senderPage)
 	mux.HandleFunc("GET /ui/usage", s.usagePage)
 	outer := http.NewServeMux()

@@ -57,6 +57,9 @@ type Config struct {
 	// Classify sends each message through a fast classification call that
 	// answers it directly or runs it as a multi-step plan.
 	Classify bool `env:"CLASSIFY" envDefault:"true"`
+	// Streaming shows replies while the model writes them, where the
+	// provider can stream: "on" (default) or "off" (sent whole).
+	Streaming string `env:"STREAMING" envDefault:"on"`
 	// ShutdownTimeout bounds the work done after SIGINT/SIGTERM (open
 	// conversations summarized); what does not finish is done at the
 	// next start.
@@ -158,6 +161,7 @@ func (c Config) Validate() error {
 	var p problems
 	c.validateStorage(&p)
 	c.validateTimes(&p)
+	c.validateStreaming(&p)
 	c.validateProvider(&p)
 	c.validateHeartbeat(&p)
 	errs := p.errs
@@ -416,3 +420,13 @@ func (l lines) Unwrap() []error { return l }
 
 // ErrInvalid is matched by errors.Is for any validation failure.
 var ErrInvalid = errors.New("invalid configuration")
+
+// validateStreaming checks OMEGA_STREAMING.
+func (c Config) validateStreaming(p *problems) {
+	if c.Streaming != "on" && c.Streaming != "off" {
+		p.bad("OMEGA_STREAMING must be on or off (got %q)", c.Streaming)
+	}
+}
+
+// StreamReplies reports whether replies show while they are written.
+func (c Config) StreamReplies() bool { return c.Streaming != "off" }

@@ -38,6 +38,9 @@ type Channel struct {
 	term    *term.Terminal
 	restore func()
 	stop    chan struct{} // closed by Stop
+	// previews are the replies being printed as they are written.
+	previews    map[string]*preview
+	nextPreview int
 }
 
 var _ channels.Channel = (*Channel)(nil)

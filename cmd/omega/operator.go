@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/omega-gateway/omega/api"
@@ -38,7 +39,8 @@ func startMetrics(ctx context.Context, a *app.App) (*metrics.Metrics, error) {
 // HTTP server.
 func operatorViews(srv *api.Server, a *app.App, m *metrics.Metrics) error {
 	log := a.Audit
-	opts := webui.Options{Audit: log, Log: a.Store, Decoder: a.Registry, Changed: a.Engine.Applied, Token: srv.Token, Logger: a.Logger}
+	opts := webui.Options{Audit: log, Log: a.Store, Decoder: a.Registry, Changed: a.Engine.Applied, Token: srv.Token, Logger: a.Logger,
+		Stream: http.HandlerFunc(srv.StreamTurn)}
 	if a.Config.HeartbeatEnabled {
 		opts.Checklists = heartbeat.Checklists{Store: a.Store, Registry: a.Registry}
 	}

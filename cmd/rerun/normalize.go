@@ -15,8 +15,9 @@ var (
 		"dir": true} // the scratch run's workspace
 	// clocked are events whose presence depends on how long the turn took
 	// (an acknowledgement is sent only when the answer is slow), not on
-	// any decision the turn made.
-	clocked = map[string]bool{domain.AckSent{}.EventType(): true}
+	// any decision the turn made. A streamed reply's start says how the
+	// reply showed, not what it was: re-runs compare the final events.
+	clocked = map[string]bool{domain.AckSent{}.EventType(): true, domain.ReplyStreamStarted{}.EventType(): true}
 	// unrecordedEmpty are events the driver no longer records when they
 	// would say nothing (an empty finding of workspace images), so an
 	// older turn's empty one compares equal to its absence.

@@ -67,35 +67,46 @@ func ParseIn(reply string, loc *time.Location) Result {
 	if loc == nil {
 		loc = time.UTC
 	}
-	p := parser{loc: loc}
-
-	var out []string
-	removed := false // a line was dropped since the last kept line
-	inFence := false
+	s := stripper{p: parser{loc: loc}}
 	for _, line := range strings.Split(reply, "\n") {
-		// CRLF (and stray CRs before the newline) become LF.
-		line = strings.TrimRight(line, "\r")
-		kept, changed := p.line(line, inFence)
-		if changed && isResidue(kept) {
-			removed = true
-			continue
-		}
-		if isSilentLine(kept) {
-			p.res.Markers = append(p.res.Markers, p.bare(NameSilent))
-			removed = true
-			continue
-		}
-		if isFence(kept) {
-			inFence = !inFence
-		}
-		if removed && isBlank(kept) && len(out) > 0 && isBlank(out[len(out)-1]) {
-			continue
-		}
-		out = append(out, kept)
-		removed = false
+		s.feed(line)
 	}
-	p.res.Text = strings.TrimSpace(strings.Join(out, "\n"))
-	return p.res
+	s.p.res.Text = strings.TrimSpace(strings.Join(s.out, "\n"))
+	return s.p.res
+}
+
+// stripper strips a reply line by line; what it keeps of a line never
+// depends on the lines after it, which is what lets Release show a reply
+// while it is still being written.
+type stripper struct {
+	p       parser
+	out     []string
+	removed bool // a line was dropped since the last kept line
+	inFence bool
+}
+
+// feed strips one line and keeps what is left of it, if anything.
+func (s *stripper) feed(line string) {
+	// CRLF (and stray CRs before the newline) become LF.
+	line = strings.TrimRight(line, "\r")
+	kept, changed := s.p.line(line, s.inFence)
+	if changed && isResidue(kept) {
+		s.removed = true
+		return
+	}
+	if isSilentLine(kept) {
+		s.p.res.Markers = append(s.p.res.Markers, s.p.bare(NameSilent))
+		s.removed = true
+		return
+	}
+	if isFence(kept) {
+		s.inFence = !s.inFence
+	}
+	if s.removed && isBlank(kept) && len(s.out) > 0 && isBlank(s.out[len(s.out)-1]) {
+		return
+	}
+	s.out = append(s.out, kept)
+	s.removed = false
 }
 
 type parser struct {

@@ -46,6 +46,8 @@ type Driver struct {
 	// Images finds the workspace images a turn made (nil: the workspace
 	// on disk, see images.go).
 	Images WorkspaceImages
+	// Live shows streamed replies to the turn's watchers (nil: none).
+	Live LiveReplies
 	// PromptTexts records contexts by reference (nil: in full).
 	PromptTexts *promptstore.Store
 	// Replied holds the turns whose final reply went out before their

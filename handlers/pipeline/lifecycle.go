@@ -87,7 +87,7 @@ func (d *Driver) Abandon(ctx context.Context, turnID, reason string) error {
 		log.Warn("sender profile unreadable; answering in the message's language", "err", err)
 	}
 	text := i18n.Text(d.language(st, profile), i18n.ErrUnknown)
-	if res, err := d.send(ctx, st, text); err != nil {
+	if res, err := d.deliver(ctx, st, text); err != nil {
 		log.Warn("failure notice not delivered", "err", err)
 		st.addOutcome(domain.ReplyFailed{Kind: "error", Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
 	} else {

@@ -75,7 +75,7 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.Sen
 		return err
 	}
 	stopTyping := d.typing(ctx, st, log)
-	stopStatus := d.statusUpdates(ctx, st, profile, log)
+	stopStatus := d.statusUpdates(ctx, st, profile, nil, log)
 	start := d.now()
 	resp, err := d.Provider.Complete(ctx, req)
 	elapsed := d.now().Sub(start)

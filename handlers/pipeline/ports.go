@@ -86,6 +86,9 @@ type DriverConfig struct {
 	// only the passages about those (nil: the prompt as written).
 	// Projects and skills are looked at per turn.
 	Capabilities *prompts.Capabilities
+	// Streaming shows replies while they are written, where the provider
+	// can stream (OMEGA_STREAMING).
+	Streaming bool
 	// ActionBackoff is the pause before a failed scheduled action's second
 	// call; the third waits four times longer (0: 2 s).
 	ActionBackoff time.Duration

@@ -86,10 +86,8 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 	}
 
 	stopTyping := d.typing(ctx, st, log)
-	stopStatus := d.statusUpdates(ctx, st, profile, log)
 	start := d.now()
-	resp, err := d.Provider.Complete(ctx, req)
-	statusCount := stopStatus()
+	resp, statusCount, err := d.ask(ctx, st, req, profile, log)
 	stopTyping()
 	elapsed := d.now().Sub(start)
 	if ctx.Err() != nil {
@@ -176,8 +174,9 @@ func (d *Driver) typing(ctx context.Context, st *turnState, log *slog.Logger) (s
 
 // statusUpdates sends localized "still working" messages while a provider
 // call runs long: none if it answers before StatusFirst. stop ends them and
-// returns how many were sent.
-func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) (stop func() int) {
+// returns how many were sent. While quiet (nil: never) reports true, none
+// is sent: the chat shows the reply's progress itself.
+func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile domain.SenderProfile, quiet func() bool, log *slog.Logger) (stop func() int) {
 	if d.Config.StatusFirst <= 0 {
 		return func() int { return 0 }
 	}
@@ -193,6 +192,10 @@ func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile domai
 			case <-ctx.Done():
 				return
 			case <-time.After(wait):
+			}
+			if quiet != nil && quiet() {
+				wait, text = d.Config.StatusEvery, still
+				continue
 			}
 			if _, err := d.send(ctx, st, text); err != nil {
 				if ctx.Err() == nil {

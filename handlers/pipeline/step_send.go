@@ -104,7 +104,7 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.Se
 		st.add(domain.ReplySent{Kind: kind})
 		return nil
 	}
-	res, err := d.send(ctx, st, text)
+	res, err := d.deliver(ctx, st, text)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -122,18 +122,25 @@ func deliveryClass(err error) string { return channels.FailureClass(err) }
 
 var errNoChannel = channels.ErrNoChannel
 
-// send delivers text to the turn's chat, retrying transient failures a few
-// times; refusals (blocked, rejected) are final at once.
+// send delivers text to the turn's chat as a new message.
 func (d *Driver) send(ctx context.Context, st *turnState, text string) (channels.SendResult, error) {
 	ch, ok := d.Channels.Channel(st.Received.Channel)
 	if !ok {
 		return channels.SendResult{}, fmt.Errorf("%w: %s", errNoChannel, st.Received.Channel)
 	}
+	return d.retry(ctx, func(ctx context.Context) (channels.SendResult, error) {
+		return ch.SendText(ctx, st.Received.ChatID, text)
+	})
+}
+
+// retry runs send, retrying transient failures a few times; refusals
+// (blocked, rejected) are final at once.
+func (d *Driver) retry(ctx context.Context, send func(context.Context) (channels.SendResult, error)) (channels.SendResult, error) {
 	var err error
 	wait := 500 * time.Millisecond
 	for attempt := 0; attempt < 4; attempt++ {
 		var res channels.SendResult
-		res, err = ch.SendText(ctx, st.Received.ChatID, text)
+		res, err = send(ctx)
 		if err == nil {
 			return res, nil
 		}

@@ -18,3 +18,33 @@
       .catch(function () { if (live) { live.textContent = "update failed; reload the page"; } });
   });
 })();
+
+// Live reply: a running turn's page shows its reply while it is written,
+// from the turn's event stream; the final reply reloads the page, whose
+// timeline then holds the whole turn.
+(function () {
+  "use strict";
+  var box = document.getElementById("live-reply");
+  if (!box || !box.dataset.stream || !window.EventSource) {
+    return;
+  }
+  var text = box.querySelector(".live-text");
+  var activity = box.querySelector(".live-activity");
+  var state = box.querySelector(".live-state");
+  var src = new EventSource(box.dataset.stream);
+  src.addEventListener("open", function () { state.textContent = "live"; });
+  src.addEventListener("error", function () { state.textContent = "reconnecting…"; });
+  src.addEventListener("text", function (e) {
+    var d = JSON.parse(e.data);
+    text.textContent = d.text || "";
+    activity.textContent = d.activity || "";
+  });
+  src.addEventListener("final", function (e) {
+    var d = JSON.parse(e.data);
+    src.close();
+    text.textContent = d.reply || "";
+    activity.textContent = "";
+    state.textContent = d.status;
+    window.location.reload();
+  });
+})();
