@@ -7,6 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // ProviderCalls is the read model of every provider call, whatever it was
@@ -18,7 +19,7 @@ type ProviderCalls struct{}
 
 func (ProviderCalls) Name() string     { return "provider_calls" }
 func (ProviderCalls) Tables() []string { return []string{"provider_calls"} }
-func (ProviderCalls) Schema(_ Dialect, t func(string) string) []string {
+func (ProviderCalls) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			position BIGINT PRIMARY KEY,
@@ -32,7 +33,7 @@ func (ProviderCalls) Schema(_ Dialect, t func(string) string) []string {
 	}
 }
 
-func (ProviderCalls) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (ProviderCalls) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if !slices.Contains(events.ProviderCallTypes(), e.Type) {
 		return nil
 	}

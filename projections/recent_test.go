@@ -14,10 +14,10 @@ import (
 // same messages History reads, oldest first.
 func TestRecentConversation(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
-			eng := projections.New(s.DB(), s, b.dialect, turnsRegistry(), quiet, projections.Turns{})
+			s := b.Open(t)()
+			eng := projections.New(s.DB(), s, b.Dialect, turnsRegistry(), quiet, projections.Turns{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +51,7 @@ func TestRecentConversation(t *testing.T) {
 			msg("done", "t9", "user", "closed", 50)
 			conv("quiet", "http-cid", 70, false)
 
-			q, err := projections.NewQueries(s.DB(), b.dialect)
+			q, err := projections.NewQueries(s.DB(), b.Dialect)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,10 +106,10 @@ func TestRecentConversation(t *testing.T) {
 func BenchmarkRecentConversation(b *testing.B) {
 	for _, st := range backends() {
 		for _, n := range []int{100, 10_000} {
-			b.Run(fmt.Sprintf("%s/messages=%d", st.name, n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/messages=%d", st.Name, n), func(b *testing.B) {
 				ctx := context.Background()
-				s := st.open(b)()
-				eng := projections.New(s.DB(), s, st.dialect, turnsRegistry(), quiet, projections.Turns{})
+				s := st.Open(b)()
+				eng := projections.New(s.DB(), s, st.Dialect, turnsRegistry(), quiet, projections.Turns{})
 				if err := eng.Setup(ctx); err != nil {
 					b.Fatal(err)
 				}
@@ -129,7 +129,7 @@ func BenchmarkRecentConversation(b *testing.B) {
 				if err := tx.Commit(); err != nil {
 					b.Fatal(err)
 				}
-				q, err := projections.NewQueries(s.DB(), st.dialect)
+				q, err := projections.NewQueries(s.DB(), st.Dialect)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Reports is the read model of what the agent reported about itself: bug
@@ -15,7 +16,7 @@ type Reports struct{}
 
 func (Reports) Name() string     { return "reports" }
 func (Reports) Tables() []string { return []string{"reports"} }
-func (Reports) Schema(_ Dialect, t func(string) string) []string {
+func (Reports) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			event_id    TEXT PRIMARY KEY,
@@ -36,7 +37,7 @@ const (
 	ReportLimitation = "limitation"
 )
 
-func (Reports) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (Reports) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	bug, limitation := (domain.BugReported{}).EventType(), (domain.LimitationReported{}).EventType()
 	if e.Type != bug && e.Type != limitation {
 		return nil

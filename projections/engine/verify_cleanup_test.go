@@ -1,4 +1,4 @@
-package projections_test
+package engine_test
 
 import (
 	"context"
@@ -36,9 +36,9 @@ func shadows(t *testing.T, db *sql.DB, dialect projections.Dialect) int {
 
 func TestVerifyLeavesNoShadowTables(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			s := b.open(t)()
-			eng := projections.New(s.DB(), s, b.dialect, registry(), quiet, projections.Facts{}, applied{})
+		t.Run(b.Name, func(t *testing.T) {
+			s := b.Open(t)()
+			eng := projections.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
 			ctx := context.Background()
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
@@ -52,7 +52,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 			if diffs, err := eng.Verify(ctx, ps, nil); err != nil || len(diffs) != 0 {
 				t.Fatalf("verify: %v %v", diffs, err)
 			}
-			if n := shadows(t, s.DB(), b.dialect); n != 0 {
+			if n := shadows(t, s.DB(), b.Dialect); n != 0 {
 				t.Fatalf("a clean verify left %d shadow table(s) or checkpoint(s)", n)
 			}
 
@@ -60,7 +60,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 			if _, err := eng.Verify(ictx, ps, cancelOnProgress{cancel}); err == nil {
 				t.Fatal("an interrupted verify reported success")
 			}
-			if n := shadows(t, s.DB(), b.dialect); n != 0 {
+			if n := shadows(t, s.DB(), b.Dialect); n != 0 {
 				t.Fatalf("an interrupted verify left %d shadow table(s) or checkpoint(s)", n)
 			}
 
@@ -71,7 +71,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 			if _, err := eng.Verify(ctx, ps, nil); err == nil {
 				t.Fatal("verify without the live table reported success")
 			}
-			if n := shadows(t, s.DB(), b.dialect); n != 0 {
+			if n := shadows(t, s.DB(), b.Dialect); n != 0 {
 				t.Fatalf("a failed verify left %d shadow table(s) or checkpoint(s)", n)
 			}
 		})

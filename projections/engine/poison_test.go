@@ -1,4 +1,4 @@
-package projections_test
+package engine_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 func fullRegistry() *domain.Registry {
@@ -44,11 +45,11 @@ func appendTurn(t *testing.T, s eventstore.Store, m domain.MessageReceived, comp
 // after them are projected; a rebuild gives the same read models.
 func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
+			s := b.Open(t)()
 			reg := fullRegistry()
-			eng := projections.New(s.DB(), s, b.dialect, reg, quiet,
+			eng := projections.New(s.DB(), s, b.Dialect, reg, quiet,
 				projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
@@ -143,7 +144,7 @@ func (picky) Tables() []string { return []string{"picky"} }
 func (picky) Schema(_ projections.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, value TEXT NOT NULL CHECK (value <> 'poison'))", t("picky"))}
 }
-func (picky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) error {
+func (picky) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if e.Type != "FactRecorded" {
 		return nil
 	}
@@ -161,10 +162,10 @@ func (picky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) erro
 // model and add no second record.
 func TestEngineSkipsAndRecordsAPoisonedEvent(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
-			eng := projections.New(s.DB(), s, b.dialect, fullRegistry(), quiet, picky{}, applied{})
+			s := b.Open(t)()
+			eng := projections.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, picky{}, applied{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +231,7 @@ func (flaky) Tables() []string { return []string{"flaky"} }
 func (flaky) Schema(_ projections.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY)", t("flaky"))}
 }
-func (f flaky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) error {
+func (f flaky) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if *f.failures > 0 {
 		*f.failures--
 		return fmt.Errorf("apply: %w", driver.ErrBadConn)
@@ -241,11 +242,11 @@ func (f flaky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) er
 
 func TestEngineNeverSkipsDuringAnOutage(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
+			s := b.Open(t)()
 			failures := 10 // well past the attempts a bad event gets
-			eng := projections.New(s.DB(), s, b.dialect, fullRegistry(), quiet, flaky{&failures})
+			eng := projections.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, flaky{&failures})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package projections_test
+package auditlog_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 // auditRows is how many audit rows BenchmarkAuditQuery seeds: 1M, or
@@ -92,23 +93,23 @@ func BenchmarkAuditQuery(b *testing.B) {
 			start := time.Now()
 			end := seedAuditRows(b, s, d, n)
 			b.Logf("seeded %d audit rows in %s", n, time.Since(start).Round(time.Millisecond))
-			log, err := projections.NewAuditLog(s.DB())
+			log, err := auditlog.New(s.DB())
 			if err != nil {
 				b.Fatal(err)
 			}
 			mid := strconv.FormatInt(end.Add(-time.Duration(n/2)*time.Second).UnixMicro(), 10) + ":turn-"
 			filters := []struct {
 				name string
-				f    projections.AuditFilter
+				f    auditlog.Filter
 			}{
-				{"none", projections.AuditFilter{}},
-				{"sender", projections.AuditFilter{Sender: "telegram-42"}},
-				{"status_denied", projections.AuditFilter{Status: "denied"}},
-				{"channel_since_24h", projections.AuditFilter{Channel: "whatsapp", Since: end.Add(-24 * time.Hour)}},
-				{"model_failed", projections.AuditFilter{Model: "opus", Status: "failed"}},
-				{"acknowledged", projections.AuditFilter{Status: "acknowledged"}},
-				{"sender_deep_page", projections.AuditFilter{Sender: "telegram-42", After: mid}},
-				{"grep_rare", projections.AuditFilter{Grep: "number 4242", Limit: 10}},
+				{"none", auditlog.Filter{}},
+				{"sender", auditlog.Filter{Sender: "telegram-42"}},
+				{"status_denied", auditlog.Filter{Status: "denied"}},
+				{"channel_since_24h", auditlog.Filter{Channel: "whatsapp", Since: end.Add(-24 * time.Hour)}},
+				{"model_failed", auditlog.Filter{Model: "opus", Status: "failed"}},
+				{"acknowledged", auditlog.Filter{Status: "acknowledged"}},
+				{"sender_deep_page", auditlog.Filter{Sender: "telegram-42", After: mid}},
+				{"grep_rare", auditlog.Filter{Grep: "number 4242", Limit: 10}},
 			}
 			for _, tt := range filters {
 				b.Run(tt.name, func(b *testing.B) {

@@ -1,4 +1,4 @@
-package projections_test
+package engine_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // appliedToo is applied{} under another name and table: a second read
@@ -22,7 +23,7 @@ func (appliedToo) Schema(_ projections.Dialect, t func(string) string) []string 
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, type TEXT NOT NULL)", t("applied_too"))}
 }
 
-func (appliedToo) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) error {
+func (appliedToo) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	_, err := tx.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s (position, type) VALUES ($1, $2)", tx.T("applied_too")), e.Position, e.Type)
 	return err
 }
@@ -104,7 +105,7 @@ func lockHolders(t *testing.T, s store) int {
 // its progress from its announcements; stopping an applier hands its read
 // models to another within the TTL, which goes on from the checkpoint.
 func TestExclusiveAppliersHandOver(t *testing.T) {
-	open := backends()[1].open(t)
+	open := backends()[1].Open(t)
 	var nodes []*exclusiveNode
 	for range 3 {
 		nodes = append(nodes, startExclusive(t, open))
@@ -177,7 +178,7 @@ func waitThroughEverywhere(t *testing.T, nodes []*exclusiveNode, name string) {
 // loses its read models; the engine opens another and some engine applies
 // them again. Events are still applied exactly once.
 func TestExclusiveApplierSessionKilled(t *testing.T) {
-	open := backends()[1].open(t)
+	open := backends()[1].Open(t)
 	nodes := []*exclusiveNode{startExclusive(t, open), startExclusive(t, open)}
 	waitOneApplierEach(t, nodes)
 	appendFacts(t, nodes[0].store, 20, "1")
@@ -195,7 +196,7 @@ func TestExclusiveApplierSessionKilled(t *testing.T) {
 // reach the end of the log as it was at the call; with no applier running
 // it applies them itself, under their locks.
 func TestExclusiveCatchUp(t *testing.T) {
-	open := backends()[1].open(t)
+	open := backends()[1].Open(t)
 	tool := func() *projections.Engine {
 		s := open()
 		e := projections.New(s.DB(), s, projections.Postgres, registry(), quiet, applied{}, appliedToo{})
