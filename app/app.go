@@ -24,7 +24,9 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/auditlog"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/providercalls"
 	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/reports"
 )
 
 // Store is the event log with consumer checkpoints and leases. It hands
@@ -64,6 +66,8 @@ type App struct {
 	Engine   *engine.Engine
 	// Queries reads the read models.
 	Queries *projections.Queries
+	// Reports lists the agent's bug reports and limitations.
+	Reports *reports.Queries
 	// Audit queries the audit of completed turns.
 	Audit *auditlog.Queries
 	// Senders changes sender profiles; Effects records marker and command
@@ -132,6 +136,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	a.Queries = q
+	if a.Reports, err = reports.NewQueries(a.backend.ReadDB()); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
 	if a.Audit, err = auditlog.New(a.backend.ReadDB()); err != nil {
 		_ = a.backend.Close()
 		return nil, err
@@ -187,5 +195,5 @@ func NewRegistry() *domain.Registry { return events.NewRegistry() }
 // Projections lists every read model.
 func Projections() []readmodel.Projection {
 	return []readmodel.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.Summaries{}, projections.Reports{}, projections.ProviderCalls{}}
+		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{}}
 }

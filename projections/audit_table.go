@@ -8,11 +8,11 @@ import (
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-// usageColumns are what a turn's provider calls took and cost, summed over
+// UsageColumns are what a turn's provider calls took and cost, summed over
 // every call (classification, plan steps, the reply, failed attempts'
 // time). usage_reported is 1 when any call reported usage: with 0 the token
 // counts are unknown, not zero.
-const usageColumns = `input_tokens       BIGINT NOT NULL DEFAULT 0,
+const UsageColumns = `input_tokens       BIGINT NOT NULL DEFAULT 0,
 			output_tokens      BIGINT NOT NULL DEFAULT 0,
 			cache_read_tokens  BIGINT NOT NULL DEFAULT 0,
 			cache_write_tokens BIGINT NOT NULL DEFAULT 0,
@@ -51,7 +51,7 @@ func auditSchema(t func(string) string) []string {
 			received_at     BIGINT NOT NULL,
 			latency_ms      BIGINT NOT NULL,
 			%s
-		)`, t("audit"), usageColumns),
+		)`, t("audit"), UsageColumns),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (at, turn_id)`, t("audit_at"), t("audit")),
 	}
 	for _, col := range []string{"sender", "channel", "status", "model", "project", "acked"} {

@@ -51,7 +51,7 @@ func (Turns) Schema(_ readmodel.Dialect, t func(string) string) []string {
 			reply_bytes     BIGINT NOT NULL DEFAULT 0,
 			output          TEXT NOT NULL DEFAULT '',
 			completed_at    BIGINT,
-			`+usageColumns+`
+			`+UsageColumns+`
 		)`, t("turns")),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (status, sender, arrival)`, t("turns_open"), t("turns")),
 		// turnReceived numbers arrivals with MAX(arrival) + 1: without this

@@ -8,6 +8,7 @@ import (
 
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections/engine/pglock"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -70,7 +71,7 @@ func (e *Engine) runExclusive(ctx context.Context) error {
 	e.watchCheckpoints(ctx)
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		s, err := openSession(ctx, e.db, e.exclusiveTTL)
+		s, err := pglock.Open(ctx, e.db, e.exclusiveTTL)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -85,14 +86,14 @@ func (e *Engine) runExclusive(ctx context.Context) error {
 		backoff = 100 * time.Millisecond
 		e.holdAndApply(ctx, s)
 		e.setSession(nil, nil)
-		s.close()
+		s.Close()
 	}
 	return ctx.Err()
 }
 
 // holdAndApply applies the projections whose locks s holds, taking the
 // others' as they come free, until ctx ends or s is lost.
-func (e *Engine) holdAndApply(ctx context.Context, s *session) {
+func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session) {
 	var held []readmodel.Projection
 	stop, done := func() {}, closedChan()
 	defer func() {
@@ -139,7 +140,7 @@ func closedChan() chan struct{} {
 
 // takeFree tries the locks of the projections not in held; with none left
 // to take it only pings the session.
-func (e *Engine) takeFree(ctx context.Context, s *session, held []readmodel.Projection) ([]readmodel.Projection, error) {
+func (e *Engine) takeFree(ctx context.Context, s *pglock.Session, held []readmodel.Projection) ([]readmodel.Projection, error) {
 	have := map[string]bool{}
 	for _, p := range held {
 		have[p.Name()] = true
@@ -150,7 +151,7 @@ func (e *Engine) takeFree(ctx context.Context, s *session, held []readmodel.Proj
 			free = append(free, p.Name())
 		}
 	}
-	took, err := s.tryLock(ctx, free)
+	took, err := s.TryLock(ctx, free)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +163,7 @@ func (e *Engine) takeFree(ctx context.Context, s *session, held []readmodel.Proj
 }
 
 // setSession records the session the engine applies held on (nil: none).
-func (e *Engine) setSession(s *session, held []readmodel.Projection) {
+func (e *Engine) setSession(s *pglock.Session, held []readmodel.Projection) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.session = s
@@ -172,7 +173,7 @@ func (e *Engine) setSession(s *session, held []readmodel.Projection) {
 	}
 }
 
-func (e *Engine) currentSession() *session {
+func (e *Engine) currentSession() *pglock.Session {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.session

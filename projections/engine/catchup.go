@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections/engine/pglock"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -68,10 +69,10 @@ func (e *Engine) catchUpExclusive(ctx context.Context, p readmodel.Projection) e
 	if err != nil || end == 0 {
 		return err
 	}
-	var s *session
+	var s *pglock.Session
 	defer func() {
 		if s != nil {
-			s.close()
+			s.Close()
 		}
 	}()
 	for {
@@ -80,11 +81,11 @@ func (e *Engine) catchUpExclusive(ctx context.Context, p readmodel.Projection) e
 			return err
 		}
 		if s == nil {
-			if s, err = openSession(ctx, e.db, e.exclusiveTTL); err != nil {
+			if s, err = pglock.Open(ctx, e.db, e.exclusiveTTL); err != nil {
 				return err
 			}
 		}
-		took, err := s.tryLock(ctx, []string{p.Name()})
+		took, err := s.TryLock(ctx, []string{p.Name()})
 		if err != nil {
 			return err
 		}
@@ -139,11 +140,11 @@ type sessionKey struct{}
 
 // withSession makes the engine's transactions under ctx run on s, which
 // holds the lock of what they apply.
-func withSession(ctx context.Context, s *session) context.Context {
+func withSession(ctx context.Context, s *pglock.Session) context.Context {
 	return context.WithValue(ctx, sessionKey{}, s)
 }
 
-func sessionFrom(ctx context.Context) *session {
-	s, _ := ctx.Value(sessionKey{}).(*session)
+func sessionFrom(ctx context.Context) *pglock.Session {
+	s, _ := ctx.Value(sessionKey{}).(*pglock.Session)
 	return s
 }

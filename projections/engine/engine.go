@@ -19,6 +19,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections/engine/pglock"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -46,7 +47,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	through map[string]int64 // projection name -> checkpoint last committed (here or, announced, elsewhere)
-	session *session         // where held projections are applied; nil: the pool
+	session *pglock.Session  // where held projections are applied; nil: the pool
 	held    map[string]bool  // projections this engine applies under their locks
 }
 
@@ -453,10 +454,10 @@ func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
 // holds one (its locks are what make it the applier), else on the pool.
 func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if s := sessionFrom(ctx); s != nil {
-		return s.inTx(ctx, fn)
+		return s.InTx(ctx, fn)
 	}
 	if s := e.currentSession(); s != nil {
-		return s.inTx(ctx, fn)
+		return s.InTx(ctx, fn)
 	}
 	tx, err := e.db.BeginTx(ctx, nil)
 	if err != nil {
