@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
+
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
@@ -193,23 +196,23 @@ func replayPostgres(b *testing.B, n int) store {
 func BenchmarkReplayFacts1M(b *testing.B) {
 	opens := []struct {
 		name    string
-		dialect projections.Dialect
+		dialect readmodel.Dialect
 		open    func(b *testing.B, n int) store
 	}{
-		{"sqlite", projections.SQLite, replaySQLite},
-		{"postgres", projections.Postgres, replayPostgres},
+		{"sqlite", readmodel.SQLite, replaySQLite},
+		{"postgres", readmodel.Postgres, replayPostgres},
 	}
 	for _, o := range opens {
 		b.Run(o.name, func(b *testing.B) {
 			n := replayEvents(b)
 			s := o.open(b, n)
 			reg := newRegistry()
-			engine := projections.New(s.DB(), s, o.dialect, reg, quiet, projections.Facts{})
+			eng := engine.New(s.DB(), s, o.dialect, reg, quiet, projections.Facts{})
 			b.Run("readall", func(b *testing.B) {
 				ctx := context.Background()
 				for b.Loop() {
 					start := time.Now()
-					read := readAll(b, ctx, s, engine.BatchSize)
+					read := readAll(b, ctx, s, eng.BatchSize)
 					if read != n {
 						b.Fatalf("read %d events, want %d", read, n)
 					}
@@ -220,7 +223,7 @@ func BenchmarkReplayFacts1M(b *testing.B) {
 				ctx := context.Background()
 				for b.Loop() {
 					start := time.Now()
-					if err := engine.Rebuild(ctx, engine.Projections(), nil); err != nil {
+					if err := eng.Rebuild(ctx, eng.Projections(), nil); err != nil {
 						b.Fatal(err)
 					}
 					reportReplay(b, n, start)
@@ -307,7 +310,7 @@ func TestFactsBatchMatchesOneByOne(t *testing.T) {
 		}
 	}
 	dump := func(skipBad bool) string {
-		e := projections.New(s.DB(), s, projections.SQLite, newRegistry(), quiet, projections.Facts{})
+		e := engine.New(s.DB(), s, readmodel.SQLite, newRegistry(), quiet, projections.Facts{})
 		e.BatchSize, e.SkipBad = 97, skipBad // batches cut through senders
 		if err := e.Rebuild(ctx, e.Projections(), nil); err != nil {
 			t.Fatal(err)

@@ -16,8 +16,9 @@ import (
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-// The engine and dialect names are answered here as well, so that a
-// package wiring read models and reading them needs this one import.
+// The engine's and the dialect's names are answered here as well, so that
+// a package that wires read models and reads them (the turn pipeline's
+// tests, the scheduler) needs this one import.
 type (
 	// Engine is engine.Engine.
 	Engine = engine.Engine
@@ -25,8 +26,6 @@ type (
 	Log = engine.Log
 	// Dialect is readmodel.Dialect.
 	Dialect = readmodel.Dialect
-	// Projection is readmodel.Projection.
-	Projection = readmodel.Projection
 )
 
 // The dialects (readmodel.Postgres, readmodel.SQLite).
@@ -36,6 +35,6 @@ const (
 )
 
 // New is engine.New.
-func New(db *sql.DB, store Log, d Dialect, reg *domain.Registry, logger *slog.Logger, ps ...Projection) *Engine {
+func New(db *sql.DB, store Log, d Dialect, reg *domain.Registry, logger *slog.Logger, ps ...readmodel.Projection) *Engine {
 	return engine.New(db, store, d, reg, logger, ps...)
 }

@@ -35,7 +35,7 @@ func NewQueries(db *sql.DB, d readmodel.Dialect) (*Queries, error) {
 	return &Queries{db: db, dialect: d, stmts: readmodel.NewStatements(db, d)}, nil
 }
 
-// query runs a read, prepared once where that pays (see statements).
+// query runs a read, prepared once where that pays (see readmodel.Statements).
 func (q *Queries) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
 	if st := q.stmts.Get(ctx, text); st != nil {
 		return st.QueryContext(ctx, args...)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/omega-gateway/omega/projections/engine"
+
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -17,7 +19,7 @@ func TestRecentConversation(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			s := b.Open(t)()
-			eng := projections.New(s.DB(), s, b.Dialect, turnsRegistry(), quiet, projections.Turns{})
+			eng := engine.New(s.DB(), s, b.Dialect, turnsRegistry(), quiet, projections.Turns{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +111,7 @@ func BenchmarkRecentConversation(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/messages=%d", st.Name, n), func(b *testing.B) {
 				ctx := context.Background()
 				s := st.Open(b)()
-				eng := projections.New(s.DB(), s, st.Dialect, turnsRegistry(), quiet, projections.Turns{})
+				eng := engine.New(s.DB(), s, st.Dialect, turnsRegistry(), quiet, projections.Turns{})
 				if err := eng.Setup(ctx); err != nil {
 					b.Fatal(err)
 				}

@@ -21,7 +21,7 @@ func (Turns) Name() string { return "turns" }
 // Version 2 added conversations.closed_at; 3 bounds sender keys and
 // replaces NUL (see domain.SenderKey, Tx.ExecContext); 4 adds usage (tokens,
 // cost, provider time over every call) and the audit's query columns and
-// indexes (see audit.go); 5 adds turns.chat, whose conversation a turn
+// indexes (see audit_table.go); 5 adds turns.chat, whose conversation a turn
 // joins: a group chat's own rather than its member's (domain.MessageReceived.Chat).
 func (Turns) Version() int { return 5 }
 func (Turns) Tables() []string {

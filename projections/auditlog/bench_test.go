@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
+
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/pgtest"
@@ -33,15 +36,15 @@ func auditRows(b *testing.B) int {
 // seedAuditRows fills the audit with n synthetic rows, one a second
 // ending now: 1000 senders on three channels, 5% denied, 5% failed, 1%
 // acknowledged while busy, two models, ten projects.
-func seedAuditRows(b *testing.B, s store, d projections.Dialect, n int) time.Time {
+func seedAuditRows(b *testing.B, s store, d readmodel.Dialect, n int) time.Time {
 	b.Helper()
 	ctx := context.Background()
-	eng := projections.New(s.DB(), s, d, turnsRegistry(), quiet, projections.Turns{})
+	eng := engine.New(s.DB(), s, d, turnsRegistry(), quiet, projections.Turns{})
 	if err := eng.Setup(ctx); err != nil {
 		b.Fatal(err)
 	}
 	source := `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < $1) SELECT n FROM s`
-	if d == projections.Postgres {
+	if d == readmodel.Postgres {
 		source = `SELECT n FROM generate_series(1, $1::bigint) n`
 	}
 	end := time.Now()
@@ -56,7 +59,7 @@ func seedAuditRows(b *testing.B, s store, d projections.Dialect, n int) time.Tim
 	if _, err := s.DB().ExecContext(ctx, q, n); err != nil {
 		b.Fatal(err)
 	}
-	if d == projections.Postgres {
+	if d == readmodel.Postgres {
 		if _, err := s.DB().ExecContext(ctx, `ANALYZE audit`); err != nil {
 			b.Fatal(err)
 		}
@@ -67,11 +70,11 @@ func seedAuditRows(b *testing.B, s store, d projections.Dialect, n int) time.Tim
 }
 
 // openBenchStore opens a fresh store of dialect d for a benchmark.
-func openBenchStore(b *testing.B, d projections.Dialect) store {
+func openBenchStore(b *testing.B, d readmodel.Dialect) store {
 	b.Helper()
 	var s store
 	var err error
-	if d == projections.Postgres {
+	if d == readmodel.Postgres {
 		s, err = postgres.Open(context.Background(), pgtest.DSN(b), postgres.Options{Logger: quiet})
 	} else {
 		s, err = sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
@@ -87,7 +90,7 @@ func openBenchStore(b *testing.B, d projections.Dialect) store {
 // without and with filters; p95-ms is the 95th percentile of its pages.
 func BenchmarkAuditQuery(b *testing.B) {
 	n := auditRows(b)
-	for _, d := range []projections.Dialect{projections.SQLite, projections.Postgres} {
+	for _, d := range []readmodel.Dialect{readmodel.SQLite, readmodel.Postgres} {
 		b.Run(string(d), func(b *testing.B) {
 			s := openBenchStore(b, d)
 			start := time.Now()

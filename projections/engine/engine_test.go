@@ -17,6 +17,7 @@ import (
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/projectionstest"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
@@ -42,7 +43,7 @@ type applied struct{}
 
 func (applied) Name() string     { return "applied" }
 func (applied) Tables() []string { return []string{"applied"} }
-func (applied) Schema(_ projections.Dialect, t func(string) string) []string {
+func (applied) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, type TEXT NOT NULL)", t("applied"))}
 }
 func (applied) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
@@ -157,7 +158,7 @@ func TestEngine(t *testing.T) {
 
 func testLiveRunThenVerify(t *testing.T, b backend) {
 	s := b.Open(t)()
-	eng := projections.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := eng.Setup(ctx); err != nil {
@@ -209,9 +210,9 @@ func testTwoEngines(t *testing.T, b backend) {
 	s1, s2 := open(), open()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var engines []*projections.Engine
+	var engines []*engine.Engine
 	for _, s := range []store{s1, s2} {
-		e := projections.New(s.DB(), s, b.Dialect, registry(), quiet, applied{})
+		e := engine.New(s.DB(), s, b.Dialect, registry(), quiet, applied{})
 		e.BatchSize = 7
 		if err := e.Setup(ctx); err != nil {
 			t.Fatal(err)
@@ -240,7 +241,7 @@ func testTwoEngines(t *testing.T, b backend) {
 
 func testResume(t *testing.T, b backend) {
 	s := b.Open(t)()
-	eng := projections.New(s.DB(), s, b.Dialect, registry(), quiet, applied{})
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, applied{})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
@@ -271,7 +272,7 @@ func testBadEvents(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := projections.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{})
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{})
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func testBadEvents(t *testing.T, b backend) {
 	}
 	// A payload of a known type that cannot be decoded is the event's own
 	// fault: the projection records it as poisoned and goes on.
-	eng2 := projections.New(s2.DB(), s2, b.Dialect, fullRegistry(), quiet, projections.Facts{})
+	eng2 := engine.New(s2.DB(), s2, b.Dialect, fullRegistry(), quiet, projections.Facts{})
 	if err := eng2.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -322,8 +323,8 @@ func TestSchemaVersionChangeRebuilds(t *testing.T) {
 			s := b.Open(t)()
 			ctx := context.Background()
 			appendFacts(t, s, 10, "1")
-			run := func(p projections.Projection) {
-				eng := projections.New(s.DB(), s, b.Dialect, registry(), quiet, p)
+			run := func(p readmodel.Projection) {
+				eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, p)
 				if err := eng.Setup(ctx); err != nil {
 					t.Fatal(err)
 				}

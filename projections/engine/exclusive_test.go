@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -19,7 +19,7 @@ type appliedToo struct{}
 
 func (appliedToo) Name() string     { return "applied_too" }
 func (appliedToo) Tables() []string { return []string{"applied_too"} }
-func (appliedToo) Schema(_ projections.Dialect, t func(string) string) []string {
+func (appliedToo) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, type TEXT NOT NULL)", t("applied_too"))}
 }
 
@@ -31,7 +31,7 @@ func (appliedToo) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) e
 // exclusiveNode is one process's engine applying exclusively.
 type exclusiveNode struct {
 	store  store
-	engine *projections.Engine
+	engine *engine.Engine
 	stop   context.CancelFunc
 	done   chan struct{}
 }
@@ -41,7 +41,7 @@ const testApplierTTL = time.Second
 func startExclusive(t *testing.T, open func() store) *exclusiveNode {
 	t.Helper()
 	s := open()
-	e := projections.New(s.DB(), s, projections.Postgres, registry(), quiet, applied{}, appliedToo{})
+	e := engine.New(s.DB(), s, readmodel.Postgres, registry(), quiet, applied{}, appliedToo{})
 	e.BatchSize = 7
 	if err := e.ApplyExclusively(testApplierTTL); err != nil {
 		t.Fatal(err)
@@ -197,9 +197,9 @@ func TestExclusiveApplierSessionKilled(t *testing.T) {
 // it applies them itself, under their locks.
 func TestExclusiveCatchUp(t *testing.T) {
 	open := backends()[1].Open(t)
-	tool := func() *projections.Engine {
+	tool := func() *engine.Engine {
 		s := open()
-		e := projections.New(s.DB(), s, projections.Postgres, registry(), quiet, applied{}, appliedToo{})
+		e := engine.New(s.DB(), s, readmodel.Postgres, registry(), quiet, applied{}, appliedToo{})
 		if err := e.ApplyExclusively(testApplierTTL); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -49,7 +50,7 @@ func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 			ctx := context.Background()
 			s := b.Open(t)()
 			reg := fullRegistry()
-			eng := projections.New(s.DB(), s, b.Dialect, reg, quiet,
+			eng := engine.New(s.DB(), s, b.Dialect, reg, quiet,
 				projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
@@ -95,7 +96,7 @@ func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 // runUntil runs the engine until cond holds. (The log's head is not read
 // from the store: on PostgreSQL a reader may not see the latest events
 // while another transaction in the cluster is open.)
-func runUntil(t *testing.T, eng *projections.Engine, what string, cond func() bool) {
+func runUntil(t *testing.T, eng *engine.Engine, what string, cond func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -111,7 +112,7 @@ func runUntil(t *testing.T, eng *projections.Engine, what string, cond func() bo
 	}
 }
 
-func allAt(t *testing.T, eng *projections.Engine, pos int64) bool {
+func allAt(t *testing.T, eng *engine.Engine, pos int64) bool {
 	sts, err := eng.Statuses(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func allAt(t *testing.T, eng *projections.Engine, pos int64) bool {
 	return true
 }
 
-func assertVerifies(t *testing.T, eng *projections.Engine) {
+func assertVerifies(t *testing.T, eng *engine.Engine) {
 	t.Helper()
 	diffs, err := eng.Verify(context.Background(), eng.Projections(), nil)
 	if err != nil {
@@ -141,7 +142,7 @@ type picky struct{}
 
 func (picky) Name() string     { return "picky" }
 func (picky) Tables() []string { return []string{"picky"} }
-func (picky) Schema(_ projections.Dialect, t func(string) string) []string {
+func (picky) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, value TEXT NOT NULL CHECK (value <> 'poison'))", t("picky"))}
 }
 func (picky) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
@@ -165,7 +166,7 @@ func TestEngineSkipsAndRecordsAPoisonedEvent(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			s := b.Open(t)()
-			eng := projections.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, picky{}, applied{})
+			eng := engine.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, picky{}, applied{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +210,7 @@ func TestEngineSkipsAndRecordsAPoisonedEvent(t *testing.T) {
 	}
 }
 
-func checkPoisoned(t *testing.T, eng *projections.Engine, pos int64) {
+func checkPoisoned(t *testing.T, eng *engine.Engine, pos int64) {
 	t.Helper()
 	got, err := eng.Poisoned(context.Background())
 	if err != nil {
@@ -228,7 +229,7 @@ type flaky struct {
 
 func (flaky) Name() string     { return "flaky" }
 func (flaky) Tables() []string { return []string{"flaky"} }
-func (flaky) Schema(_ projections.Dialect, t func(string) string) []string {
+func (flaky) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY)", t("flaky"))}
 }
 func (f flaky) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
@@ -246,7 +247,7 @@ func TestEngineNeverSkipsDuringAnOutage(t *testing.T) {
 			ctx := context.Background()
 			s := b.Open(t)()
 			failures := 10 // well past the attempts a bad event gets
-			eng := projections.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, flaky{&failures})
+			eng := engine.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, flaky{&failures})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"testing"
 
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
+
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -18,10 +21,10 @@ func (c cancelOnProgress) Finish()             {}
 
 // shadows counts what a verify leaves behind: verify_* tables and
 // checkpoints.
-func shadows(t *testing.T, db *sql.DB, dialect projections.Dialect) int {
+func shadows(t *testing.T, db *sql.DB, dialect readmodel.Dialect) int {
 	t.Helper()
 	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'verify\_%' ESCAPE '\'`
-	if dialect == projections.Postgres {
+	if dialect == readmodel.Postgres {
 		q = `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'verify\_%' ESCAPE '\'`
 	}
 	var tables, checkpoints int
@@ -38,7 +41,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			s := b.Open(t)()
-			eng := projections.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
+			eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
 			ctx := context.Background()
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)

@@ -55,7 +55,7 @@ func NewTx(tx *sql.Tx, d Dialect, reg *domain.Registry, prefix string, stmts *St
 }
 
 // ExecContext runs a statement with storable arguments (see storable),
-// prepared once where that pays (see statements).
+// prepared once where that pays (see Statements).
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if st := tx.stmts.InTx(ctx, tx.Tx, query); st != nil {
 		return st.ExecContext(ctx, storable(args)...)
