@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/omega-gateway/omega/projections/projectionstest"
+
 	"github.com/omega-gateway/omega/projections/engine"
 
 	"github.com/omega-gateway/omega/domain"
@@ -15,11 +17,11 @@ import (
 // RecentConversation: the latest conversation unless closed, with the
 // same messages History reads, oldest first.
 func TestRecentConversation(t *testing.T) {
-	for _, b := range backends() {
+	for _, b := range projectionstest.Backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
 			s := b.Open(t)()
-			eng := engine.New(s.DB(), s, b.Dialect, turnsRegistry(), quiet, projections.Turns{})
+			eng := engine.New(s.DB(), s, b.Dialect, projectionstest.TurnsRegistry(), projectionstest.Quiet, projections.Turns{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -106,12 +108,12 @@ func TestRecentConversation(t *testing.T) {
 // the same whatever the conversation's length (the messages are read
 // backwards along their index and stopped at the limit).
 func BenchmarkRecentConversation(b *testing.B) {
-	for _, st := range backends() {
+	for _, st := range projectionstest.Backends() {
 		for _, n := range []int{100, 10_000} {
 			b.Run(fmt.Sprintf("%s/messages=%d", st.Name, n), func(b *testing.B) {
 				ctx := context.Background()
 				s := st.Open(b)()
-				eng := engine.New(s.DB(), s, st.Dialect, turnsRegistry(), quiet, projections.Turns{})
+				eng := engine.New(s.DB(), s, st.Dialect, projectionstest.TurnsRegistry(), projectionstest.Quiet, projections.Turns{})
 				if err := eng.Setup(ctx); err != nil {
 					b.Fatal(err)
 				}

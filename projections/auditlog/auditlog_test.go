@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/projections/projectionstest"
+
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
@@ -14,7 +16,7 @@ import (
 
 // seedAudit records every kind of turn, twice (the second round after
 // mid), and catches the turns projection up.
-func seedAudit(t *testing.T, b backend) (*auditlog.Queries, []audittest.Turn, time.Time) {
+func seedAudit(t *testing.T, b projectionstest.Backend) (*auditlog.Queries, []audittest.Turn, time.Time) {
 	t.Helper()
 	s := b.Open(t)()
 	var turns []audittest.Turn
@@ -30,7 +32,7 @@ func seedAudit(t *testing.T, b backend) (*auditlog.Queries, []audittest.Turn, ti
 			turns = append(turns, turn)
 		}
 	}
-	audittest.Project(t, s, b.Dialect, turnsRegistry(), projections.Turns{})
+	audittest.Project(t, s, b.Dialect, projectionstest.TurnsRegistry(), projections.Turns{})
 	a, err := auditlog.New(s.DB())
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +41,7 @@ func seedAudit(t *testing.T, b backend) (*auditlog.Queries, []audittest.Turn, ti
 }
 
 func TestAuditQuery(t *testing.T) {
-	for _, b := range backends() {
+	for _, b := range projectionstest.Backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			a, turns, mid := seedAudit(t, b)
 			ctx := context.Background()
@@ -114,7 +116,7 @@ func TestAuditQuery(t *testing.T) {
 }
 
 func TestAuditUsage(t *testing.T) {
-	for _, b := range backends() {
+	for _, b := range projectionstest.Backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			a, turns, _ := seedAudit(t, b)
 			ctx := context.Background()

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/projections/projectionstest"
+
 	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/readmodel"
 
@@ -36,10 +38,10 @@ func auditRows(b *testing.B) int {
 // seedAuditRows fills the audit with n synthetic rows, one a second
 // ending now: 1000 senders on three channels, 5% denied, 5% failed, 1%
 // acknowledged while busy, two models, ten projects.
-func seedAuditRows(b *testing.B, s store, d readmodel.Dialect, n int) time.Time {
+func seedAuditRows(b *testing.B, s projectionstest.Store, d readmodel.Dialect, n int) time.Time {
 	b.Helper()
 	ctx := context.Background()
-	eng := engine.New(s.DB(), s, d, turnsRegistry(), quiet, projections.Turns{})
+	eng := engine.New(s.DB(), s, d, projectionstest.TurnsRegistry(), projectionstest.Quiet, projections.Turns{})
 	if err := eng.Setup(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -70,14 +72,14 @@ func seedAuditRows(b *testing.B, s store, d readmodel.Dialect, n int) time.Time 
 }
 
 // openBenchStore opens a fresh store of dialect d for a benchmark.
-func openBenchStore(b *testing.B, d readmodel.Dialect) store {
+func openBenchStore(b *testing.B, d readmodel.Dialect) projectionstest.Store {
 	b.Helper()
-	var s store
+	var s projectionstest.Store
 	var err error
 	if d == readmodel.Postgres {
-		s, err = postgres.Open(context.Background(), pgtest.DSN(b), postgres.Options{Logger: quiet})
+		s, err = postgres.Open(context.Background(), pgtest.DSN(b), postgres.Options{Logger: projectionstest.Quiet})
 	} else {
-		s, err = sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
+		s, err = sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "omega.db"), sqlite.Options{Logger: projectionstest.Quiet})
 	}
 	if err != nil {
 		b.Fatal(err)

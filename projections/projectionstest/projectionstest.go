@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/pgtest"
@@ -60,4 +62,11 @@ func Backends() []Backend {
 			}
 		}},
 	}
+}
+
+// TurnsRegistry is the registry the tests of the turns read model decode with.
+func TurnsRegistry() *domain.Registry {
+	r := events.NewRegistry()
+	domain.RegisterTurnEvents(r)
+	return r
 }
