@@ -18,7 +18,7 @@ import (
 
 // The engine's and the dialect's names are answered here as well, so that
 // a package that wires read models and reads them (the turn pipeline's
-// tests, the scheduler) needs this one import.
+// tests) needs this one import.
 type (
 	// Engine is engine.Engine.
 	Engine = engine.Engine

@@ -1,6 +1,6 @@
 // Package audit turns an operator's audit question (CLI flags or HTTP
-// query parameters) into a read-model filter, and writes the answer as a
-// table, JSON or CSV.
+// query parameters) into an auditlog.Filter (projections/auditlog answers
+// it), and writes the answer as a table, JSON or CSV.
 package audit
 
 import (
