@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/api/audit"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
-// AuditQueries answers audit queries (projections.AuditLog).
+// AuditQueries answers audit queries (auditlog.Queries).
 type AuditQueries interface {
-	Query(ctx context.Context, f projections.AuditFilter) (projections.AuditPage, error)
-	Stats(ctx context.Context, f projections.AuditFilter, by string) ([]projections.AuditStats, error)
+	Query(ctx context.Context, f auditlog.Filter) (auditlog.Page, error)
+	Stats(ctx context.Context, f auditlog.Filter, by string) ([]auditlog.Stats, error)
 }
 
 // getAudit answers GET /api/audit with the filters of `omega audit` as
@@ -96,7 +96,7 @@ func (s *Server) auditFailed(w http.ResponseWriter, r *http.Request, err error) 
 	switch {
 	case err == nil:
 		return false
-	case errors.Is(err, projections.ErrBadFilter):
+	case errors.Is(err, auditlog.ErrBadFilter):
 		writeError(w, http.StatusBadRequest, err.Error())
 	default:
 		s.Logger.ErrorContext(r.Context(), "audit query failed", "err", err)

@@ -16,6 +16,8 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // newAuditServer serves the audit of a store holding one turn of each kind.
@@ -31,8 +33,8 @@ func newAuditServer(t *testing.T, token string) *httptest.Server {
 	}
 	reg := events.NewRegistry()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	audittest.Project(t, store, projections.SQLite, reg, projections.Turns{})
-	log, err := projections.NewAuditLog(store.DB())
+	audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{})
+	log, err := auditlog.New(store.DB())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +71,12 @@ func TestAuditEndpoint(t *testing.T) {
 	srv := newAuditServer(t, "")
 
 	resp, body := getAuditURL(t, srv.URL+"/api/audit?channel=telegram&limit=2", "", "")
-	var page projections.AuditPage
+	var page auditlog.Page
 	if err := json.Unmarshal([]byte(body), &page); err != nil || resp.StatusCode != 200 || len(page.Rows) != 2 || page.Next == "" {
 		t.Fatalf("%d %s (%v)", resp.StatusCode, body, err)
 	}
 	resp, body = getAuditURL(t, srv.URL+"/api/audit?channel=telegram&limit=2&after="+page.Next, "", "")
-	var last projections.AuditPage
+	var last auditlog.Page
 	if err := json.Unmarshal([]byte(body), &last); err != nil || len(last.Rows) != 2 || last.Next != "" {
 		t.Fatalf("second page %d %s", resp.StatusCode, body)
 	}
@@ -90,7 +92,7 @@ func TestAuditEndpoint(t *testing.T) {
 	}
 
 	_, body = getAuditURL(t, srv.URL+"/api/audit?stats=1&by=model", "", "")
-	var stats struct{ Stats []projections.AuditStats }
+	var stats struct{ Stats []auditlog.Stats }
 	if err := json.Unmarshal([]byte(body), &stats); err != nil || len(stats.Stats) != 4 {
 		t.Fatalf("stats: %s", body)
 	}

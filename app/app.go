@@ -22,6 +22,11 @@ import (
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/migrations"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/providercalls"
+	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/reports"
 )
 
 // Store is the event log with consumer checkpoints and leases. It hands
@@ -56,13 +61,15 @@ type App struct {
 	Config   config.Config
 	Logger   *slog.Logger
 	Store    Store
-	Dialect  projections.Dialect
+	Dialect  readmodel.Dialect
 	Registry *domain.Registry
-	Engine   *projections.Engine
+	Engine   *engine.Engine
 	// Queries reads the read models.
 	Queries *projections.Queries
+	// Reports lists the agent's bug reports and limitations.
+	Reports *reports.Queries
 	// Audit queries the audit of completed turns.
-	Audit *projections.AuditLog
+	Audit *auditlog.Queries
 	// Senders changes sender profiles; Effects records marker and command
 	// effects and handles the task commands.
 	Senders senders.Service
@@ -95,7 +102,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		if err != nil {
 			return nil, err
 		}
-		a.backend, a.Dialect = s, projections.Postgres
+		a.backend, a.Dialect = s, readmodel.Postgres
 	} else {
 		if err := checkExists(cfg, opts); err != nil {
 			return nil, err
@@ -107,11 +114,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		if err != nil {
 			return nil, err
 		}
-		a.backend, a.Dialect = s, projections.SQLite
+		a.backend, a.Dialect = s, readmodel.SQLite
 	}
 	a.Store = a.backend
-	a.Engine = projections.New(a.backend.DB(), a.backend, a.Dialect, a.Registry, logger, Projections()...)
-	if a.Dialect == projections.Postgres {
+	a.Engine = engine.New(a.backend.DB(), a.backend, a.Dialect, a.Registry, logger, Projections()...)
+	if a.Dialect == readmodel.Postgres {
 		// Processes sharing the database share the read models: one
 		// applies each, the others read it.
 		if err := a.Engine.ApplyExclusively(cfg.ApplierTTL); err != nil {
@@ -129,7 +136,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	a.Queries = q
-	if a.Audit, err = projections.NewAuditLog(a.backend.ReadDB()); err != nil {
+	if a.Reports, err = reports.NewQueries(a.backend.ReadDB()); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
+	if a.Audit, err = auditlog.New(a.backend.ReadDB()); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}
@@ -182,7 +193,7 @@ func (a *App) Close() error { return a.Store.Close() }
 func NewRegistry() *domain.Registry { return events.NewRegistry() }
 
 // Projections lists every read model.
-func Projections() []projections.Projection {
-	return []projections.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.Summaries{}, projections.Reports{}, projections.ProviderCalls{}}
+func Projections() []readmodel.Projection {
+	return []readmodel.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
+		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{}}
 }

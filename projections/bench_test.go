@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/projections/projectionstest"
+
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
+
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
@@ -127,10 +132,10 @@ func countLog(b *testing.B, db *sql.DB) int {
 }
 
 // replaySQLite opens (seeding on first use) the cached SQLite log.
-func replaySQLite(b *testing.B, n int) store {
+func replaySQLite(b *testing.B, n int) projectionstest.Store {
 	b.Helper()
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("omega-bench-replay-%s-%d.db", replaySeedVersion, n))
-	s, err := sqlite.Open(context.Background(), path, sqlite.Options{Logger: quiet})
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{Logger: projectionstest.Quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -147,7 +152,7 @@ func replaySQLite(b *testing.B, n int) store {
 
 // replayPostgres opens (seeding on first use) the cached schema
 // omega_bench_replay_<version>_<n>, which outlives the run on purpose.
-func replayPostgres(b *testing.B, n int) store {
+func replayPostgres(b *testing.B, n int) projectionstest.Store {
 	b.Helper()
 	base := os.Getenv(pgtest.EnvURL)
 	if base == "" {
@@ -172,7 +177,7 @@ func replayPostgres(b *testing.B, n int) store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	s, err := postgres.Open(context.Background(), u.String(), postgres.Options{Logger: quiet})
+	s, err := postgres.Open(context.Background(), u.String(), postgres.Options{Logger: projectionstest.Quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -193,23 +198,23 @@ func replayPostgres(b *testing.B, n int) store {
 func BenchmarkReplayFacts1M(b *testing.B) {
 	opens := []struct {
 		name    string
-		dialect projections.Dialect
-		open    func(b *testing.B, n int) store
+		dialect readmodel.Dialect
+		open    func(b *testing.B, n int) projectionstest.Store
 	}{
-		{"sqlite", projections.SQLite, replaySQLite},
-		{"postgres", projections.Postgres, replayPostgres},
+		{"sqlite", readmodel.SQLite, replaySQLite},
+		{"postgres", readmodel.Postgres, replayPostgres},
 	}
 	for _, o := range opens {
 		b.Run(o.name, func(b *testing.B) {
 			n := replayEvents(b)
 			s := o.open(b, n)
 			reg := newRegistry()
-			engine := projections.New(s.DB(), s, o.dialect, reg, quiet, projections.Facts{})
+			eng := engine.New(s.DB(), s, o.dialect, reg, projectionstest.Quiet, projections.Facts{})
 			b.Run("readall", func(b *testing.B) {
 				ctx := context.Background()
 				for b.Loop() {
 					start := time.Now()
-					read := readAll(b, ctx, s, engine.BatchSize)
+					read := readAll(b, ctx, s, eng.BatchSize)
 					if read != n {
 						b.Fatalf("read %d events, want %d", read, n)
 					}
@@ -220,7 +225,7 @@ func BenchmarkReplayFacts1M(b *testing.B) {
 				ctx := context.Background()
 				for b.Loop() {
 					start := time.Now()
-					if err := engine.Rebuild(ctx, engine.Projections(), nil); err != nil {
+					if err := eng.Rebuild(ctx, eng.Projections(), nil); err != nil {
 						b.Fatal(err)
 					}
 					reportReplay(b, n, start)
@@ -284,7 +289,7 @@ func checkReplayed(b *testing.B, db *sql.DB, n int) {
 // path SkipBad takes), over a mix with every sender event type.
 func TestFactsBatchMatchesOneByOne(t *testing.T) {
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "omega.db"), sqlite.Options{Logger: projectionstest.Quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +312,7 @@ func TestFactsBatchMatchesOneByOne(t *testing.T) {
 		}
 	}
 	dump := func(skipBad bool) string {
-		e := projections.New(s.DB(), s, projections.SQLite, newRegistry(), quiet, projections.Facts{})
+		e := engine.New(s.DB(), s, readmodel.SQLite, newRegistry(), projectionstest.Quiet, projections.Facts{})
 		e.BatchSize, e.SkipBad = 97, skipBad // batches cut through senders
 		if err := e.Rebuild(ctx, e.Projections(), nil); err != nil {
 			t.Fatal(err)

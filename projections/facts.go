@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Facts is the read model of sender profiles: one row per sender and one
@@ -15,7 +16,7 @@ type Facts struct{}
 func (Facts) Name() string     { return "facts" }
 func (Facts) Tables() []string { return []string{"senders", "facts"} }
 
-func (Facts) Schema(d Dialect, t func(string) string) []string {
+func (Facts) Schema(d readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			sender      TEXT PRIMARY KEY,
@@ -48,7 +49,7 @@ func SenderOf(stream string) (sender, channel, id string, ok bool) {
 	return rest, channel, id, ok
 }
 
-func (f Facts) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (f Facts) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	sender, channel, id, ok := SenderOf(e.StreamID)
 	if !ok {
 		return nil
@@ -97,7 +98,7 @@ func (f Facts) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 // each fact is folded in memory and written once. Welcomed and FactsPurged
 // depend on or clear rows wholesale; before one of them the fold so far is
 // written and the event is applied on its own.
-func (f Facts) ApplyBatch(ctx context.Context, tx *Tx, evs []domain.Event) error {
+func (f Facts) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error {
 	b := newFactsBatch()
 	for _, e := range evs {
 		sender, channel, id, ok := SenderOf(e.StreamID)
@@ -182,7 +183,7 @@ func (b *factsBatch) setFact(k factKey, c factChange) {
 // Rows per statement: well under both databases' parameter limits.
 const factsChunk = 500
 
-func (b *factsBatch) flush(ctx context.Context, tx *Tx) error {
+func (b *factsBatch) flush(ctx context.Context, tx *readmodel.Tx) error {
 	if err := b.flushSenders(ctx, tx); err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func (b *factsBatch) flush(ctx context.Context, tx *Tx) error {
 
 // flushSenders upserts the sender rows, grouped by which columns change
 // (the statement's SET list differs).
-func (b *factsBatch) flushSenders(ctx context.Context, tx *Tx) error {
+func (b *factsBatch) flushSenders(ctx context.Context, tx *readmodel.Tx) error {
 	type shape struct{ lang, pers bool }
 	groups := map[shape][]string{}
 	var shapes []shape
@@ -241,7 +242,7 @@ func (b *factsBatch) flushSenders(ctx context.Context, tx *Tx) error {
 	return nil
 }
 
-func (b *factsBatch) flushFacts(ctx context.Context, tx *Tx) error {
+func (b *factsBatch) flushFacts(ctx context.Context, tx *readmodel.Tx) error {
 	var upserts, removals []factKey
 	for _, k := range b.keys {
 		if b.facts[k].removed {

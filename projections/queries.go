@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Queries answers every question asked of the read models. The package
@@ -18,25 +19,25 @@ import (
 // handle, so a changed table shape is one package's business.
 type Queries struct {
 	db      *sql.DB
-	dialect Dialect
-	stmts   *statements
+	dialect readmodel.Dialect
+	stmts   *readmodel.Statements
 }
 
 // NewQueries returns the read-model queries on db (on SQLite a pool of
 // readers, so queries do not wait behind appends).
-func NewQueries(db *sql.DB, d Dialect) (*Queries, error) {
+func NewQueries(db *sql.DB, d readmodel.Dialect) (*Queries, error) {
 	if db == nil {
 		return nil, errors.New("projections: queries need a database")
 	}
-	if d != Postgres && d != SQLite {
+	if d != readmodel.Postgres && d != readmodel.SQLite {
 		return nil, fmt.Errorf("projections: unknown dialect %q", d)
 	}
-	return &Queries{db: db, dialect: d, stmts: newStatements(db, d)}, nil
+	return &Queries{db: db, dialect: d, stmts: readmodel.NewStatements(db, d)}, nil
 }
 
-// query runs a read, prepared once where that pays (see statements).
+// query runs a read, prepared once where that pays (see readmodel.Statements).
 func (q *Queries) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
-	if st := q.stmts.get(ctx, text); st != nil {
+	if st := q.stmts.Get(ctx, text); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
 	return q.db.QueryContext(ctx, text, args...)
@@ -44,7 +45,7 @@ func (q *Queries) query(ctx context.Context, text string, args ...any) (*sql.Row
 
 // queryRow is query for one row.
 func (q *Queries) queryRow(ctx context.Context, text string, args ...any) *sql.Row {
-	if st := q.stmts.get(ctx, text); st != nil {
+	if st := q.stmts.Get(ctx, text); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
 	return q.db.QueryRowContext(ctx, text, args...)
@@ -97,7 +98,7 @@ func (q *Queries) OpenTurns(ctx context.Context, channels []string) ([]OpenTurn,
 func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
 	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.sender, t.chat, t.channel, t.acked FROM checkpoints c
 		LEFT JOIN turns t ON t.status = 'open'
-		WHERE c.name = $1 ORDER BY t.chat, t.arrival`, checkpointName(Turns{}))
+		WHERE c.name = $1 ORDER BY t.chat, t.arrival`, readmodel.CheckpointName(Turns{}))
 	if err != nil {
 		return nil, 0, fmt.Errorf("read open turns: %w", err)
 	}

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/omega-gateway/omega/projections/projectionstest"
+
+	"github.com/omega-gateway/omega/projections/engine"
+
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -13,11 +17,11 @@ import (
 // RecentConversation: the latest conversation unless closed, with the
 // same messages History reads, oldest first.
 func TestRecentConversation(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range projectionstest.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
-			eng := projections.New(s.DB(), s, b.dialect, turnsRegistry(), quiet, projections.Turns{})
+			s := b.Open(t)()
+			eng := engine.New(s.DB(), s, b.Dialect, projectionstest.TurnsRegistry(), projectionstest.Quiet, projections.Turns{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -51,7 +55,7 @@ func TestRecentConversation(t *testing.T) {
 			msg("done", "t9", "user", "closed", 50)
 			conv("quiet", "http-cid", 70, false)
 
-			q, err := projections.NewQueries(s.DB(), b.dialect)
+			q, err := projections.NewQueries(s.DB(), b.Dialect)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,12 +108,12 @@ func TestRecentConversation(t *testing.T) {
 // the same whatever the conversation's length (the messages are read
 // backwards along their index and stopped at the limit).
 func BenchmarkRecentConversation(b *testing.B) {
-	for _, st := range backends() {
+	for _, st := range projectionstest.Backends() {
 		for _, n := range []int{100, 10_000} {
-			b.Run(fmt.Sprintf("%s/messages=%d", st.name, n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/messages=%d", st.Name, n), func(b *testing.B) {
 				ctx := context.Background()
-				s := st.open(b)()
-				eng := projections.New(s.DB(), s, st.dialect, turnsRegistry(), quiet, projections.Turns{})
+				s := st.Open(b)()
+				eng := engine.New(s.DB(), s, st.Dialect, projectionstest.TurnsRegistry(), projectionstest.Quiet, projections.Turns{})
 				if err := eng.Setup(ctx); err != nil {
 					b.Fatal(err)
 				}
@@ -129,7 +133,7 @@ func BenchmarkRecentConversation(b *testing.B) {
 				if err := tx.Commit(); err != nil {
 					b.Fatal(err)
 				}
-				q, err := projections.NewQueries(s.DB(), st.dialect)
+				q, err := projections.NewQueries(s.DB(), st.Dialect)
 				if err != nil {
 					b.Fatal(err)
 				}

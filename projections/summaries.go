@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Summaries is the read model of closed conversations' summaries, the
@@ -13,7 +14,7 @@ type Summaries struct{}
 
 func (Summaries) Name() string     { return "summaries" }
 func (Summaries) Tables() []string { return []string{"summaries"} }
-func (Summaries) Schema(_ Dialect, t func(string) string) []string {
+func (Summaries) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			conversation_id TEXT PRIMARY KEY,
@@ -28,7 +29,7 @@ func (Summaries) Schema(_ Dialect, t func(string) string) []string {
 	}
 }
 
-func (Summaries) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (Summaries) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if e.Type != (domain.ConversationClosed{}).EventType() || domain.ConversationIDFromSummaryStream(e.StreamID) == "" {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Tasks is the read model of scheduled tasks: what /tasks lists, what
@@ -22,7 +23,7 @@ func (Tasks) Name() string { return "tasks" }
 func (Tasks) Version() int     { return 3 }
 func (Tasks) Tables() []string { return []string{"tasks"} }
 
-func (Tasks) Schema(_ Dialect, t func(string) string) []string {
+func (Tasks) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			id          TEXT PRIMARY KEY,
@@ -49,7 +50,7 @@ func (Tasks) Schema(_ Dialect, t func(string) string) []string {
 	}
 }
 
-func (Tasks) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (Tasks) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if !strings.HasPrefix(e.StreamID, "task-") {
 		return nil
 	}
@@ -135,7 +136,7 @@ type DueTask struct {
 // log after that position misses no change.
 func (q *Queries) DueTasks(ctx context.Context) (int64, []DueTask, error) {
 	opts := &sql.TxOptions{ReadOnly: true}
-	if q.dialect == Postgres {
+	if q.dialect == readmodel.Postgres {
 		opts.Isolation = sql.LevelRepeatableRead
 	}
 	tx, err := q.db.BeginTx(ctx, opts)
@@ -144,7 +145,7 @@ func (q *Queries) DueTasks(ctx context.Context) (int64, []DueTask, error) {
 	}
 	defer func() { _ = tx.Rollback() }() // read-only: nothing to undo
 	var pos int64
-	err = tx.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1", checkpointName(Tasks{})).Scan(&pos)
+	err = tx.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1", readmodel.CheckpointName(Tasks{})).Scan(&pos)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return 0, nil, fmt.Errorf("due tasks: checkpoint: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Turns is the read model of turns: the open-turns queue the scheduler
@@ -20,14 +21,14 @@ func (Turns) Name() string { return "turns" }
 // Version 2 added conversations.closed_at; 3 bounds sender keys and
 // replaces NUL (see domain.SenderKey, Tx.ExecContext); 4 adds usage (tokens,
 // cost, provider time over every call) and the audit's query columns and
-// indexes (see audit.go); 5 adds turns.chat, whose conversation a turn
+// indexes (see audit_table.go); 5 adds turns.chat, whose conversation a turn
 // joins: a group chat's own rather than its member's (domain.MessageReceived.Chat).
 func (Turns) Version() int { return 5 }
 func (Turns) Tables() []string {
 	return []string{"turns", "conversations", "messages", "audit"}
 }
 
-func (Turns) Schema(_ Dialect, t func(string) string) []string {
+func (Turns) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return append([]string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			turn_id         TEXT PRIMARY KEY,
@@ -50,7 +51,7 @@ func (Turns) Schema(_ Dialect, t func(string) string) []string {
 			reply_bytes     BIGINT NOT NULL DEFAULT 0,
 			output          TEXT NOT NULL DEFAULT '',
 			completed_at    BIGINT,
-			`+usageColumns+`
+			`+UsageColumns+`
 		)`, t("turns")),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (status, sender, arrival)`, t("turns_open"), t("turns")),
 		// turnReceived numbers arrivals with MAX(arrival) + 1: without this
@@ -88,7 +89,7 @@ func SenderKey(channel, senderID string) string { return domain.SenderKey(channe
 // transaction.
 type turnStep struct {
 	ctx  context.Context
-	tx   *Tx
+	tx   *readmodel.Tx
 	id   string
 	at   int64
 	exec func(string, ...any) error
@@ -146,7 +147,7 @@ func belongsToTurns(e domain.Event, turnID string) bool {
 	return e.Type == domain.ConversationClosed{}.EventType() && domain.ConversationIDFromSummaryStream(e.StreamID) != ""
 }
 
-func (Turns) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (Turns) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	id := domain.TurnIDFromStream(e.StreamID)
 	if !belongsToTurns(e, id) {
 		return nil
@@ -191,7 +192,7 @@ func turnAcked(s turnStep, _ domain.AckSent) error {
 func turnContextBuilt(s turnStep, ev domain.ContextBuilt) error {
 	// The model asked for; a reply names the one that answered.
 	set, args := `conversation_id = $2, project = $3, model = $4`, []any{ev.ConversationID, ev.Project, ev.Model}
-	if s.tx.Dialect == Postgres {
+	if s.tx.Dialect == readmodel.Postgres {
 		return s.messageInOneStatement("ContextBuilt", set, args, "user", "t.input")
 	}
 	// The update returns what the user's message needs.
@@ -235,7 +236,7 @@ SELECT count(*) FROM t`, s.tx.T("turns"), set, s.tx.T("conversations"), at, s.tx
 }
 
 func turnReplyReady(s turnStep, ev domain.ReplyReady) error {
-	if s.tx.Dialect == Postgres {
+	if s.tx.Dialect == readmodel.Postgres {
 		return s.messageInOneStatement("ReplyReady", "output = $2", []any{ev.Text}, "assistant", "t.output")
 	}
 	c := turnConversation{id: s.id}
@@ -266,7 +267,7 @@ func turnCommandAnswered(s turnStep, ev domain.CommandAnswered) error {
 }
 
 func turnCompleted(s turnStep, ev domain.TurnCompleted) error {
-	if s.tx.Dialect == Postgres {
+	if s.tx.Dialect == readmodel.Postgres {
 		// The audit row is copied from the updated turn in the same
 		// statement.
 		return s.exec(fmt.Sprintf(`WITH done AS (UPDATE %s SET status = $3, completed_at = $2 WHERE turn_id = $1 RETURNING *) %s`,
@@ -287,7 +288,7 @@ type turnConversation struct {
 // addMessageText appends a message to the turn's conversation, starting
 // the conversation if this is its first message; a turn outside any
 // conversation (a command) adds none.
-func addMessageText(exec func(string, ...any) error, tx *Tx, c turnConversation, role, text string, at int64) error {
+func addMessageText(exec func(string, ...any) error, tx *readmodel.Tx, c turnConversation, role, text string, at int64) error {
 	if c.conv == "" {
 		return nil
 	}
@@ -307,7 +308,7 @@ type Sessions struct{}
 
 func (Sessions) Name() string     { return "sessions" }
 func (Sessions) Tables() []string { return []string{"provider_sessions"} }
-func (Sessions) Schema(_ Dialect, t func(string) string) []string {
+func (Sessions) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 		sender     TEXT NOT NULL,
 		project    TEXT NOT NULL,
@@ -318,7 +319,7 @@ func (Sessions) Schema(_ Dialect, t func(string) string) []string {
 	)`, t("provider_sessions"))}
 }
 
-func (Sessions) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (Sessions) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	sender, _, _, ok := SenderOf(e.StreamID)
 	if !ok || (e.Type != "SessionStarted" && e.Type != "SessionCleared") {
 		return nil

@@ -1,6 +1,6 @@
 // Package audit turns an operator's audit question (CLI flags or HTTP
-// query parameters) into a read-model filter, and writes the answer as a
-// table, JSON or CSV.
+// query parameters) into an auditlog.Filter (projections/auditlog answers
+// it), and writes the answer as a table, JSON or CSV.
 package audit
 
 import (
@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 // Params are the filter's parameter names, shared by the CLI's flags and
@@ -31,20 +31,20 @@ const (
 
 // ParseFilter builds a filter from named parameter values; get returns ""
 // for one not given. Times are RFC 3339 or a duration back from now.
-func ParseFilter(get func(string) string, now time.Time) (projections.AuditFilter, error) {
-	f := projections.AuditFilter{
+func ParseFilter(get func(string) string, now time.Time) (auditlog.Filter, error) {
+	f := auditlog.Filter{
 		Channel: get("channel"), Status: get("status"), Model: get("model"),
 		Project: get("project"), Grep: get("grep"), After: get("after"),
 	}
 	if s := get("sender"); s != "" {
 		channel, id, ok := strings.Cut(s, ":")
 		if !ok || channel == "" || id == "" {
-			return f, fmt.Errorf("%w: sender %q: want CHANNEL:ID, e.g. telegram:12345", projections.ErrBadFilter, s)
+			return f, fmt.Errorf("%w: sender %q: want CHANNEL:ID, e.g. telegram:12345", auditlog.ErrBadFilter, s)
 		}
 		f.Sender = domain.SenderKey(channel, id)
 	}
-	if f.Status != "" && !slices.Contains(projections.AuditStatuses(), f.Status) {
-		return f, fmt.Errorf("%w: status %q: want one of %s", projections.ErrBadFilter, f.Status, strings.Join(projections.AuditStatuses(), ", "))
+	if f.Status != "" && !slices.Contains(auditlog.Statuses(), f.Status) {
+		return f, fmt.Errorf("%w: status %q: want one of %s", auditlog.ErrBadFilter, f.Status, strings.Join(auditlog.Statuses(), ", "))
 	}
 	var err error
 	if f.Since, err = parseTime("since", get("since"), now); err != nil {
@@ -55,7 +55,7 @@ func ParseFilter(get func(string) string, now time.Time) (projections.AuditFilte
 	}
 	if s := get("limit"); s != "" {
 		if f.Limit, err = strconv.Atoi(s); err != nil || f.Limit < 1 {
-			return f, fmt.Errorf("%w: limit %q: want a positive number", projections.ErrBadFilter, s)
+			return f, fmt.Errorf("%w: limit %q: want a positive number", auditlog.ErrBadFilter, s)
 		}
 	}
 	return f, nil
@@ -65,10 +65,10 @@ func ParseFilter(get func(string) string, now time.Time) (projections.AuditFilte
 // exist, so that a command can say so before it opens any store.
 func CheckAnswer(format, by string) error {
 	if !slices.Contains([]string{"", Table, JSON, CSV}, format) {
-		return fmt.Errorf("%w: format %q: want table, json or csv", projections.ErrBadFilter, format)
+		return fmt.Errorf("%w: format %q: want table, json or csv", auditlog.ErrBadFilter, format)
 	}
-	if !slices.Contains([]string{projections.ByNone, projections.ByDay, projections.BySender, projections.ByModel, projections.ByPurpose}, by) {
-		return fmt.Errorf("%w: --by %q: want day, sender, model or purpose", projections.ErrBadFilter, by)
+	if !slices.Contains([]string{auditlog.ByNone, auditlog.ByDay, auditlog.BySender, auditlog.ByModel, auditlog.ByPurpose}, by) {
+		return fmt.Errorf("%w: --by %q: want day, sender, model or purpose", auditlog.ErrBadFilter, by)
 	}
 	return nil
 }
@@ -83,11 +83,11 @@ func parseTime(name, s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil && d > 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, fmt.Errorf("%w: %s %q: want RFC 3339 (2026-01-02T15:04:05Z) or a duration (24h)", projections.ErrBadFilter, name, s)
+	return time.Time{}, fmt.Errorf("%w: %s %q: want RFC 3339 (2026-01-02T15:04:05Z) or a duration (24h)", auditlog.ErrBadFilter, name, s)
 }
 
 // WriteRows writes rows in format: JSON is one array, CSV has a header.
-func WriteRows(w io.Writer, format string, rows []projections.AuditRow) error {
+func WriteRows(w io.Writer, format string, rows []auditlog.Row) error {
 	switch format {
 	case JSON:
 		return writeArray(w, rows)
@@ -96,7 +96,7 @@ func WriteRows(w io.Writer, format string, rows []projections.AuditRow) error {
 	case Table, "":
 		return writeTable(w, rows)
 	}
-	return fmt.Errorf("%w: format %q: want table, json or csv", projections.ErrBadFilter, format)
+	return fmt.Errorf("%w: format %q: want table, json or csv", auditlog.ErrBadFilter, format)
 }
 
 // writeArray writes one indented JSON array, [] when empty.
@@ -113,7 +113,7 @@ var csvHeader = []string{"turn_id", "at", "received_at", "channel", "sender_id",
 	"acknowledged", "provider", "model", "latency_ms", "provider_ms", "calls", "prompt_bytes", "reply_bytes",
 	"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd", "input", "output"}
 
-func writeCSV(w io.Writer, rows []projections.AuditRow) error {
+func writeCSV(w io.Writer, rows []auditlog.Row) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return err
@@ -148,7 +148,7 @@ func cost(c *float64) string {
 	return strconv.FormatFloat(*c, 'f', -1, 64)
 }
 
-func writeTable(w io.Writer, rows []projections.AuditRow) error {
+func writeTable(w io.Writer, rows []auditlog.Row) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AT\tTURN\tSENDER\tSTATUS\tMODEL\tLATENCY\tTOKENS IN/OUT\tCOST\tMESSAGE")
 	for _, r := range rows {
@@ -195,7 +195,7 @@ func oneLine(s string, n int) string {
 }
 
 // WriteStats writes stats in format.
-func WriteStats(w io.Writer, format string, stats []projections.AuditStats) error {
+func WriteStats(w io.Writer, format string, stats []auditlog.Stats) error {
 	switch format {
 	case JSON:
 		return writeArray(w, stats)
@@ -225,7 +225,7 @@ func WriteStats(w io.Writer, format string, stats []projections.AuditStats) erro
 		}
 		return tw.Flush()
 	}
-	return fmt.Errorf("%w: format %q: want table, json or csv", projections.ErrBadFilter, format)
+	return fmt.Errorf("%w: format %q: want table, json or csv", auditlog.ErrBadFilter, format)
 }
 
 func ms(n int64) string { return (time.Duration(n) * time.Millisecond).String() }

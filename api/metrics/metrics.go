@@ -19,14 +19,14 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
 )
 
 // State is what the gauges and the readiness probe measure
-// (projections.Engine).
+// (engine.Engine).
 type State interface {
 	Ping(ctx context.Context) error
-	Lag(ctx context.Context) (projections.Lag, error)
+	Lag(ctx context.Context) (engine.Lag, error)
 	OpenTurns(ctx context.Context) (int64, error)
 	PoisonedCount(ctx context.Context) (int64, error)
 }
@@ -72,7 +72,7 @@ type Metrics struct {
 }
 
 type gauges struct {
-	lag                        projections.Lag
+	lag                        engine.Lag
 	open, poisoned             int64
 	lagErr, openErr, poisonErr error
 }
@@ -257,7 +257,7 @@ func (m *Metrics) Ready() http.Handler {
 		defer cancel()
 		err := m.state.Ping(ctx)
 		if err == nil {
-			var lag projections.Lag
+			var lag engine.Lag
 			if lag, err = m.state.Lag(ctx); err == nil && lag.Age > m.ReadyLag {
 				err = errors.New("projections lag behind the log")
 			}

@@ -23,12 +23,14 @@ import (
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 type store interface {
-	projections.Log
+	engine.Log
 	DB() *sql.DB
 }
 
@@ -37,9 +39,9 @@ func registry() *domain.Registry {
 	return r
 }
 
-func newMetrics(t *testing.T, s store, d projections.Dialect) (*metrics.Metrics, *projections.Engine) {
+func newMetrics(t *testing.T, s store, d readmodel.Dialect) (*metrics.Metrics, *engine.Engine) {
 	t.Helper()
-	eng := projections.New(s.DB(), s, d, registry(), quiet, projections.Turns{})
+	eng := engine.New(s.DB(), s, d, registry(), quiet, projections.Turns{})
 	if err := eng.Setup(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestMetricsMoveWhenATurnRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	m, eng := newMetrics(t, s, projections.SQLite)
+	m, eng := newMetrics(t, s, readmodel.SQLite)
 	m.SampleEvery = 0
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
@@ -139,7 +141,7 @@ func TestReadyz(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	m, eng := newMetrics(t, s, projections.Postgres)
+	m, eng := newMetrics(t, s, readmodel.Postgres)
 	if code, body := get(t, m.Ready()); code != 200 || body != "ready\n" {
 		t.Fatalf("ready: %d %q", code, body)
 	}

@@ -19,6 +19,8 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // longTurn records a 200-event turn (a long plan: step replies, markers
@@ -48,8 +50,8 @@ func longTurn(b *testing.B) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	reg := events.NewRegistry()
-	audittest.Project(b, store, projections.SQLite, reg, projections.Turns{})
-	log, _ := projections.NewAuditLog(store.DB())
+	audittest.Project(b, store, readmodel.SQLite, reg, projections.Turns{})
+	log, _ := auditlog.New(store.DB())
 	ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: reg, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)

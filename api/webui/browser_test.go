@@ -24,6 +24,8 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -107,12 +109,12 @@ func serve(t *testing.T, token string) *site {
 		}
 	}
 	reg := events.NewRegistry()
-	eng := audittest.Project(t, store, projections.SQLite, reg, projections.Turns{}, projections.Facts{}, projections.Sessions{}, projections.Tasks{})
+	eng := audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{}, projections.Facts{}, projections.Sessions{}, projections.Tasks{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = eng.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	log, err := projections.NewAuditLog(store.DB())
+	log, err := auditlog.New(store.DB())
 	if err != nil {
 		t.Fatal(err)
 	}

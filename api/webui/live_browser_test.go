@@ -17,11 +17,14 @@ import (
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/internal/live"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // liveSite serves the UI on the HTTP channel with a live hub, and one
@@ -32,10 +35,9 @@ func liveSite(t *testing.T, token string) (url, id string, hub *live.Hub) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
-	audittest.Project(t, store, projections.SQLite, reg, projections.Turns{})
-	log, err := projections.NewAuditLog(store.DB())
+	reg := events.NewRegistry()
+	audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{})
+	log, err := auditlog.New(store.DB())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,14 +9,14 @@ import (
 
 	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 type auditData struct {
 	Title    string
 	Q        map[string]string
 	Statuses []string
-	Rows     []projections.AuditRow
+	Rows     []auditlog.Row
 	Next     string // URL of the next page
 	LiveOn   bool   // the first page updates itself
 	Live     string // the filter's query, for the live updates
@@ -24,7 +24,7 @@ type auditData struct {
 }
 
 // filterOf reads the audit filter from a request's query.
-func filterOf(r *http.Request, now time.Time) (projections.AuditFilter, map[string]string, error) {
+func filterOf(r *http.Request, now time.Time) (auditlog.Filter, map[string]string, error) {
 	q := map[string]string{}
 	for _, p := range audit.Params {
 		q[p] = strings.TrimSpace(r.URL.Query().Get(p))
@@ -55,7 +55,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := auditData{Title: "Audit", Q: q, Statuses: projections.AuditStatuses(), Rows: page.Rows}
+	d := auditData{Title: "Audit", Q: q, Statuses: auditlog.Statuses(), Rows: page.Rows}
 	if page.Next != "" {
 		v, _ := url.ParseQuery(liveQuery(q))
 		v.Set("after", page.Next)
@@ -146,7 +146,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 type turnData struct {
 	Title string
 	ID    string
-	Row   projections.AuditRow
+	Row   auditlog.Row
 	Done  bool
 	// Live shows the running turn's reply as it is written.
 	Live   bool
@@ -171,7 +171,7 @@ func (s *Server) turnPage(w http.ResponseWriter, r *http.Request) {
 	}
 	if !done {
 		// Not completed yet: show who sent it from the first event.
-		row = projections.AuditRow{TurnID: id, Channel: evs[0].Metadata.Channel, SenderID: evs[0].Metadata.Sender, Status: "open"}
+		row = auditlog.Row{TurnID: id, Channel: evs[0].Metadata.Channel, SenderID: evs[0].Metadata.Sender, Status: "open"}
 	}
 	render(w, turnHTML(turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Live: !done && s.stream != nil,
 		Events: s.timeline(r.Context(), evs)}))
@@ -181,8 +181,8 @@ type senderData struct {
 	Title   string
 	Channel string
 	ID      string
-	View    projections.SenderView
-	Turns   []projections.AuditRow
+	View    auditlog.SenderView
+	Turns   []auditlog.Row
 	// Heartbeat is the global checklist; nil when the heartbeat is off.
 	Heartbeat *domain.Heartbeat
 }
@@ -195,7 +195,7 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	page, err := s.audit.Query(r.Context(), projections.AuditFilter{Sender: key, Limit: 20})
+	page, err := s.audit.Query(r.Context(), auditlog.Filter{Sender: key, Limit: 20})
 	if err != nil {
 		s.fail(w, r, err)
 		return

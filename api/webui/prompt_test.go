@@ -16,6 +16,8 @@ import (
 	"github.com/omega-gateway/omega/handlers/promptstore"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // The turn page shows a prompt recorded by reference in full.
@@ -47,8 +49,8 @@ func TestTurnPageShowsThePromptRecordedByReference(t *testing.T) {
 	if _, err := store.Append(ctx, domain.TurnStream("turn-a"), eventstore.NoStream, evs...); err != nil {
 		t.Fatal(err)
 	}
-	audittest.Project(t, store, projections.SQLite, reg, projections.Turns{})
-	log, _ := projections.NewAuditLog(store.DB())
+	audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{})
+	log, _ := auditlog.New(store.DB())
 	ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: reg, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)

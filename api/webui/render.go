@@ -10,7 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 // The pages are written by plain functions rather than html/template: a
@@ -83,7 +83,7 @@ func oneline(s string) string {
 	return s
 }
 
-func tokens(r projections.AuditRow) string {
+func tokens(r auditlog.Row) string {
 	if r.InputTokens == nil {
 		return "not reported"
 	}
@@ -121,7 +121,7 @@ func orDash(s string) string {
 
 // rowsHTML writes the audit table's rows (also served alone to the live
 // update).
-func rowsHTML(d *doc, rows []projections.AuditRow) {
+func rowsHTML(d *doc, rows []auditlog.Row) {
 	if len(rows) == 0 {
 		d.raw(`<tr class="empty"><td colspan="8">No turns match.</td></tr>` + "\n")
 		return
@@ -151,7 +151,7 @@ func rowsHTML(d *doc, rows []projections.AuditRow) {
 }
 
 // rowsFragment is the rows alone.
-func rowsFragment(rows []projections.AuditRow) string {
+func rowsFragment(rows []auditlog.Row) string {
 	var d doc
 	rowsHTML(&d, rows)
 	return d.String()

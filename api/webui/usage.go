@@ -6,14 +6,14 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 // usageData is the usage page: every provider call of the time range,
 // summed by purpose.
 type usageData struct {
 	Since, Until string
-	Stats        []projections.AuditStats
+	Stats        []auditlog.Stats
 }
 
 // usagePage serves /ui/usage: calls, failures, provider time, tokens and
@@ -25,7 +25,7 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	stats, err := s.audit.Stats(r.Context(), projections.AuditFilter{Since: f.Since, Until: f.Until}, projections.ByPurpose)
+	stats, err := s.audit.Stats(r.Context(), auditlog.Filter{Since: f.Since, Until: f.Until}, auditlog.ByPurpose)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -53,15 +53,15 @@ func usageHTML(u usageData) string {
 
 // usageRow writes one purpose's sums; tokens and cost cover only the
 // calls that reported usage.
-func usageRow(d *doc, s projections.AuditStats) {
+func usageRow(d *doc, s auditlog.Stats) {
 	d.cells(s.Group, strconv.FormatInt(s.Calls, 10), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
 		fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
 		fmt.Sprintf("$%.4f", s.CostUSD))
 }
 
 // total sums the purposes' rows into one named "all".
-func total(stats []projections.AuditStats) projections.AuditStats {
-	t := projections.AuditStats{Group: "all"}
+func total(stats []auditlog.Stats) auditlog.Stats {
+	t := auditlog.Stats{Group: "all"}
 	for _, s := range stats {
 		t.Calls, t.Failed, t.ProviderMs = t.Calls+s.Calls, t.Failed+s.Failed, t.ProviderMs+s.ProviderMs
 		t.InputTokens, t.OutputTokens = t.InputTokens+s.InputTokens, t.OutputTokens+s.OutputTokens

@@ -21,18 +21,18 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 //go:embed static
 var staticFS embed.FS
 
-// Audit is the read side the pages show (projections.AuditLog).
+// Audit is the read side the pages show (auditlog.Queries).
 type Audit interface {
-	Query(ctx context.Context, f projections.AuditFilter) (projections.AuditPage, error)
-	Turn(ctx context.Context, turnID string) (projections.AuditRow, bool, error)
-	Sender(ctx context.Context, key string) (projections.SenderView, error)
-	Stats(ctx context.Context, f projections.AuditFilter, by string) ([]projections.AuditStats, error)
+	Query(ctx context.Context, f auditlog.Filter) (auditlog.Page, error)
+	Turn(ctx context.Context, turnID string) (auditlog.Row, bool, error)
+	Sender(ctx context.Context, key string) (auditlog.SenderView, error)
+	Stats(ctx context.Context, f auditlog.Filter, by string) ([]auditlog.Stats, error)
 }
 
 // Log is the event log a turn's timeline is read from.
@@ -201,7 +201,7 @@ func render(w http.ResponseWriter, html string) {
 
 // fail answers a failed read: a bad filter is the user's to fix.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, projections.ErrBadFilter) {
+	if errors.Is(err, auditlog.ErrBadFilter) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 func newUI(t *testing.T, token string) *webui.Server {
@@ -27,8 +29,8 @@ func newUI(t *testing.T, token string) *webui.Server {
 	}
 	t.Cleanup(func() { store.Close() })
 	reg := events.NewRegistry()
-	audittest.Project(t, store, projections.SQLite, reg, projections.Turns{})
-	log, _ := projections.NewAuditLog(store.DB())
+	audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{})
+	log, _ := auditlog.New(store.DB())
 	ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: reg, Token: token, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -130,8 +132,8 @@ func TestSenderPageHeartbeat(t *testing.T) {
 		}
 		t.Cleanup(func() { store.Close() })
 		reg := app.NewRegistry()
-		audittest.Project(t, store, projections.SQLite, reg, app.Projections()...)
-		log, _ := projections.NewAuditLog(store.DB())
+		audittest.Project(t, store, readmodel.SQLite, reg, app.Projections()...)
+		log, _ := auditlog.New(store.DB())
 		ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: reg, Logger: quiet, Checklists: checks})
 		if err != nil {
 			t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/internal/pgtest"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 // openCLIStore points omega at a fresh store of backend and opens it for
@@ -97,7 +97,7 @@ func TestAuditCLI(t *testing.T) {
 
 			// JSON is one array; a page says how to get the next.
 			out, errs := omegaOut(t, "audit", "--format", "json", "--limit", "4", "--since", "1h")
-			var rows []projections.AuditRow
+			var rows []auditlog.Row
 			if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 4 {
 				t.Fatalf("json (%v): %s", err, out)
 			}
@@ -106,7 +106,7 @@ func TestAuditCLI(t *testing.T) {
 				t.Fatalf("no cursor on stderr: %q", errs)
 			}
 			out, errs = omegaOut(t, "audit", "--format", "json", "--limit", "4", "--after", next)
-			var rest []projections.AuditRow
+			var rest []auditlog.Row
 			if err := json.Unmarshal([]byte(out), &rest); err != nil || len(rest) != 3 || errs != "" || rest[0].TurnID == rows[3].TurnID {
 				t.Fatalf("second page (%v, %q): %s", err, errs, out)
 			}
@@ -118,7 +118,7 @@ func TestAuditCLI(t *testing.T) {
 
 			// Rows say the status the filter asked for, in the README's words.
 			out, _ = omegaOut(t, "audit", "--status", "answered", "--format", "json")
-			var answered []projections.AuditRow
+			var answered []auditlog.Row
 			if err := json.Unmarshal([]byte(out), &answered); err != nil || len(answered) == 0 {
 				t.Fatalf("answered (%v): %s", err, out)
 			}
@@ -132,7 +132,7 @@ func TestAuditCLI(t *testing.T) {
 			}
 
 			out, _ = omegaOut(t, "audit", "--stats", "--by", "sender", "--format", "json")
-			var stats []projections.AuditStats
+			var stats []auditlog.Stats
 			if err := json.Unmarshal([]byte(out), &stats); err != nil || len(stats) != 4 {
 				t.Fatalf("stats (%v): %s", err, out)
 			}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/reports"
 )
 
 func TestBugsCLI(t *testing.T) {
@@ -36,7 +36,7 @@ func TestBugsCLI(t *testing.T) {
 			s.Close()
 
 			out, _ := omegaOut(t, "bugs", "--json")
-			var got []projections.Report
+			var got []reports.Report
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -44,9 +44,9 @@ func TestBugsCLI(t *testing.T) {
 				t.Fatalf("reports = %+v", got)
 			}
 			want := []struct{ kind, text string }{
-				{projections.ReportBug, "a reply was cut"},
-				{projections.ReportLimitation, "I cannot read calendars\nadd a calendar tool"},
-				{projections.ReportBug, "the reminder fired twice"},
+				{reports.Bug, "a reply was cut"},
+				{reports.Limitation, "I cannot read calendars\nadd a calendar tool"},
+				{reports.Bug, "the reminder fired twice"},
 			}
 			for i, w := range want {
 				if got[i].Kind != w.kind || got[i].Text != w.text || got[i].Sender != "telegram:42" || got[i].At.IsZero() {

@@ -18,7 +18,7 @@ import (
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/cmd/doctor"
 	"github.com/omega-gateway/omega/cmd/reports"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 func main() {
@@ -83,7 +83,7 @@ func rootCmd() *cobra.Command {
 
 // openAudit opens the app with its read models caught up, and the audit
 // queries over them.
-func openAudit(cmd *cobra.Command) (*app.App, *projections.AuditLog, error) {
+func openAudit(cmd *cobra.Command) (*app.App, *auditlog.Queries, error) {
 	a, err := cli.OpenCaughtUp(cmd)
 	if err != nil {
 		return nil, nil, err

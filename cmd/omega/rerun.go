@@ -16,7 +16,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/cmd/rerun"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 // exitDiffers is the status of a re-run whose events differ.
@@ -74,7 +74,7 @@ func rerunCmd() *cobra.Command {
 
 // resolveTurn is the turn an id names: a whole id, or the start of one
 // completed turn's id (omega audit prints 8 characters).
-func resolveTurn(ctx context.Context, log *projections.AuditLog, id string) ([]string, error) {
+func resolveTurn(ctx context.Context, log *auditlog.Queries, id string) ([]string, error) {
 	id = strings.TrimSpace(id)
 	if len(id) == len("00000000-0000-0000-0000-000000000000") {
 		return []string{id}, nil
@@ -183,7 +183,7 @@ func printTally(w io.Writer, t tally, total int, out string) {
 }
 
 // turnsSince lists the turns completed since, oldest first.
-func turnsSince(cmd *cobra.Command, log *projections.AuditLog, since string) ([]string, error) {
+func turnsSince(cmd *cobra.Command, log *auditlog.Queries, since string) ([]string, error) {
 	f, err := audit.ParseFilter(func(name string) string {
 		if name == "since" {
 			return since
@@ -193,7 +193,7 @@ func turnsSince(cmd *cobra.Command, log *projections.AuditLog, since string) ([]
 	if err != nil {
 		return nil, err
 	}
-	f.Limit = projections.MaxAuditLimit
+	f.Limit = auditlog.MaxLimit
 	var ids []string
 	for {
 		page, err := log.Query(cmd.Context(), f)

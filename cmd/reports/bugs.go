@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/cmd/cli"
-	"github.com/omega-gateway/omega/projections"
+	agentreports "github.com/omega-gateway/omega/projections/reports"
 )
 
 // bugsCmd lists what the agent reported about itself: BUG_REPORT and
@@ -28,7 +28,7 @@ func bugsCmd() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			reports, err := a.Queries.Reports(cmd.Context(), limit)
+			reports, err := a.Reports.List(cmd.Context(), limit)
 			if err != nil {
 				return err
 			}
@@ -52,9 +52,9 @@ func bugsCmd() *cobra.Command {
 	return cmd
 }
 
-func printReportsJSON(cmd *cobra.Command, reports []projections.Report) error {
+func printReportsJSON(cmd *cobra.Command, reports []agentreports.Report) error {
 	if reports == nil {
-		reports = []projections.Report{}
+		reports = []agentreports.Report{}
 	}
 	enc := json.NewEncoder(cmd.OutOrStdout())
 	enc.SetIndent("", "  ")

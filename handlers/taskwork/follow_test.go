@@ -12,6 +12,8 @@ import (
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/taskwork"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // syncClock records what the follower tells the clock.
@@ -56,7 +58,7 @@ func TestFollowerTracksTaskChanges(t *testing.T) {
 	ctx := context.Background()
 	due := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
 	r := newRig(t, due)
-	engine := projections.New(r.sq.DB(), r.sq, projections.SQLite, r.reg, quiet, projections.Tasks{})
+	engine := engine.New(r.sq.DB(), r.sq, readmodel.SQLite, r.reg, quiet, projections.Tasks{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +101,7 @@ func (r *rig) appendTask(t *testing.T, id string, version int64, p domain.Payloa
 
 func mustQueries(t *testing.T, db *sql.DB) *projections.Queries {
 	t.Helper()
-	q, err := projections.NewQueries(db, projections.SQLite)
+	q, err := projections.NewQueries(db, readmodel.SQLite)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func TestFollowerOutlivesFailedLoads(t *testing.T) {
 	ctx := context.Background()
 	due := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
 	r := newRig(t, due)
-	engine := projections.New(r.sq.DB(), r.sq, projections.SQLite, r.reg, quiet, projections.Tasks{})
+	engine := engine.New(r.sq.DB(), r.sq, readmodel.SQLite, r.reg, quiet, projections.Tasks{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

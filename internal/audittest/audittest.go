@@ -12,7 +12,8 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Turn is one seeded turn.
@@ -88,14 +89,14 @@ func Append(t testing.TB, s eventstore.Store, turn Turn) {
 
 // Store is a store whose database holds the read models.
 type Store interface {
-	projections.Log
+	engine.Log
 	DB() *sql.DB
 }
 
 // Project sets up the projections ps over s and applies the whole log.
-func Project(t testing.TB, s Store, d projections.Dialect, reg *domain.Registry, ps ...projections.Projection) *projections.Engine {
+func Project(t testing.TB, s Store, d readmodel.Dialect, reg *domain.Registry, ps ...readmodel.Projection) *engine.Engine {
 	t.Helper()
-	eng := projections.New(s.DB(), s, d, reg, slog.New(slog.DiscardHandler), ps...)
+	eng := engine.New(s.DB(), s, d, reg, slog.New(slog.DiscardHandler), ps...)
 	if err := eng.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package projections_test
+package auditlog_test
 
 import (
 	"context"
@@ -6,22 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/projections/projectionstest"
+
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
-
-func turnsRegistry() *domain.Registry {
-	r := registry()
-	domain.RegisterTurnEvents(r)
-	return r
-}
 
 // seedAudit records every kind of turn, twice (the second round after
 // mid), and catches the turns projection up.
-func seedAudit(t *testing.T, b backend) (*projections.AuditLog, []audittest.Turn, time.Time) {
+func seedAudit(t *testing.T, b projectionstest.Backend) (*auditlog.Queries, []audittest.Turn, time.Time) {
 	t.Helper()
-	s := b.open(t)()
+	s := b.Open(t)()
 	var turns []audittest.Turn
 	var mid time.Time
 	for round := range 2 {
@@ -35,8 +32,8 @@ func seedAudit(t *testing.T, b backend) (*projections.AuditLog, []audittest.Turn
 			turns = append(turns, turn)
 		}
 	}
-	audittest.Project(t, s, b.dialect, turnsRegistry(), projections.Turns{})
-	a, err := projections.NewAuditLog(s.DB())
+	audittest.Project(t, s, b.Dialect, projectionstest.TurnsRegistry(), projections.Turns{})
+	a, err := auditlog.New(s.DB())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,31 +41,31 @@ func seedAudit(t *testing.T, b backend) (*projections.AuditLog, []audittest.Turn
 }
 
 func TestAuditQuery(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range projectionstest.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			a, turns, mid := seedAudit(t, b)
 			ctx := context.Background()
 			tests := []struct {
 				name string
-				f    projections.AuditFilter
+				f    auditlog.Filter
 				want int
 			}{
-				{"all", projections.AuditFilter{}, 14},
-				{"sender", projections.AuditFilter{Sender: domain.SenderKey("telegram", "ana")}, 6},
-				{"channel", projections.AuditFilter{Channel: "http"}, 4},
-				{"answered", projections.AuditFilter{Status: "answered"}, 8},
-				{"denied", projections.AuditFilter{Status: "denied"}, 2},
-				{"failed", projections.AuditFilter{Status: "failed"}, 2},
-				{"suppressed", projections.AuditFilter{Status: "suppressed"}, 2},
-				{"acknowledged", projections.AuditFilter{Status: "acknowledged"}, 2},
-				{"model", projections.AuditFilter{Model: "opus"}, 2},
-				{"project", projections.AuditFilter{Project: "garden"}, 6},
-				{"grep input, any case", projections.AuditFilter{Grep: "PLAN THE"}, 2},
-				{"grep output", projections.AuditFilter{Grep: "all good"}, 2},
-				{"grep is literal", projections.AuditFilter{Grep: "%"}, 0},
-				{"since", projections.AuditFilter{Since: mid}, 7},
-				{"until", projections.AuditFilter{Until: mid}, 7},
-				{"combined", projections.AuditFilter{Since: mid, Channel: "telegram", Status: "answered"}, 3},
+				{"all", auditlog.Filter{}, 14},
+				{"sender", auditlog.Filter{Sender: domain.SenderKey("telegram", "ana")}, 6},
+				{"channel", auditlog.Filter{Channel: "http"}, 4},
+				{"answered", auditlog.Filter{Status: "answered"}, 8},
+				{"denied", auditlog.Filter{Status: "denied"}, 2},
+				{"failed", auditlog.Filter{Status: "failed"}, 2},
+				{"suppressed", auditlog.Filter{Status: "suppressed"}, 2},
+				{"acknowledged", auditlog.Filter{Status: "acknowledged"}, 2},
+				{"model", auditlog.Filter{Model: "opus"}, 2},
+				{"project", auditlog.Filter{Project: "garden"}, 6},
+				{"grep input, any case", auditlog.Filter{Grep: "PLAN THE"}, 2},
+				{"grep output", auditlog.Filter{Grep: "all good"}, 2},
+				{"grep is literal", auditlog.Filter{Grep: "%"}, 0},
+				{"since", auditlog.Filter{Since: mid}, 7},
+				{"until", auditlog.Filter{Until: mid}, 7},
+				{"combined", auditlog.Filter{Since: mid, Channel: "telegram", Status: "answered"}, 3},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
@@ -85,7 +82,7 @@ func TestAuditQuery(t *testing.T) {
 			// Keyset pagination visits every row once, newest first.
 			seen := map[string]bool{}
 			var last time.Time
-			f := projections.AuditFilter{Limit: 3}
+			f := auditlog.Filter{Limit: 3}
 			for pages := 0; ; pages++ {
 				page, err := a.Query(ctx, f)
 				if err != nil {
@@ -109,8 +106,8 @@ func TestAuditQuery(t *testing.T) {
 				t.Fatalf("paged %d rows, want %d", len(seen), len(turns))
 			}
 
-			for _, bad := range []projections.AuditFilter{{Status: "happy"}, {After: "nonsense"}, {Limit: 5000}} {
-				if _, err := a.Query(ctx, bad); !errors.Is(err, projections.ErrBadFilter) {
+			for _, bad := range []auditlog.Filter{{Status: "happy"}, {After: "nonsense"}, {Limit: 5000}} {
+				if _, err := a.Query(ctx, bad); !errors.Is(err, auditlog.ErrBadFilter) {
 					t.Errorf("%+v: err %v, want a bad filter", bad, err)
 				}
 			}
@@ -119,11 +116,11 @@ func TestAuditQuery(t *testing.T) {
 }
 
 func TestAuditUsage(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range projectionstest.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			a, turns, _ := seedAudit(t, b)
 			ctx := context.Background()
-			row := func(i int) projections.AuditRow {
+			row := func(i int) auditlog.Row {
 				r, ok, err := a.Turn(ctx, turns[i].ID)
 				if err != nil || !ok {
 					t.Fatalf("turn %d: %v %v", i, ok, err)
@@ -147,7 +144,7 @@ func TestAuditUsage(t *testing.T) {
 				t.Errorf("failed turn %+v", f)
 			}
 
-			stats, err := a.Stats(ctx, projections.AuditFilter{}, projections.ByNone)
+			stats, err := a.Stats(ctx, auditlog.Filter{}, auditlog.ByNone)
 			if err != nil || len(stats) != 1 {
 				t.Fatal(stats, err)
 			}
@@ -156,7 +153,7 @@ func TestAuditUsage(t *testing.T) {
 				s.Reported != 4 || s.InputTokens != 360 || s.OutputTokens != 96 || s.ProviderMs != 2*(1200+600+50+10+10) {
 				t.Errorf("stats %+v", s)
 			}
-			byModel, err := a.Stats(ctx, projections.AuditFilter{}, projections.ByModel)
+			byModel, err := a.Stats(ctx, auditlog.Filter{}, auditlog.ByModel)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +164,7 @@ func TestAuditUsage(t *testing.T) {
 			if len(models) != 4 || models[0] != "" || models[1] != "haiku" || models[2] != "opus" || models[3] != "sonnet" {
 				t.Errorf("groups by model %q", models)
 			}
-			if _, err := a.Stats(ctx, projections.AuditFilter{}, "week"); !errors.Is(err, projections.ErrBadFilter) {
+			if _, err := a.Stats(ctx, auditlog.Filter{}, "week"); !errors.Is(err, auditlog.ErrBadFilter) {
 				t.Errorf("--by week: %v", err)
 			}
 		})

@@ -1,4 +1,7 @@
-package projections
+// Package pglock is the PostgreSQL connection whose session-level advisory
+// locks make one process the applier of a read model (see
+// engine.ApplyExclusively).
+package pglock
 
 import (
 	"context"
@@ -19,44 +22,44 @@ import (
 // one process applies both.
 const applierLockClass = 0x6f6d
 
-// session is a PostgreSQL connection of the engine's own. It holds the
+// Session is a PostgreSQL connection of the engine's own. It holds the
 // session-level advisory lock of each projection the engine applies, and
 // every transaction that applies them runs on it: when the connection
 // ends (the process died, or the server ended the session for idling past
 // its timeout) the server releases the locks, and no transaction of the
 // old holder can commit any more. Two appliers of one read model at once
 // are therefore impossible, not merely unlikely.
-type session struct {
+type Session struct {
 	conn *sql.Conn
 	mu   sync.Mutex // one transaction or statement at a time
 }
 
-// openSession takes a connection out of db's pool for good and makes the
+// Open takes a connection out of db's pool for good and makes the
 // server end it after ttl*3/5 without a statement: a holder that stopped
 // (frozen, cut off) loses its locks then, and a process trying every
 // ttl/5 takes them over within ttl.
-func openSession(ctx context.Context, db *sql.DB, ttl time.Duration) (*session, error) {
+func Open(ctx context.Context, db *sql.DB, ttl time.Duration) (*Session, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open the applier session: %w", err)
 	}
-	s := &session{conn: conn}
+	s := &Session{conn: conn}
 	idle := strconv.FormatInt((ttl * 3 / 5).Milliseconds(), 10)
 	// The name shows in pg_stat_activity which process applies.
 	name := fmt.Sprintf("omega applier pid %d", os.Getpid())
 	if _, err := conn.ExecContext(ctx, `SELECT set_config('idle_session_timeout', $1, false),
 		set_config('idle_in_transaction_session_timeout', $1, false), set_config('application_name', $2, false)`, idle, name); err != nil {
-		s.close()
+		s.Close()
 		return nil, fmt.Errorf("set the applier session's timeouts: %w", err)
 	}
 	return s, nil
 }
 
-// tryLock takes the advisory locks of the named projections that no other
+// TryLock takes the advisory locks of the named projections that no other
 // session holds, without waiting, and returns the names it took.
-func (s *session) tryLock(ctx context.Context, names []string) ([]string, error) {
+func (s *Session) TryLock(ctx context.Context, names []string) ([]string, error) {
 	if len(names) == 0 {
-		return nil, s.ping(ctx)
+		return nil, s.Ping(ctx)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,8 +86,8 @@ func (s *session) tryLock(ctx context.Context, names []string) ([]string, error)
 	return took, nil
 }
 
-// ping keeps the session from idling out and proves it is alive.
-func (s *session) ping(ctx context.Context) error {
+// Ping keeps the session from idling out and proves it is alive.
+func (s *Session) Ping(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.conn.ExecContext(ctx, "SELECT 1"); err != nil {
@@ -93,8 +96,8 @@ func (s *session) ping(ctx context.Context) error {
 	return nil
 }
 
-// inTx runs fn in a transaction on the session.
-func (s *session) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+// InTx runs fn in a transaction on the session.
+func (s *Session) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tx, err := s.conn.BeginTx(ctx, nil)
@@ -111,9 +114,9 @@ func (s *session) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
-// close ends the connection, releasing its locks at once. It must never go
+// Close ends the connection, releasing its locks at once. It must never go
 // back to the pool: another caller would inherit the locks.
-func (s *session) close() {
+func (s *Session) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// database/sql closes a connection whose Raw call reports it bad.

@@ -1,4 +1,6 @@
-package projections
+// Package providercalls is the read model of every provider call by
+// purpose; projections/auditlog sums it (stats by purpose).
+package providercalls
 
 import (
 	"context"
@@ -7,18 +9,20 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-// ProviderCalls is the read model of every provider call, whatever it was
+// ReadModel is the read model of every provider call, whatever it was
 // for (domain.ProviderCallOf): a turn's reply, a plan step, a
 // classification, a heartbeat check-in, a summary, a fact extraction, a
 // self-heal follow-up. The audit table counts a turn's calls; this one
 // counts all of them, by purpose.
-type ProviderCalls struct{}
+type ReadModel struct{}
 
-func (ProviderCalls) Name() string     { return "provider_calls" }
-func (ProviderCalls) Tables() []string { return []string{"provider_calls"} }
-func (ProviderCalls) Schema(_ Dialect, t func(string) string) []string {
+func (ReadModel) Name() string     { return "provider_calls" }
+func (ReadModel) Tables() []string { return []string{"provider_calls"} }
+func (ReadModel) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			position BIGINT PRIMARY KEY,
@@ -27,12 +31,12 @@ func (ProviderCalls) Schema(_ Dialect, t func(string) string) []string {
 			failed   INTEGER NOT NULL,
 			duration_ms BIGINT NOT NULL,
 			%s
-		)`, t("provider_calls"), usageColumns),
+		)`, t("provider_calls"), projections.UsageColumns),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (at)`, t("provider_calls_at"), t("provider_calls")),
 	}
 }
 
-func (ProviderCalls) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if !slices.Contains(events.ProviderCallTypes(), e.Type) {
 		return nil
 	}

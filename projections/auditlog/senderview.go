@@ -1,4 +1,4 @@
-package projections
+package auditlog
 
 import (
 	"context"
@@ -41,7 +41,7 @@ type SenderSession struct {
 }
 
 // Sender returns the view of the sender with read-model key key.
-func (a *AuditLog) Sender(ctx context.Context, key string) (SenderView, error) {
+func (a *Queries) Sender(ctx context.Context, key string) (SenderView, error) {
 	v := SenderView{Key: key}
 	err := a.db.QueryRowContext(ctx, `SELECT channel, sender_id, name, language, personality FROM senders WHERE sender = $1`, key).
 		Scan(&v.Channel, &v.SenderID, &v.Name, &v.Language, &v.Personality)
@@ -84,7 +84,7 @@ func (a *AuditLog) Sender(ctx context.Context, key string) (SenderView, error) {
 	return v, err
 }
 
-func (a *AuditLog) each(ctx context.Context, q, arg string, scan func(*sql.Rows) error) error {
+func (a *Queries) each(ctx context.Context, q, arg string, scan func(*sql.Rows) error) error {
 	rows, err := a.db.QueryContext(ctx, q, arg)
 	if err != nil {
 		return fmt.Errorf("sender view: %w", err)
@@ -100,7 +100,7 @@ func (a *AuditLog) each(ctx context.Context, q, arg string, scan func(*sql.Rows)
 
 // TurnsOf lists the sender's turns in arrival order, only those of
 // conversation when it is not empty.
-func (a *AuditLog) TurnsOf(ctx context.Context, sender, conversation string) ([]string, error) {
+func (a *Queries) TurnsOf(ctx context.Context, sender, conversation string) ([]string, error) {
 	q, args := `SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival`, []any{sender}
 	if conversation != "" {
 		q, args = `SELECT turn_id FROM turns WHERE sender = $1 AND conversation_id = $2 ORDER BY arrival`, []any{sender, conversation}

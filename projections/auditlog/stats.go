@@ -1,4 +1,4 @@
-package projections
+package auditlog
 
 import (
 	"cmp"
@@ -10,10 +10,10 @@ import (
 	"github.com/omega-gateway/omega/domain"
 )
 
-// AuditStats sums the audit rows of one group. Token and cost sums cover
+// Stats sums the audit rows of one group. Token and cost sums cover
 // only the turns whose provider reported usage (Reported of Turns); the
 // rest are unknown, not zero.
-type AuditStats struct {
+type Stats struct {
 	Group        string  `json:"group,omitempty"`
 	Turns        int64   `json:"turns"`
 	Answered     int64   `json:"answered"`
@@ -32,9 +32,9 @@ type AuditStats struct {
 }
 
 // add counts one turn.
-func (g *AuditStats) add(status string, acked bool, providerMs, calls int64, reported bool, in, out int64, cost float64) {
+func (g *Stats) add(status string, acked bool, providerMs, calls int64, reported bool, in, out int64, cost float64) {
 	g.Turns++
-	switch AuditStatus(status) {
+	switch Status(status) {
 	case "answered":
 		g.Answered++
 	case "denied":
@@ -69,8 +69,8 @@ const (
 )
 
 // Stats sums the rows f selects (its Limit and After are ignored), one
-// AuditStats per group of by (ByDay in UTC), groups in order.
-func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]AuditStats, error) {
+// Stats per group of by (ByDay in UTC), groups in order.
+func (a *Queries) Stats(ctx context.Context, f Filter, by string) ([]Stats, error) {
 	if by == ByPurpose {
 		return a.purposeStats(ctx, f)
 	}
@@ -90,7 +90,7 @@ func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]Audit
 		return nil, fmt.Errorf("audit stats: %w", err)
 	}
 	defer rows.Close()
-	groups := map[string]*AuditStats{}
+	groups := map[string]*Stats{}
 	latencies := map[string][]int64{}
 	for rows.Next() {
 		var at, latency, providerMs, calls, in, out int64
@@ -103,7 +103,7 @@ func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]Audit
 		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: domain.SenderLabel(sender), ByModel: model}[by]
 		g := groups[key]
 		if g == nil {
-			g = &AuditStats{Group: key}
+			g = &Stats{Group: key}
 			groups[key] = g
 		}
 		g.add(status, acked == 1, providerMs, calls, reported == 1, in, out, cost)
@@ -112,14 +112,14 @@ func (a *AuditLog) Stats(ctx context.Context, f AuditFilter, by string) ([]Audit
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read audit stats: %w", err)
 	}
-	out := make([]AuditStats, 0, len(groups))
+	out := make([]Stats, 0, len(groups))
 	for key, g := range groups {
 		l := latencies[key]
 		slices.Sort(l)
 		g.LatencyP50Ms, g.LatencyP95Ms = percentile(l, 50), percentile(l, 95)
 		out = append(out, *g)
 	}
-	slices.SortFunc(out, func(a, b AuditStats) int { return cmp.Compare(a.Group, b.Group) })
+	slices.SortFunc(out, func(a, b Stats) int { return cmp.Compare(a.Group, b.Group) })
 	return out, nil
 }
 
@@ -136,11 +136,11 @@ func percentile(sorted []int64, p int) int64 {
 // Calls, Failed, ProviderMs, Reported (calls that reported usage) and the
 // tokens and cost they reported. Only the time range applies: a
 // heartbeat or a self-heal call belongs to no sender, model or turn.
-func (a *AuditLog) purposeStats(ctx context.Context, f AuditFilter) ([]AuditStats, error) {
+func (a *Queries) purposeStats(ctx context.Context, f Filter) ([]Stats, error) {
 	if f.Sender != "" || f.Channel != "" || f.Status != "" || f.Model != "" || f.Project != "" || f.Grep != "" {
 		return nil, fmt.Errorf("%w: --by purpose takes only --since and --until", ErrBadFilter)
 	}
-	where, args, err := AuditFilter{Since: f.Since, Until: f.Until}.where()
+	where, args, err := Filter{Since: f.Since, Until: f.Until}.where()
 	if err != nil {
 		return nil, err
 	}
@@ -150,9 +150,9 @@ func (a *AuditLog) purposeStats(ctx context.Context, f AuditFilter) ([]AuditStat
 		return nil, fmt.Errorf("audit stats by purpose: %w", err)
 	}
 	defer rows.Close()
-	var out []AuditStats
+	var out []Stats
 	for rows.Next() {
-		var s AuditStats
+		var s Stats
 		if err := rows.Scan(&s.Group, &s.Calls, &s.Failed, &s.ProviderMs, &s.Reported, &s.InputTokens, &s.OutputTokens, &s.CostUSD); err != nil {
 			return nil, fmt.Errorf("scan audit stats by purpose: %w", err)
 		}

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections/engine/pglock"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // CatchUp applies every event committed before the call to every
@@ -35,13 +37,13 @@ func (e *Engine) CatchUp(ctx context.Context) error {
 }
 
 // catchUpOne applies the log to p from its checkpoint to the end.
-func (e *Engine) catchUpOne(ctx context.Context, p Projection) error {
+func (e *Engine) catchUpOne(ctx context.Context, p readmodel.Projection) error {
 	for attempt := 0; ; attempt++ {
-		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+		pos, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
 		if err != nil {
 			return err
 		}
-		_, err = e.catchUp(ctx, []Projection{p}, "", pos, -1, noProgress{})
+		_, err = e.catchUp(ctx, []readmodel.Projection{p}, "", pos, -1, noProgress{})
 		var moved *movedError
 		if errors.As(err, &moved) && attempt < 3 {
 			continue
@@ -62,15 +64,15 @@ func (e *Engine) holds(name string) bool {
 // the process applying p to get there, or, when p's lock is free (no
 // server runs, or its applier died), takes the lock and applies p itself
 // on the session holding it.
-func (e *Engine) catchUpExclusive(ctx context.Context, p Projection) error {
+func (e *Engine) catchUpExclusive(ctx context.Context, p readmodel.Projection) error {
 	end, err := e.logEnd(ctx)
 	if err != nil || end == 0 {
 		return err
 	}
-	var s *session
+	var s *pglock.Session
 	defer func() {
 		if s != nil {
-			s.close()
+			s.Close()
 		}
 	}()
 	for {
@@ -79,11 +81,11 @@ func (e *Engine) catchUpExclusive(ctx context.Context, p Projection) error {
 			return err
 		}
 		if s == nil {
-			if s, err = openSession(ctx, e.db, e.exclusiveTTL); err != nil {
+			if s, err = pglock.Open(ctx, e.db, e.exclusiveTTL); err != nil {
 				return err
 			}
 		}
-		took, err := s.tryLock(ctx, []string{p.Name()})
+		took, err := s.TryLock(ctx, []string{p.Name()})
 		if err != nil {
 			return err
 		}
@@ -117,8 +119,8 @@ func (e *Engine) logEnd(ctx context.Context) (int64, error) {
 
 // reached reports whether p's checkpoint is at or past the event at end
 // in delivery order.
-func (e *Engine) reached(ctx context.Context, p Projection, end int64) (bool, error) {
-	pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+func (e *Engine) reached(ctx context.Context, p readmodel.Projection, end int64) (bool, error) {
+	pos, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
 	if err != nil || pos == end {
 		return pos == end, err
 	}
@@ -138,11 +140,11 @@ type sessionKey struct{}
 
 // withSession makes the engine's transactions under ctx run on s, which
 // holds the lock of what they apply.
-func withSession(ctx context.Context, s *session) context.Context {
+func withSession(ctx context.Context, s *pglock.Session) context.Context {
 	return context.WithValue(ctx, sessionKey{}, s)
 }
 
-func sessionFrom(ctx context.Context) *session {
-	s, _ := ctx.Value(sessionKey{}).(*session)
+func sessionFrom(ctx context.Context) *pglock.Session {
+	s, _ := ctx.Value(sessionKey{}).(*pglock.Session)
 	return s
 }

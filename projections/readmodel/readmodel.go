@@ -1,13 +1,13 @@
-// Package projections builds omega's read models from the event log. Each
-// projection applies events in a transaction that also advances its
-// checkpoint, so every event has exactly one effect even across crashes;
-// every projection can be dropped and rebuilt from position 0.
-package projections
+// Package readmodel is the contract between a read model and the engine
+// that feeds it (projections/engine): what a projection declares (name,
+// tables, schema, version), the transaction it writes in, and the SQL
+// dialect. Read models and the engine both depend on it, never on each
+// other.
+package readmodel
 
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -44,13 +44,20 @@ type Tx struct {
 	Dialect  Dialect
 	Registry *domain.Registry
 	prefix   string
-	stmts    *statements
+	stmts    *Statements
+}
+
+// NewTx wraps tx for a projection's Apply: prefix names the physical
+// tables ("" for the live ones, the shadow prefix during verification),
+// stmts (nil for none) prepares statements once.
+func NewTx(tx *sql.Tx, d Dialect, reg *domain.Registry, prefix string, stmts *Statements) *Tx {
+	return &Tx{Tx: tx, Dialect: d, Registry: reg, prefix: prefix, stmts: stmts}
 }
 
 // ExecContext runs a statement with storable arguments (see storable),
-// prepared once where that pays (see statements).
+// prepared once where that pays (see Statements).
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	if st := tx.stmts.inTx(ctx, tx.Tx, query); st != nil {
+	if st := tx.stmts.InTx(ctx, tx.Tx, query); st != nil {
 		return st.ExecContext(ctx, storable(args)...)
 	}
 	return tx.Tx.ExecContext(ctx, query, storable(args)...)
@@ -58,7 +65,7 @@ func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 
 // QueryContext runs a query with storable arguments (see storable).
 func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := tx.stmts.inTx(ctx, tx.Tx, query); st != nil {
+	if st := tx.stmts.InTx(ctx, tx.Tx, query); st != nil {
 		return st.QueryContext(ctx, storable(args)...)
 	}
 	return tx.Tx.QueryContext(ctx, query, storable(args)...)
@@ -66,7 +73,7 @@ func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 
 // QueryRowContext runs a query with storable arguments (see storable).
 func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := tx.stmts.inTx(ctx, tx.Tx, query); st != nil {
+	if st := tx.stmts.InTx(ctx, tx.Tx, query); st != nil {
 		return st.QueryRowContext(ctx, storable(args)...)
 	}
 	return tx.Tx.QueryRowContext(ctx, query, storable(args)...)
@@ -103,27 +110,6 @@ func (tx *Tx) Decode(e domain.Event) (domain.Payload, error) {
 	return p, nil
 }
 
-func tableFunc(prefix string) func(string) string {
-	return func(name string) string { return prefix + name }
-}
-
-func checkpointName(p Projection) string { return "projection:" + p.Name() }
-
-// createTables runs a projection's schema in tx.
-func createTables(ctx context.Context, tx *sql.Tx, d Dialect, p Projection, prefix string) error {
-	for _, stmt := range p.Schema(d, tableFunc(prefix)) {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create tables of %s: %w", p.Name(), err)
-		}
-	}
-	return nil
-}
-
-func dropTables(ctx context.Context, tx *sql.Tx, p Projection, prefix string) error {
-	for _, t := range p.Tables() {
-		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+prefix+t); err != nil {
-			return fmt.Errorf("drop %s%s: %w", prefix, t, err)
-		}
-	}
-	return nil
-}
+// CheckpointName is the checkpoint under which the engine records how far
+// p has applied the log; queries that must agree with a read model read it.
+func CheckpointName(p Projection) string { return "projection:" + p.Name() }

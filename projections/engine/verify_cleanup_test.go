@@ -1,9 +1,12 @@
-package projections_test
+package engine_test
 
 import (
 	"context"
 	"database/sql"
 	"testing"
+
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 
 	"github.com/omega-gateway/omega/projections"
 )
@@ -18,10 +21,10 @@ func (c cancelOnProgress) Finish()             {}
 
 // shadows counts what a verify leaves behind: verify_* tables and
 // checkpoints.
-func shadows(t *testing.T, db *sql.DB, dialect projections.Dialect) int {
+func shadows(t *testing.T, db *sql.DB, dialect readmodel.Dialect) int {
 	t.Helper()
 	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'verify\_%' ESCAPE '\'`
-	if dialect == projections.Postgres {
+	if dialect == readmodel.Postgres {
 		q = `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'verify\_%' ESCAPE '\'`
 	}
 	var tables, checkpoints int
@@ -36,9 +39,9 @@ func shadows(t *testing.T, db *sql.DB, dialect projections.Dialect) int {
 
 func TestVerifyLeavesNoShadowTables(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			s := b.open(t)()
-			eng := projections.New(s.DB(), s, b.dialect, registry(), quiet, projections.Facts{}, applied{})
+		t.Run(b.Name, func(t *testing.T) {
+			s := b.Open(t)()
+			eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
 			ctx := context.Background()
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
@@ -52,7 +55,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 			if diffs, err := eng.Verify(ctx, ps, nil); err != nil || len(diffs) != 0 {
 				t.Fatalf("verify: %v %v", diffs, err)
 			}
-			if n := shadows(t, s.DB(), b.dialect); n != 0 {
+			if n := shadows(t, s.DB(), b.Dialect); n != 0 {
 				t.Fatalf("a clean verify left %d shadow table(s) or checkpoint(s)", n)
 			}
 
@@ -60,7 +63,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 			if _, err := eng.Verify(ictx, ps, cancelOnProgress{cancel}); err == nil {
 				t.Fatal("an interrupted verify reported success")
 			}
-			if n := shadows(t, s.DB(), b.dialect); n != 0 {
+			if n := shadows(t, s.DB(), b.Dialect); n != 0 {
 				t.Fatalf("an interrupted verify left %d shadow table(s) or checkpoint(s)", n)
 			}
 
@@ -71,7 +74,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 			if _, err := eng.Verify(ctx, ps, nil); err == nil {
 				t.Fatal("verify without the live table reported success")
 			}
-			if n := shadows(t, s.DB(), b.dialect); n != 0 {
+			if n := shadows(t, s.DB(), b.Dialect); n != 0 {
 				t.Fatalf("a failed verify left %d shadow table(s) or checkpoint(s)", n)
 			}
 		})

@@ -1,4 +1,4 @@
-package projections_test
+package engine_test
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -18,51 +16,21 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/eventstore/sqlite"
-	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/projectionstest"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-type store interface {
-	projections.Log
-	DB() *sql.DB
-}
+type (
+	store   = projectionstest.Store
+	backend = projectionstest.Backend
+)
 
-type backend struct {
-	name    string
-	dialect projections.Dialect
-	open    func(t testing.TB) func() store // returns an opener for the same database
-}
-
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
-
-func backends() []backend {
-	return []backend{
-		{"sqlite", projections.SQLite, func(t testing.TB) func() store {
-			path := t.TempDir() + "/omega.db"
-			return func() store {
-				s, err := sqlite.Open(context.Background(), path, sqlite.Options{Logger: quiet})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-		}},
-		{"postgres", projections.Postgres, func(t testing.TB) func() store {
-			dsn := pgtest.DSN(t)
-			return func() store {
-				s, err := postgres.Open(context.Background(), dsn, postgres.Options{Logger: quiet})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { s.Close() })
-				return s
-			}
-		}},
-	}
-}
+var (
+	quiet    = projectionstest.Quiet
+	backends = projectionstest.Backends
+)
 
 func registry() *domain.Registry {
 	r := events.NewRegistry()
@@ -75,10 +43,10 @@ type applied struct{}
 
 func (applied) Name() string     { return "applied" }
 func (applied) Tables() []string { return []string{"applied"} }
-func (applied) Schema(_ projections.Dialect, t func(string) string) []string {
+func (applied) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, type TEXT NOT NULL)", t("applied"))}
 }
-func (applied) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) error {
+func (applied) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	_, err := tx.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s (position, type) VALUES ($1, $2)", tx.T("applied")), e.Position, e.Type)
 	return err
 }
@@ -179,7 +147,7 @@ func waitApplied(t *testing.T, s store, table string) {
 
 func TestEngine(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			t.Run("LiveRunThenVerify", func(t *testing.T) { testLiveRunThenVerify(t, b) })
 			t.Run("TwoEnginesApplyOnce", func(t *testing.T) { testTwoEngines(t, b) })
 			t.Run("ResumeAfterStop", func(t *testing.T) { testResume(t, b) })
@@ -189,8 +157,8 @@ func TestEngine(t *testing.T) {
 }
 
 func testLiveRunThenVerify(t *testing.T, b backend) {
-	s := b.open(t)()
-	eng := projections.New(s.DB(), s, b.dialect, registry(), quiet, projections.Facts{}, applied{})
+	s := b.Open(t)()
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := eng.Setup(ctx); err != nil {
@@ -238,13 +206,13 @@ func testLiveRunThenVerify(t *testing.T, b backend) {
 // Two engines on one database stand for two omega processes: every event
 // must still be applied exactly once (the applied table's key enforces it).
 func testTwoEngines(t *testing.T, b backend) {
-	open := b.open(t)
+	open := b.Open(t)
 	s1, s2 := open(), open()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var engines []*projections.Engine
+	var engines []*engine.Engine
 	for _, s := range []store{s1, s2} {
-		e := projections.New(s.DB(), s, b.dialect, registry(), quiet, applied{})
+		e := engine.New(s.DB(), s, b.Dialect, registry(), quiet, applied{})
 		e.BatchSize = 7
 		if err := e.Setup(ctx); err != nil {
 			t.Fatal(err)
@@ -272,8 +240,8 @@ func testTwoEngines(t *testing.T, b backend) {
 }
 
 func testResume(t *testing.T, b backend) {
-	s := b.open(t)()
-	eng := projections.New(s.DB(), s, b.dialect, registry(), quiet, applied{})
+	s := b.Open(t)()
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, applied{})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
@@ -296,7 +264,7 @@ func testResume(t *testing.T, b backend) {
 }
 
 func testBadEvents(t *testing.T, b backend) {
-	s := b.open(t)()
+	s := b.Open(t)()
 	appendFacts(t, s, 3, "1")
 	ctx := context.Background()
 	unknown := domain.NewEvent{ID: uuid.New(), Type: "FromTheFuture", Data: json.RawMessage(`{}`)}
@@ -304,7 +272,7 @@ func testBadEvents(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := projections.New(s.DB(), s, b.dialect, registry(), quiet, projections.Facts{})
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{})
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +286,7 @@ func testBadEvents(t *testing.T, b backend) {
 		t.Fatalf("rebuild with SkipBad: %v", err)
 	}
 
-	s2 := b.open(t)()
+	s2 := b.Open(t)()
 	appendFacts(t, s2, 3, "1")
 	bad := domain.NewEvent{ID: uuid.New(), Type: "FactRecorded", Data: json.RawMessage(`{"key": 5}`)}
 	res, err = s2.Append(ctx, "sender-telegram-1", eventstore.Any, bad)
@@ -327,7 +295,7 @@ func testBadEvents(t *testing.T, b backend) {
 	}
 	// A payload of a known type that cannot be decoded is the event's own
 	// fault: the projection records it as poisoned and goes on.
-	eng2 := projections.New(s2.DB(), s2, b.dialect, fullRegistry(), quiet, projections.Facts{})
+	eng2 := engine.New(s2.DB(), s2, b.Dialect, fullRegistry(), quiet, projections.Facts{})
 	if err := eng2.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -351,12 +319,12 @@ func (p versioned) Version() int { return p.v }
 // the log at Setup.
 func TestSchemaVersionChangeRebuilds(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			s := b.open(t)()
+		t.Run(b.Name, func(t *testing.T) {
+			s := b.Open(t)()
 			ctx := context.Background()
 			appendFacts(t, s, 10, "1")
-			run := func(p projections.Projection) {
-				eng := projections.New(s.DB(), s, b.dialect, registry(), quiet, p)
+			run := func(p readmodel.Projection) {
+				eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, p)
 				if err := eng.Setup(ctx); err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package projections
+package readmodel
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// statements prepares each distinct statement text once and reuses it. On
+// Statements prepares each distinct statement text once and reuses it. On
 // PostgreSQL a statement sent unprepared is parsed and planned on every
 // call: for the turns projection's statements that was 0.3–0.8 ms of
 // server time each (the server's statement log, parse and bind against
@@ -17,7 +17,7 @@ import (
 // Only PostgreSQL uses it: SQLite prepares in-process for next to nothing,
 // and its single write connection is held by the transaction that would
 // have to wait for the prepare.
-type statements struct {
+type Statements struct {
 	db *sql.DB
 
 	mu     sync.Mutex
@@ -28,17 +28,19 @@ type statements struct {
 // set of templates, but filters (the audit's) build texts of their own.
 const maxStatements = 256
 
-func newStatements(db *sql.DB, d Dialect) *statements {
+// NewStatements returns the statement cache for db: nil (no cache) on
+// anything but PostgreSQL.
+func NewStatements(db *sql.DB, d Dialect) *Statements {
 	if d != Postgres {
 		return nil
 	}
-	return &statements{db: db, byText: map[string]*sql.Stmt{}}
+	return &Statements{db: db, byText: map[string]*sql.Stmt{}}
 }
 
-// get returns the prepared statement for query, or nil when it is not kept
+// Get returns the prepared statement for query, or nil when it is not kept
 // (no cache, the cache full, or the prepare failed: the caller then runs
 // the text, which reports any error itself).
-func (s *statements) get(ctx context.Context, query string) *sql.Stmt {
+func (s *Statements) Get(ctx context.Context, query string) *sql.Stmt {
 	if s == nil {
 		return nil
 	}
@@ -63,9 +65,9 @@ func (s *statements) get(ctx context.Context, query string) *sql.Stmt {
 	return st
 }
 
-// inTx is the statement bound to tx, or nil.
-func (s *statements) inTx(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
-	if st := s.get(ctx, query); st != nil {
+// InTx is the statement bound to tx, or nil.
+func (s *Statements) InTx(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
+	if st := s.Get(ctx, query); st != nil {
 		return tx.StmtContext(ctx, st)
 	}
 	return nil

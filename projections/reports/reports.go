@@ -1,21 +1,27 @@
-package projections
+// Package reports is the read model of what the agent reported about
+// itself (bug reports and limitations) and its one query, what
+// `omega bugs` lists.
+package reports
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-// Reports is the read model of what the agent reported about itself: bug
+// ReadModel is the read model of what the agent reported about itself: bug
 // reports (BUG_REPORT) and limitations (LIMITATION), listed by `omega bugs`.
-type Reports struct{}
+type ReadModel struct{}
 
-func (Reports) Name() string     { return "reports" }
-func (Reports) Tables() []string { return []string{"reports"} }
-func (Reports) Schema(_ Dialect, t func(string) string) []string {
+func (ReadModel) Name() string     { return "reports" }
+func (ReadModel) Tables() []string { return []string{"reports"} }
+func (ReadModel) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			event_id    TEXT PRIMARY KEY,
@@ -32,11 +38,11 @@ func (Reports) Schema(_ Dialect, t func(string) string) []string {
 
 // Kinds of report.
 const (
-	ReportBug        = "bug"
-	ReportLimitation = "limitation"
+	Bug        = "bug"
+	Limitation = "limitation"
 )
 
-func (Reports) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
+func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	bug, limitation := (domain.BugReported{}).EventType(), (domain.LimitationReported{}).EventType()
 	if e.Type != bug && e.Type != limitation {
 		return nil
@@ -45,12 +51,12 @@ func (Reports) Apply(ctx context.Context, tx *Tx, e domain.Event) error {
 	if err != nil {
 		return err
 	}
-	kind, title, text := ReportBug, "", ""
+	kind, title, text := Bug, "", ""
 	switch v := p.(type) {
 	case domain.BugReported:
 		text = v.Description
 	case domain.LimitationReported:
-		kind, title, text = ReportLimitation, v.Title, strings.TrimSpace(v.Description+"\n"+v.Plan)
+		kind, title, text = Limitation, v.Title, strings.TrimSpace(v.Description+"\n"+v.Plan)
 	}
 	sender := ""
 	if e.Metadata.Channel != "" || e.Metadata.Sender != "" {
@@ -73,8 +79,19 @@ type Report struct {
 	At     time.Time `json:"at"`
 }
 
-// Reports returns the agent's bug reports and limitations, newest first.
-func (q *Queries) Reports(ctx context.Context, limit int) ([]Report, error) {
+// Queries reads the reports table.
+type Queries struct{ db *sql.DB }
+
+// NewQueries returns the reports' queries on db.
+func NewQueries(db *sql.DB) (*Queries, error) {
+	if db == nil {
+		return nil, errors.New("reports: queries need a database")
+	}
+	return &Queries{db: db}, nil
+}
+
+// List returns the agent's bug reports and limitations, newest first.
+func (q *Queries) List(ctx context.Context, limit int) ([]Report, error) {
 	rows, err := q.db.QueryContext(ctx, `SELECT kind, sender, title, text, reported_at FROM reports
 		ORDER BY reported_at DESC, position DESC LIMIT $1`, limit)
 	if err != nil {

@@ -1,4 +1,4 @@
-package projections_test
+package auditlog_test
 
 import (
 	"context"
@@ -10,10 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/projections/projectionstest"
+
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
+
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
 // auditRows is how many audit rows BenchmarkAuditQuery seeds: 1M, or
@@ -32,15 +38,15 @@ func auditRows(b *testing.B) int {
 // seedAuditRows fills the audit with n synthetic rows, one a second
 // ending now: 1000 senders on three channels, 5% denied, 5% failed, 1%
 // acknowledged while busy, two models, ten projects.
-func seedAuditRows(b *testing.B, s store, d projections.Dialect, n int) time.Time {
+func seedAuditRows(b *testing.B, s projectionstest.Store, d readmodel.Dialect, n int) time.Time {
 	b.Helper()
 	ctx := context.Background()
-	eng := projections.New(s.DB(), s, d, turnsRegistry(), quiet, projections.Turns{})
+	eng := engine.New(s.DB(), s, d, projectionstest.TurnsRegistry(), projectionstest.Quiet, projections.Turns{})
 	if err := eng.Setup(ctx); err != nil {
 		b.Fatal(err)
 	}
 	source := `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < $1) SELECT n FROM s`
-	if d == projections.Postgres {
+	if d == readmodel.Postgres {
 		source = `SELECT n FROM generate_series(1, $1::bigint) n`
 	}
 	end := time.Now()
@@ -55,7 +61,7 @@ func seedAuditRows(b *testing.B, s store, d projections.Dialect, n int) time.Tim
 	if _, err := s.DB().ExecContext(ctx, q, n); err != nil {
 		b.Fatal(err)
 	}
-	if d == projections.Postgres {
+	if d == readmodel.Postgres {
 		if _, err := s.DB().ExecContext(ctx, `ANALYZE audit`); err != nil {
 			b.Fatal(err)
 		}
@@ -66,14 +72,14 @@ func seedAuditRows(b *testing.B, s store, d projections.Dialect, n int) time.Tim
 }
 
 // openBenchStore opens a fresh store of dialect d for a benchmark.
-func openBenchStore(b *testing.B, d projections.Dialect) store {
+func openBenchStore(b *testing.B, d readmodel.Dialect) projectionstest.Store {
 	b.Helper()
-	var s store
+	var s projectionstest.Store
 	var err error
-	if d == projections.Postgres {
-		s, err = postgres.Open(context.Background(), pgtest.DSN(b), postgres.Options{Logger: quiet})
+	if d == readmodel.Postgres {
+		s, err = postgres.Open(context.Background(), pgtest.DSN(b), postgres.Options{Logger: projectionstest.Quiet})
 	} else {
-		s, err = sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "omega.db"), sqlite.Options{Logger: quiet})
+		s, err = sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "omega.db"), sqlite.Options{Logger: projectionstest.Quiet})
 	}
 	if err != nil {
 		b.Fatal(err)
@@ -86,29 +92,29 @@ func openBenchStore(b *testing.B, d projections.Dialect) store {
 // without and with filters; p95-ms is the 95th percentile of its pages.
 func BenchmarkAuditQuery(b *testing.B) {
 	n := auditRows(b)
-	for _, d := range []projections.Dialect{projections.SQLite, projections.Postgres} {
+	for _, d := range []readmodel.Dialect{readmodel.SQLite, readmodel.Postgres} {
 		b.Run(string(d), func(b *testing.B) {
 			s := openBenchStore(b, d)
 			start := time.Now()
 			end := seedAuditRows(b, s, d, n)
 			b.Logf("seeded %d audit rows in %s", n, time.Since(start).Round(time.Millisecond))
-			log, err := projections.NewAuditLog(s.DB())
+			log, err := auditlog.New(s.DB())
 			if err != nil {
 				b.Fatal(err)
 			}
 			mid := strconv.FormatInt(end.Add(-time.Duration(n/2)*time.Second).UnixMicro(), 10) + ":turn-"
 			filters := []struct {
 				name string
-				f    projections.AuditFilter
+				f    auditlog.Filter
 			}{
-				{"none", projections.AuditFilter{}},
-				{"sender", projections.AuditFilter{Sender: "telegram-42"}},
-				{"status_denied", projections.AuditFilter{Status: "denied"}},
-				{"channel_since_24h", projections.AuditFilter{Channel: "whatsapp", Since: end.Add(-24 * time.Hour)}},
-				{"model_failed", projections.AuditFilter{Model: "opus", Status: "failed"}},
-				{"acknowledged", projections.AuditFilter{Status: "acknowledged"}},
-				{"sender_deep_page", projections.AuditFilter{Sender: "telegram-42", After: mid}},
-				{"grep_rare", projections.AuditFilter{Grep: "number 4242", Limit: 10}},
+				{"none", auditlog.Filter{}},
+				{"sender", auditlog.Filter{Sender: "telegram-42"}},
+				{"status_denied", auditlog.Filter{Status: "denied"}},
+				{"channel_since_24h", auditlog.Filter{Channel: "whatsapp", Since: end.Add(-24 * time.Hour)}},
+				{"model_failed", auditlog.Filter{Model: "opus", Status: "failed"}},
+				{"acknowledged", auditlog.Filter{Status: "acknowledged"}},
+				{"sender_deep_page", auditlog.Filter{Sender: "telegram-42", After: mid}},
+				{"grep_rare", auditlog.Filter{Grep: "number 4242", Limit: 10}},
 			}
 			for _, tt := range filters {
 				b.Run(tt.name, func(b *testing.B) {

@@ -1,10 +1,31 @@
-package projections
+package engine
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
+
+// Status is a projection's progress.
+type Status struct {
+	Name     string
+	Position int64
+}
+
+// Statuses returns every projection's checkpoint.
+func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
+	out := make([]Status, 0, len(e.projections))
+	for _, p := range e.projections {
+		pos, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Status{Name: p.Name(), Position: pos})
+	}
+	return out, nil
+}
 
 // Lag is how far the slowest projection trails the log.
 type Lag struct {

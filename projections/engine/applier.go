@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections/engine/pglock"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // ApplyExclusively makes Run apply each projection only while this engine
@@ -20,7 +22,7 @@ import (
 // one process applies everything anyway, or a store without
 // announcements.
 func (e *Engine) ApplyExclusively(ttl time.Duration) error {
-	if e.dialect != Postgres {
+	if e.dialect != readmodel.Postgres {
 		return fmt.Errorf("exclusive appliers need PostgreSQL, not %s", e.dialect)
 	}
 	if _, ok := e.store.(announcer); !ok {
@@ -69,7 +71,7 @@ func (e *Engine) runExclusive(ctx context.Context) error {
 	e.watchCheckpoints(ctx)
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		s, err := openSession(ctx, e.db, e.exclusiveTTL)
+		s, err := pglock.Open(ctx, e.db, e.exclusiveTTL)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -84,15 +86,15 @@ func (e *Engine) runExclusive(ctx context.Context) error {
 		backoff = 100 * time.Millisecond
 		e.holdAndApply(ctx, s)
 		e.setSession(nil, nil)
-		s.close()
+		s.Close()
 	}
 	return ctx.Err()
 }
 
 // holdAndApply applies the projections whose locks s holds, taking the
 // others' as they come free, until ctx ends or s is lost.
-func (e *Engine) holdAndApply(ctx context.Context, s *session) {
-	var held []Projection
+func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session) {
+	var held []readmodel.Projection
 	stop, done := func() {}, closedChan()
 	defer func() {
 		stop()
@@ -138,7 +140,7 @@ func closedChan() chan struct{} {
 
 // takeFree tries the locks of the projections not in held; with none left
 // to take it only pings the session.
-func (e *Engine) takeFree(ctx context.Context, s *session, held []Projection) ([]Projection, error) {
+func (e *Engine) takeFree(ctx context.Context, s *pglock.Session, held []readmodel.Projection) ([]readmodel.Projection, error) {
 	have := map[string]bool{}
 	for _, p := range held {
 		have[p.Name()] = true
@@ -149,11 +151,11 @@ func (e *Engine) takeFree(ctx context.Context, s *session, held []Projection) ([
 			free = append(free, p.Name())
 		}
 	}
-	took, err := s.tryLock(ctx, free)
+	took, err := s.TryLock(ctx, free)
 	if err != nil {
 		return nil, err
 	}
-	var out []Projection
+	var out []readmodel.Projection
 	for _, n := range took {
 		out = append(out, e.find(n))
 	}
@@ -161,7 +163,7 @@ func (e *Engine) takeFree(ctx context.Context, s *session, held []Projection) ([
 }
 
 // setSession records the session the engine applies held on (nil: none).
-func (e *Engine) setSession(s *session, held []Projection) {
+func (e *Engine) setSession(s *pglock.Session, held []readmodel.Projection) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.session = s
@@ -171,7 +173,7 @@ func (e *Engine) setSession(s *session, held []Projection) {
 	}
 }
 
-func (e *Engine) currentSession() *session {
+func (e *Engine) currentSession() *pglock.Session {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.session
@@ -214,7 +216,7 @@ func (e *Engine) noticed(projections []string, pos int64) {
 // does not apply (at start, and when announcements may have been lost).
 func (e *Engine) readCheckpoints(ctx context.Context) {
 	for _, p := range e.projections {
-		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+		pos, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
 		if err != nil {
 			if ctx.Err() == nil {
 				e.logger.Warn("projections: read another applier's checkpoint", "projection", p.Name(), "err", err)

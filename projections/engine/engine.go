@@ -1,4 +1,11 @@
-package projections
+// Package engine keeps omega's read models up to date from the event log.
+// Each projection applies events in a transaction that also advances its
+// checkpoint, so every event has exactly one effect even across crashes;
+// every projection can be dropped and rebuilt from position 0 (Rebuild)
+// or rebuilt beside the live tables and compared (Verify). On PostgreSQL
+// one process applies each read model, under its advisory lock
+// (ApplyExclusively).
+package engine
 
 import (
 	"context"
@@ -12,15 +19,17 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections/engine/pglock"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Engine keeps projections up to date and rebuilds them.
 type Engine struct {
 	db          *sql.DB
 	store       Log
-	dialect     Dialect
+	dialect     readmodel.Dialect
 	registry    *domain.Registry
-	projections []Projection
+	projections []readmodel.Projection
 	logger      *slog.Logger
 	// BatchSize is the most events applied in one transaction.
 	BatchSize int
@@ -30,7 +39,7 @@ type Engine struct {
 	SkipBad bool
 
 	applied eventstore.Broadcaster
-	stmts   *statements
+	stmts   *readmodel.Statements
 
 	// exclusiveTTL, when set, makes Run apply only the projections whose
 	// advisory locks the engine holds (ApplyExclusively).
@@ -38,7 +47,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	through map[string]int64 // projection name -> checkpoint last committed (here or, announced, elsewhere)
-	session *session         // where held projections are applied; nil: the pool
+	session *pglock.Session  // where held projections are applied; nil: the pool
 	held    map[string]bool  // projections this engine applies under their locks
 }
 
@@ -57,7 +66,7 @@ func (e *Engine) AppliedThrough(name string) (int64, bool) {
 	return pos, ok
 }
 
-func (e *Engine) committed(ps []Projection, pos int64) {
+func (e *Engine) committed(ps []readmodel.Projection, pos int64) {
 	e.mu.Lock()
 	if e.through == nil {
 		e.through = map[string]int64{}
@@ -79,19 +88,19 @@ type Log interface {
 
 // New returns an engine over db, which must be the database the store
 // keeps its log in (checkpoints live beside the read models).
-func New(db *sql.DB, store Log, d Dialect, reg *domain.Registry, logger *slog.Logger, ps ...Projection) *Engine {
-	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000, stmts: newStatements(db, d)}
+func New(db *sql.DB, store Log, d readmodel.Dialect, reg *domain.Registry, logger *slog.Logger, ps ...readmodel.Projection) *Engine {
+	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000, stmts: readmodel.NewStatements(db, d)}
 }
 
 // Projections returns the registered projections.
-func (e *Engine) Projections() []Projection { return e.projections }
+func (e *Engine) Projections() []readmodel.Projection { return e.projections }
 
 // Select returns the named projections, or all of them for no names.
-func (e *Engine) Select(names ...string) ([]Projection, error) {
+func (e *Engine) Select(names ...string) ([]readmodel.Projection, error) {
 	if len(names) == 0 {
 		return e.projections, nil
 	}
-	var out []Projection
+	var out []readmodel.Projection
 	for _, n := range names {
 		p := e.find(n)
 		if p == nil {
@@ -102,7 +111,7 @@ func (e *Engine) Select(names ...string) ([]Projection, error) {
 	return out, nil
 }
 
-func (e *Engine) find(name string) Projection {
+func (e *Engine) find(name string) readmodel.Projection {
 	for _, p := range e.projections {
 		if p.Name() == name {
 			return p
@@ -125,14 +134,14 @@ type Versioned interface {
 	Version() int
 }
 
-func schemaVersion(p Projection) int64 {
+func schemaVersion(p readmodel.Projection) int64 {
 	if v, ok := p.(Versioned); ok {
 		return int64(v.Version())
 	}
 	return 1
 }
 
-func schemaName(p Projection) string { return "schema:" + p.Name() }
+func schemaName(p readmodel.Projection) string { return "schema:" + p.Name() }
 
 // Setup creates the tables of every projection that does not have them.
 // A projection whose recorded schema version differs from its code's (or
@@ -155,7 +164,7 @@ func (e *Engine) Setup(ctx context.Context) error {
 				if err := dropTables(ctx, tx, p, ""); err != nil {
 					return err
 				}
-				if err := e.store.SaveCheckpointTx(ctx, tx, checkpointName(p), 0); err != nil {
+				if err := e.store.SaveCheckpointTx(ctx, tx, readmodel.CheckpointName(p), 0); err != nil {
 					return err
 				}
 				if err := e.store.SaveCheckpointTx(ctx, tx, schemaName(p), want); err != nil {
@@ -192,7 +201,7 @@ func (e *Engine) Run(ctx context.Context) error {
 }
 
 // runGroups is Run over ps.
-func (e *Engine) runGroups(ctx context.Context, ps []Projection) error {
+func (e *Engine) runGroups(ctx context.Context, ps []readmodel.Projection) error {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		groups, err := e.groups(ctx, ps)
@@ -239,10 +248,10 @@ func (e *Engine) runGroups(ctx context.Context, ps []Projection) error {
 }
 
 // groups sorts ps by checkpoint.
-func (e *Engine) groups(ctx context.Context, ps []Projection) (map[int64][]Projection, error) {
-	out := map[int64][]Projection{}
+func (e *Engine) groups(ctx context.Context, ps []readmodel.Projection) (map[int64][]readmodel.Projection, error) {
+	out := map[int64][]readmodel.Projection{}
 	for _, p := range ps {
-		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
+		pos, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +262,7 @@ func (e *Engine) groups(ctx context.Context, ps []Projection) (map[int64][]Proje
 
 // followGroup applies the log to ps from pos until ctx ends; it returns
 // true when the group must be formed again because a checkpoint moved.
-func (e *Engine) followGroup(ctx context.Context, ps []Projection, pos int64) bool {
+func (e *Engine) followGroup(ctx context.Context, ps []readmodel.Projection, pos int64) bool {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := eventstore.Follow(ctx, e.store, pos, eventstore.FollowOptions{BatchSize: e.BatchSize, Name: "projections", Logger: e.logger},
@@ -286,7 +295,7 @@ func (e *Engine) followGroup(ctx context.Context, ps []Projection, pos int64) bo
 	return false
 }
 
-func names(ps []Projection) []string {
+func names(ps []readmodel.Projection) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.Name()
@@ -304,22 +313,22 @@ func (m *movedError) Error() string { return fmt.Sprintf("checkpoint moved to %d
 // their checkpoints from expected to the last event's position. Locking
 // the checkpoint rows makes concurrent appliers (two processes, a rebuild
 // beside a server) apply each event exactly once.
-func (e *Engine) applyBatch(ctx context.Context, ps []Projection, prefix string, expected int64, evs []domain.Event) (int64, error) {
+func (e *Engine) applyBatch(ctx context.Context, ps []readmodel.Projection, prefix string, expected int64, evs []domain.Event) (int64, error) {
 	apply := e.applyAll
 	if e.SkipBad {
 		apply = e.applySkipping
 	}
-	return e.applyTx(ctx, ps, prefix, expected, evs[len(evs)-1].Position, func(ctx context.Context, tx *Tx) error {
+	return e.applyTx(ctx, ps, prefix, expected, evs[len(evs)-1].Position, func(ctx context.Context, tx *readmodel.Tx) error {
 		return apply(ctx, tx, ps, evs)
 	})
 }
 
 // applyTx runs apply in a transaction that moves the checkpoints of ps
 // from expected to last.
-func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, expected, last int64, apply func(context.Context, *Tx) error) (int64, error) {
+func (e *Engine) applyTx(ctx context.Context, ps []readmodel.Projection, prefix string, expected, last int64, apply func(context.Context, *readmodel.Tx) error) (int64, error) {
 	names := make([]string, len(ps))
 	for i, p := range ps {
-		names[i] = prefix + checkpointName(p)
+		names[i] = prefix + readmodel.CheckpointName(p)
 	}
 	// The usual case costs one statement for the checkpoints: all of them
 	// move from where this engine left them.
@@ -331,7 +340,7 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 		if !moved {
 			return errNotAdvanced
 		}
-		if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix, stmts: e.stmts}); err != nil {
+		if err := apply(ctx, readmodel.NewTx(sqlTx, e.dialect, e.registry, prefix, e.stmts)); err != nil {
 			return err
 		}
 		return e.announce(ctx, sqlTx, ps, prefix, last)
@@ -349,7 +358,7 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 					return &movedError{actual: actual}
 				}
 			}
-			if err := apply(ctx, &Tx{Tx: sqlTx, Dialect: e.dialect, Registry: e.registry, prefix: prefix, stmts: e.stmts}); err != nil {
+			if err := apply(ctx, readmodel.NewTx(sqlTx, e.dialect, e.registry, prefix, e.stmts)); err != nil {
 				return err
 			}
 			if err := e.store.MoveCheckpointsTx(ctx, sqlTx, names, last); err != nil {
@@ -367,7 +376,7 @@ func (e *Engine) applyTx(ctx context.Context, ps []Projection, prefix string, ex
 // announce tells the other processes, when tx commits, that the live
 // read models ps moved to last (only under ApplyExclusively: elsewhere
 // every process applies every read model).
-func (e *Engine) announce(ctx context.Context, tx *sql.Tx, ps []Projection, prefix string, last int64) error {
+func (e *Engine) announce(ctx context.Context, tx *sql.Tx, ps []readmodel.Projection, prefix string, last int64) error {
 	if e.exclusiveTTL == 0 || prefix != "" {
 		return nil
 	}
@@ -380,14 +389,14 @@ var errNotAdvanced = errors.New("checkpoints not where expected")
 // batchApplier is implemented by projections that apply a batch faster
 // than event by event (fewer statements), with the same result.
 type batchApplier interface {
-	ApplyBatch(ctx context.Context, tx *Tx, evs []domain.Event) error
+	ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error
 }
 
 // applyAll applies evs to every projection, stopping at the first event of
 // unknown type or that a projection cannot apply. Projections that can are
 // handed the whole batch: a replay then costs a few statements per batch
 // instead of one or two round trips per event.
-func (e *Engine) applyAll(ctx context.Context, tx *Tx, ps []Projection, evs []domain.Event) error {
+func (e *Engine) applyAll(ctx context.Context, tx *readmodel.Tx, ps []readmodel.Projection, evs []domain.Event) error {
 	for _, ev := range evs {
 		if !e.registry.Known(ev.Type) {
 			return fmt.Errorf("event at position %d in %s has unknown type %q: %w (replay --skip-bad skips such events)", ev.Position, ev.StreamID, ev.Type, domain.ErrUnknownEventType)
@@ -412,7 +421,7 @@ func (e *Engine) applyAll(ctx context.Context, tx *Tx, ps []Projection, evs []do
 // applySkipping applies evs like applyAll, leaving out (and logging)
 // events of unknown type. An event a projection cannot apply fails the
 // batch, which is then isolated and poisoned like anywhere else.
-func (e *Engine) applySkipping(ctx context.Context, tx *Tx, ps []Projection, evs []domain.Event) error {
+func (e *Engine) applySkipping(ctx context.Context, tx *readmodel.Tx, ps []readmodel.Projection, evs []domain.Event) error {
 	known := make([]domain.Event, 0, len(evs))
 	for _, ev := range evs {
 		if !e.registry.Known(ev.Type) {
@@ -432,7 +441,7 @@ func (e *Engine) applySkipping(ctx context.Context, tx *Tx, ps []Projection, evs
 const schemaLock = 0x6f6d6567612d70 // "omega-p"
 
 func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
-	if e.dialect != Postgres {
+	if e.dialect != readmodel.Postgres {
 		return nil // SQLite write transactions are exclusive already
 	}
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", schemaLock); err != nil {
@@ -445,10 +454,10 @@ func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
 // holds one (its locks are what make it the applier), else on the pool.
 func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if s := sessionFrom(ctx); s != nil {
-		return s.inTx(ctx, fn)
+		return s.InTx(ctx, fn)
 	}
 	if s := e.currentSession(); s != nil {
-		return s.inTx(ctx, fn)
+		return s.InTx(ctx, fn)
 	}
 	tx, err := e.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -462,23 +471,4 @@ func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
-}
-
-// Status is a projection's progress.
-type Status struct {
-	Name     string
-	Position int64
-}
-
-// Statuses returns every projection's checkpoint.
-func (e *Engine) Statuses(ctx context.Context) ([]Status, error) {
-	out := make([]Status, 0, len(e.projections))
-	for _, p := range e.projections {
-		pos, err := e.store.Checkpoint(ctx, checkpointName(p))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Status{Name: p.Name(), Position: pos})
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/wait"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // poisonAttempts is how often one event is applied alone, the database
@@ -29,7 +30,7 @@ const poisonAttempts = 3
 // An outage is never mistaken for a bad event: its error is returned and
 // the caller retries. The position returned is where the projections
 // stand, also on error (some events may have been applied).
-func (e *Engine) applyIsolating(ctx context.Context, ps []Projection, prefix string, pos int64, evs []domain.Event) (int64, error) {
+func (e *Engine) applyIsolating(ctx context.Context, ps []readmodel.Projection, prefix string, pos int64, evs []domain.Event) (int64, error) {
 	next, err := e.applyBatch(ctx, ps, prefix, pos, evs)
 	if err == nil {
 		return next, nil
@@ -50,11 +51,11 @@ func (e *Engine) applyIsolating(ctx context.Context, ps []Projection, prefix str
 // it fails and the database answers; on the last attempt the projections
 // that still fail are skipped (their changes rolled back to a savepoint)
 // and the others keep the event's effect.
-func (e *Engine) applyAlone(ctx context.Context, ps []Projection, prefix string, pos int64, ev domain.Event) error {
+func (e *Engine) applyAlone(ctx context.Context, ps []readmodel.Projection, prefix string, pos int64, ev domain.Event) error {
 	for attempt := 1; ; attempt++ {
 		last := attempt == poisonAttempts
 		var failed []poisoned
-		_, err := e.applyTx(ctx, ps, prefix, pos, ev.Position, func(ctx context.Context, tx *Tx) error {
+		_, err := e.applyTx(ctx, ps, prefix, pos, ev.Position, func(ctx context.Context, tx *readmodel.Tx) error {
 			var err error
 			failed, err = e.applyEach(ctx, tx, ps, ev, last)
 			return err
@@ -84,7 +85,7 @@ type poisoned struct {
 // skip, a projection that fails for a reason of the event's own (the
 // database answering) is rolled back to its savepoint and reported;
 // otherwise the first failure is returned.
-func (e *Engine) applyEach(ctx context.Context, tx *Tx, ps []Projection, ev domain.Event, skip bool) ([]poisoned, error) {
+func (e *Engine) applyEach(ctx context.Context, tx *readmodel.Tx, ps []readmodel.Projection, ev domain.Event, skip bool) ([]poisoned, error) {
 	var failed []poisoned
 	if e.SkipBad && !e.registry.Known(ev.Type) {
 		e.logger.Warn("skipping event of unknown type", "position", ev.Position, "type", ev.Type, "stream", ev.StreamID)
@@ -95,7 +96,7 @@ func (e *Engine) applyEach(ctx context.Context, tx *Tx, ps []Projection, ev doma
 		if _, err := tx.Tx.ExecContext(ctx, "SAVEPOINT "+sp); err != nil {
 			return nil, fmt.Errorf("savepoint: %w", err)
 		}
-		err := e.applyAll(ctx, tx, []Projection{p}, []domain.Event{ev})
+		err := e.applyAll(ctx, tx, []readmodel.Projection{p}, []domain.Event{ev})
 		if err == nil {
 			if _, err := tx.Tx.ExecContext(ctx, "RELEASE SAVEPOINT "+sp); err != nil {
 				return nil, fmt.Errorf("release savepoint: %w", err)

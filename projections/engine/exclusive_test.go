@@ -1,4 +1,4 @@
-package projections_test
+package engine_test
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // appliedToo is applied{} under another name and table: a second read
@@ -18,11 +19,11 @@ type appliedToo struct{}
 
 func (appliedToo) Name() string     { return "applied_too" }
 func (appliedToo) Tables() []string { return []string{"applied_too"} }
-func (appliedToo) Schema(_ projections.Dialect, t func(string) string) []string {
+func (appliedToo) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, type TEXT NOT NULL)", t("applied_too"))}
 }
 
-func (appliedToo) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) error {
+func (appliedToo) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	_, err := tx.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s (position, type) VALUES ($1, $2)", tx.T("applied_too")), e.Position, e.Type)
 	return err
 }
@@ -30,7 +31,7 @@ func (appliedToo) Apply(ctx context.Context, tx *projections.Tx, e domain.Event)
 // exclusiveNode is one process's engine applying exclusively.
 type exclusiveNode struct {
 	store  store
-	engine *projections.Engine
+	engine *engine.Engine
 	stop   context.CancelFunc
 	done   chan struct{}
 }
@@ -40,7 +41,7 @@ const testApplierTTL = time.Second
 func startExclusive(t *testing.T, open func() store) *exclusiveNode {
 	t.Helper()
 	s := open()
-	e := projections.New(s.DB(), s, projections.Postgres, registry(), quiet, applied{}, appliedToo{})
+	e := engine.New(s.DB(), s, readmodel.Postgres, registry(), quiet, applied{}, appliedToo{})
 	e.BatchSize = 7
 	if err := e.ApplyExclusively(testApplierTTL); err != nil {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func lockHolders(t *testing.T, s store) int {
 // its progress from its announcements; stopping an applier hands its read
 // models to another within the TTL, which goes on from the checkpoint.
 func TestExclusiveAppliersHandOver(t *testing.T) {
-	open := backends()[1].open(t)
+	open := backends()[1].Open(t)
 	var nodes []*exclusiveNode
 	for range 3 {
 		nodes = append(nodes, startExclusive(t, open))
@@ -177,7 +178,7 @@ func waitThroughEverywhere(t *testing.T, nodes []*exclusiveNode, name string) {
 // loses its read models; the engine opens another and some engine applies
 // them again. Events are still applied exactly once.
 func TestExclusiveApplierSessionKilled(t *testing.T) {
-	open := backends()[1].open(t)
+	open := backends()[1].Open(t)
 	nodes := []*exclusiveNode{startExclusive(t, open), startExclusive(t, open)}
 	waitOneApplierEach(t, nodes)
 	appendFacts(t, nodes[0].store, 20, "1")
@@ -195,10 +196,10 @@ func TestExclusiveApplierSessionKilled(t *testing.T) {
 // reach the end of the log as it was at the call; with no applier running
 // it applies them itself, under their locks.
 func TestExclusiveCatchUp(t *testing.T) {
-	open := backends()[1].open(t)
-	tool := func() *projections.Engine {
+	open := backends()[1].Open(t)
+	tool := func() *engine.Engine {
 		s := open()
-		e := projections.New(s.DB(), s, projections.Postgres, registry(), quiet, applied{}, appliedToo{})
+		e := engine.New(s.DB(), s, readmodel.Postgres, registry(), quiet, applied{}, appliedToo{})
 		if err := e.ApplyExclusively(testApplierTTL); err != nil {
 			t.Fatal(err)
 		}

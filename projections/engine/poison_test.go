@@ -1,4 +1,4 @@
-package projections_test
+package engine_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 func fullRegistry() *domain.Registry {
@@ -44,11 +46,11 @@ func appendTurn(t *testing.T, s eventstore.Store, m domain.MessageReceived, comp
 // after them are projected; a rebuild gives the same read models.
 func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
+			s := b.Open(t)()
 			reg := fullRegistry()
-			eng := projections.New(s.DB(), s, b.dialect, reg, quiet,
+			eng := engine.New(s.DB(), s, b.Dialect, reg, quiet,
 				projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
@@ -94,7 +96,7 @@ func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 // runUntil runs the engine until cond holds. (The log's head is not read
 // from the store: on PostgreSQL a reader may not see the latest events
 // while another transaction in the cluster is open.)
-func runUntil(t *testing.T, eng *projections.Engine, what string, cond func() bool) {
+func runUntil(t *testing.T, eng *engine.Engine, what string, cond func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -110,7 +112,7 @@ func runUntil(t *testing.T, eng *projections.Engine, what string, cond func() bo
 	}
 }
 
-func allAt(t *testing.T, eng *projections.Engine, pos int64) bool {
+func allAt(t *testing.T, eng *engine.Engine, pos int64) bool {
 	sts, err := eng.Statuses(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +125,7 @@ func allAt(t *testing.T, eng *projections.Engine, pos int64) bool {
 	return true
 }
 
-func assertVerifies(t *testing.T, eng *projections.Engine) {
+func assertVerifies(t *testing.T, eng *engine.Engine) {
 	t.Helper()
 	diffs, err := eng.Verify(context.Background(), eng.Projections(), nil)
 	if err != nil {
@@ -140,10 +142,10 @@ type picky struct{}
 
 func (picky) Name() string     { return "picky" }
 func (picky) Tables() []string { return []string{"picky"} }
-func (picky) Schema(_ projections.Dialect, t func(string) string) []string {
+func (picky) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY, value TEXT NOT NULL CHECK (value <> 'poison'))", t("picky"))}
 }
-func (picky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) error {
+func (picky) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if e.Type != "FactRecorded" {
 		return nil
 	}
@@ -161,10 +163,10 @@ func (picky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) erro
 // model and add no second record.
 func TestEngineSkipsAndRecordsAPoisonedEvent(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
-			eng := projections.New(s.DB(), s, b.dialect, fullRegistry(), quiet, picky{}, applied{})
+			s := b.Open(t)()
+			eng := engine.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, picky{}, applied{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +210,7 @@ func TestEngineSkipsAndRecordsAPoisonedEvent(t *testing.T) {
 	}
 }
 
-func checkPoisoned(t *testing.T, eng *projections.Engine, pos int64) {
+func checkPoisoned(t *testing.T, eng *engine.Engine, pos int64) {
 	t.Helper()
 	got, err := eng.Poisoned(context.Background())
 	if err != nil {
@@ -227,10 +229,10 @@ type flaky struct {
 
 func (flaky) Name() string     { return "flaky" }
 func (flaky) Tables() []string { return []string{"flaky"} }
-func (flaky) Schema(_ projections.Dialect, t func(string) string) []string {
+func (flaky) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (position BIGINT PRIMARY KEY)", t("flaky"))}
 }
-func (f flaky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) error {
+func (f flaky) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if *f.failures > 0 {
 		*f.failures--
 		return fmt.Errorf("apply: %w", driver.ErrBadConn)
@@ -241,11 +243,11 @@ func (f flaky) Apply(ctx context.Context, tx *projections.Tx, e domain.Event) er
 
 func TestEngineNeverSkipsDuringAnOutage(t *testing.T) {
 	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()
-			s := b.open(t)()
+			s := b.Open(t)()
 			failures := 10 // well past the attempts a bad event gets
-			eng := projections.New(s.DB(), s, b.dialect, fullRegistry(), quiet, flaky{&failures})
+			eng := engine.New(s.DB(), s, b.Dialect, fullRegistry(), quiet, flaky{&failures})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // Progress receives rebuild progress; the CLI draws it as a bar or lines.
@@ -32,7 +33,7 @@ const shadowPrefix = "verify_"
 // server running beside it notices the reset checkpoints and defers to
 // the rebuild, so no event is applied twice; its queries see partial read
 // models until the rebuild finishes.
-func (e *Engine) Rebuild(ctx context.Context, ps []Projection, progress Progress) error {
+func (e *Engine) Rebuild(ctx context.Context, ps []readmodel.Projection, progress Progress) error {
 	if progress == nil {
 		progress = noProgress{}
 	}
@@ -47,7 +48,7 @@ func (e *Engine) Rebuild(ctx context.Context, ps []Projection, progress Progress
 			if err := createTables(ctx, tx, e.dialect, p, ""); err != nil {
 				return err
 			}
-			if err := e.store.SaveCheckpointTx(ctx, tx, checkpointName(p), 0); err != nil {
+			if err := e.store.SaveCheckpointTx(ctx, tx, readmodel.CheckpointName(p), 0); err != nil {
 				return err
 			}
 		}
@@ -68,7 +69,7 @@ func (e *Engine) Rebuild(ctx context.Context, ps []Projection, progress Progress
 
 // catchUp applies events after pos until the log is exhausted or, when
 // stopAt >= 0, the event at stopAt has been applied.
-func (e *Engine) catchUp(ctx context.Context, ps []Projection, prefix string, pos, stopAt int64, progress Progress) (int64, error) {
+func (e *Engine) catchUp(ctx context.Context, ps []readmodel.Projection, prefix string, pos, stopAt int64, progress Progress) (int64, error) {
 	for {
 		if stopAt == 0 {
 			return pos, nil
@@ -135,7 +136,7 @@ func (d Diff) String() string {
 
 // Verify rebuilds each projection into shadow tables up to the live
 // projection's checkpoint and compares the two row by row.
-func (e *Engine) Verify(ctx context.Context, ps []Projection, progress Progress) ([]Diff, error) {
+func (e *Engine) Verify(ctx context.Context, ps []readmodel.Projection, progress Progress) ([]Diff, error) {
 	if progress == nil {
 		progress = noProgress{}
 	}
@@ -150,7 +151,7 @@ func (e *Engine) Verify(ctx context.Context, ps []Projection, progress Progress)
 	return diffs, nil
 }
 
-func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress) (diffs []Diff, err error) {
+func (e *Engine) verifyOne(ctx context.Context, p readmodel.Projection, progress Progress) (diffs []Diff, err error) {
 	// The shadow tables go whatever happens: a failure or an interrupt
 	// must not leave verify_* tables in the live database. The drop runs
 	// on a context of its own, since ctx may be what ended the run.
@@ -164,7 +165,7 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 	// A server running beside us may move the live checkpoint while we
 	// compare; retry a few times before reporting differences.
 	for attempt := 0; attempt < 3; attempt++ {
-		live, err := e.store.Checkpoint(ctx, checkpointName(p))
+		live, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
 		if err != nil {
 			return nil, err
 		}
@@ -176,7 +177,7 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 			return nil, err
 		}
 		progress.Start("verify "+p.Name(), total)
-		_, err = e.catchUp(ctx, []Projection{p}, shadowPrefix, 0, live, progress)
+		_, err = e.catchUp(ctx, []readmodel.Projection{p}, shadowPrefix, 0, live, progress)
 		progress.Finish()
 		if err != nil {
 			return nil, err
@@ -185,7 +186,7 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 		if err != nil {
 			return nil, err
 		}
-		now, err := e.store.Checkpoint(ctx, checkpointName(p))
+		now, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
 		if err != nil {
 			return nil, err
 		}
@@ -199,16 +200,16 @@ func (e *Engine) verifyOne(ctx context.Context, p Projection, progress Progress)
 // shadowDropTimeout bounds the clean-up after an interrupted verify.
 const shadowDropTimeout = 30 * time.Second
 
-func (e *Engine) dropShadow(ctx context.Context, p Projection) error {
+func (e *Engine) dropShadow(ctx context.Context, p readmodel.Projection) error {
 	return e.inTx(ctx, func(tx *sql.Tx) error {
 		if err := dropTables(ctx, tx, p, shadowPrefix); err != nil {
 			return err
 		}
-		return e.store.DeleteCheckpointTx(ctx, tx, shadowPrefix+checkpointName(p))
+		return e.store.DeleteCheckpointTx(ctx, tx, shadowPrefix+readmodel.CheckpointName(p))
 	})
 }
 
-func (e *Engine) resetShadow(ctx context.Context, p Projection) error {
+func (e *Engine) resetShadow(ctx context.Context, p readmodel.Projection) error {
 	return e.inTx(ctx, func(tx *sql.Tx) error {
 		if err := e.lockSchema(ctx, tx); err != nil {
 			return err
@@ -219,11 +220,11 @@ func (e *Engine) resetShadow(ctx context.Context, p Projection) error {
 		if err := createTables(ctx, tx, e.dialect, p, shadowPrefix); err != nil {
 			return err
 		}
-		return e.store.SaveCheckpointTx(ctx, tx, shadowPrefix+checkpointName(p), 0)
+		return e.store.SaveCheckpointTx(ctx, tx, shadowPrefix+readmodel.CheckpointName(p), 0)
 	})
 }
 
-func (e *Engine) compare(ctx context.Context, p Projection) ([]Diff, error) {
+func (e *Engine) compare(ctx context.Context, p readmodel.Projection) ([]Diff, error) {
 	var diffs []Diff
 	for _, t := range p.Tables() {
 		live, err := e.rows(ctx, t)

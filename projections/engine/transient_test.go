@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"database/sql/driver"
