@@ -172,9 +172,19 @@ func TestWorkspaceImagesSentThroughWhatsApp(t *testing.T) {
 				return ok
 			})
 			evs := n.waitTurn(t, intake.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: "WADRAW1"}))
-			sent := fake.Sent()
-			if len(sent) != 3 || sent[1].Image || sent[1].Text != "echo: please DRAW a chart" {
+			// The reply streams into one message that is edited; the
+			// image follows it as a message of its own.
+			var sent []whatsapptest.Sent
+			for _, s := range fake.Sent() {
+				if s.EditOf == "" {
+					sent = append(sent, s)
+				}
+			}
+			if len(sent) != 3 || sent[1].Image {
 				t.Fatalf("sent %+v, want welcome, reply, image", sent)
+			}
+			if vis := fake.Visible(sent[1].To); len(vis) != 2 || vis[1].Text != "echo: please DRAW a chart" {
+				t.Fatalf("the chat shows %+v, want the welcome and the whole reply", vis)
 			}
 			if img := sent[2]; !img.Image || img.MIME != "image/png" || img.Size != uint64(len(chartPNG)) {
 				t.Fatalf("image message %+v", img)
