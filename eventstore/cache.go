@@ -38,6 +38,8 @@ type StreamCache struct {
 	lru      list.List                // front: most recently used
 	bytes    int
 	maxBytes int
+	// watchers are told of each change to their stream (see Watch).
+	watchers map[string]map[chan struct{}]struct{}
 }
 
 // cachedStream is one stream as of version. full: events holds all of it
@@ -281,10 +283,50 @@ func (c *StreamCache) apply(stream string, evs []domain.Event, atEnd bool) {
 	c.evict()
 }
 
-// note records that stream changed, for loads in flight.
+// note records that stream changed, for loads in flight and watchers.
 func (c *StreamCache) note(stream string) {
 	c.seq++
 	c.ring[c.seq%changeRing] = change{seq: c.seq, stream: stream}
+	for ch := range c.watchers[stream] {
+		select {
+		case ch <- struct{}{}:
+		default: // one signal pending is enough
+		}
+	}
+}
+
+// Watch returns a channel that is signalled after each change to stream
+// the cache learns of (an append of this process, an event the Tail read,
+// a drop), and a function that stops the watch. A waiter for one stream
+// wakes only for that stream, where a subscriber to the store's changes
+// wakes for every append: a thousand replies awaited at once would
+// otherwise each look at their turn after every append of any of them.
+// The signal may come before the change is applied; a Load taken after
+// it sees the change.
+func (c *StreamCache) Watch(stream string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	if c == nil {
+		return ch, func() {}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.watchers == nil {
+		c.watchers = map[string]map[chan struct{}]struct{}{}
+	}
+	ws := c.watchers[stream]
+	if ws == nil {
+		ws = map[chan struct{}]struct{}{}
+		c.watchers[stream] = ws
+	}
+	ws[ch] = struct{}{}
+	return ch, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(ws, ch)
+		if len(c.watchers[stream]) == 0 {
+			delete(c.watchers, stream)
+		}
+	}
 }
 
 // usable reports whether a read begun at tok may be cached for stream: the
@@ -387,4 +429,6 @@ func Recorded(stream string, events []domain.NewEvent, res AppendResult, at []ti
 // likes.
 type CachedLoader interface {
 	LoadCached(stream string) ([]domain.Event, bool)
+	// WatchCached is StreamCache.Watch.
+	WatchCached(stream string) (<-chan struct{}, func())
 }

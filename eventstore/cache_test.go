@@ -148,3 +148,39 @@ func TestStreamCacheReturnsCopies(t *testing.T) {
 		t.Fatal("a caller's change reached the cache")
 	}
 }
+
+// A watch wakes for its own stream's changes only, and not after it stops.
+func TestStreamCacheWatch(t *testing.T) {
+	c := liveCache()
+	signalled := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	a, stopA := c.Watch("a")
+	b, stopB := c.Watch("b")
+	defer stopB()
+	c.Appended("a", cacheEvents("a", 1, 1))
+	if !signalled(a) || signalled(b) {
+		t.Fatal("an append to a must signal a's watch only")
+	}
+	c.Observe(cacheEvents("b", 1, 2))
+	c.Drop("b")
+	if signalled(a) || !signalled(b) {
+		t.Fatal("changes to b must signal b's watch only, once pending")
+	}
+	stopA()
+	c.Appended("a", cacheEvents("a", 2, 2))
+	if signalled(a) {
+		t.Fatal("a stopped watch was signalled")
+	}
+	if _, ok := c.watchers["a"]; ok {
+		t.Fatal("a stream with no watch left is still watched")
+	}
+	if evs, ok := c.Load("a", 1); !ok || len(evs) != 2 {
+		t.Fatalf("the cache holds %d events of a (cached %v), want 2", len(evs), ok)
+	}
+}

@@ -15,4 +15,15 @@ type Leases interface {
 	AcquireLease(ctx context.Context, key, owner string, until, now time.Time) (bool, error)
 	// ReleaseLease gives key up if owner holds it.
 	ReleaseLease(ctx context.Context, key, owner string) error
+	// LeaseHolds returns, of the given keys, those whose lease has not
+	// lapsed at now, with their holders. It only reads: a process asks
+	// before it tries to take a lease it saw held, rather than writing to
+	// find out.
+	LeaseHolds(ctx context.Context, keys []string, now time.Time) (map[string]LeaseHold, error)
+}
+
+// LeaseHold is who holds a lease and until when.
+type LeaseHold struct {
+	Owner string
+	Until time.Time
 }

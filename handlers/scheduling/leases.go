@@ -77,3 +77,19 @@ func (l *Leases) Renew(ctx context.Context, key string, failed func(error)) bool
 		}
 	}
 }
+
+// HeldElsewhere returns, of keys, those another owner holds, each with
+// when its lease lapses. It only reads.
+func (l *Leases) HeldElsewhere(ctx context.Context, keys []string) (map[string]time.Time, error) {
+	holds, err := l.store.LeaseHolds(ctx, keys, l.now())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]time.Time, len(holds))
+	for k, h := range holds {
+		if h.Owner != l.owner {
+			out[k] = h.Until
+		}
+	}
+	return out, nil
+}

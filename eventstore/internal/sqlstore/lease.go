@@ -5,7 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/omega-gateway/omega/eventstore"
 )
 
 // AcquireLease takes or renews key for owner until the given time with one
@@ -30,6 +33,51 @@ func AcquireLease(ctx context.Context, db *sql.DB, key, owner string, until, now
 func ReleaseLease(ctx context.Context, db *sql.DB, key, owner string) error {
 	if _, err := db.ExecContext(ctx, `DELETE FROM sender_leases WHERE sender = $1 AND owner = $2`, key, owner); err != nil {
 		return fmt.Errorf("release lease %s: %w", key, err)
+	}
+	return nil
+}
+
+// holdsPage bounds the keys of one statement (SQLite allows 32,766
+// parameters; PostgreSQL 65,535).
+const holdsPage = 500
+
+// LeaseHolds returns the leases on keys that have not lapsed at now.
+func LeaseHolds(ctx context.Context, db *sql.DB, keys []string, now time.Time) (map[string]eventstore.LeaseHold, error) {
+	out := map[string]eventstore.LeaseHold{}
+	for len(keys) > 0 {
+		page := keys[:min(len(keys), holdsPage)]
+		keys = keys[len(page):]
+		if err := leaseHoldsPage(ctx, db, page, now, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func leaseHoldsPage(ctx context.Context, db *sql.DB, keys []string, now time.Time, out map[string]eventstore.LeaseHold) error {
+	args := make([]any, 0, len(keys)+1)
+	args = append(args, now.UnixMilli())
+	ph := make([]string, len(keys))
+	for i, k := range keys {
+		ph[i] = fmt.Sprintf("$%d", i+2)
+		args = append(args, k)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT sender, owner, expires_at FROM sender_leases
+		WHERE expires_at >= $1 AND sender IN (`+strings.Join(ph, ", ")+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("read leases: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, owner string
+		var until int64
+		if err := rows.Scan(&key, &owner, &until); err != nil {
+			return fmt.Errorf("read leases: %w", err)
+		}
+		out[key] = eventstore.LeaseHold{Owner: owner, Until: time.UnixMilli(until)}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read leases: %w", err)
 	}
 	return nil
 }
