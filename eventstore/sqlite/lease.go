@@ -22,3 +22,8 @@ func (s *Store) ReleaseLease(ctx context.Context, key, owner string) error {
 func (s *Store) LeaseHolds(ctx context.Context, keys []string, now time.Time) (map[string]eventstore.LeaseHold, error) {
 	return sqlstore.LeaseHolds(ctx, s.read, keys, now)
 }
+
+// RenewLeases implements eventstore.Leases.
+func (s *Store) RenewLeases(ctx context.Context, keys []string, owner string, until time.Time) ([]string, error) {
+	return sqlstore.RenewLeases(ctx, s.write, keys, owner, until)
+}

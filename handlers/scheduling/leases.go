@@ -93,3 +93,17 @@ func (l *Leases) HeldElsewhere(ctx context.Context, keys []string) (map[string]t
 	}
 	return out, nil
 }
+
+// RenewMany renews the leases on keys this owner holds, in one write, and
+// returns those renewed: a key left out was lost.
+func (l *Leases) RenewMany(ctx context.Context, keys []string) (map[string]bool, error) {
+	renewed, err := l.store.RenewLeases(ctx, keys, l.owner, l.now().Add(l.ttl))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(renewed))
+	for _, k := range renewed {
+		out[k] = true
+	}
+	return out, nil
+}

@@ -114,9 +114,11 @@ type TurnRunner interface {
 // worker is the state of one chat's running work that the scheduler's
 // loop shares with it (guarded by Scheduler.mu).
 type worker struct {
-	wake   chan struct{}
-	kicked []string // turns received here, oldest first, not yet done
-	idle   bool     // lingering with nothing to run (see linger)
+	wake    chan struct{}
+	kicked  []string // turns received here, oldest first, not yet done
+	idle    bool     // lingering with nothing to run (see linger)
+	lost    func()   // stops the worker when its lease was lost
+	leaving bool     // giving its lease up
 }
 
 // linger is how long a worker with nothing left to run keeps its chat's
@@ -200,6 +202,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	// A restarted process owns the leases it held before (its identity is
 	// kept), so the turns it left open can resume at once.
 	s.sweep(ctx)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.renewLeases(ctx)
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -430,14 +437,13 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 	log := s.logger.With("chat", chat)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	renewDone := make(chan struct{})
-	go func() {
-		defer close(renewDone)
-		s.renew(ctx, chat, cancel, log)
-	}()
+	// The scheduler's renewer keeps the lease (renewLeases); losing it
+	// stops the worker so two processes never run one chat's turns at once.
+	s.mu.Lock()
+	w.lost = cancel
+	s.mu.Unlock()
 	defer func() {
 		cancel()
-		<-renewDone
 		s.leave(chat, w, log)
 	}()
 
@@ -499,6 +505,9 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 func (s *Scheduler) leave(chat string, w *worker, log *slog.Logger) {
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
+	s.mu.Lock()
+	w.leaving = true
+	s.mu.Unlock()
 	if err := s.leases.Release(rctx, chat); err != nil {
 		log.Warn("scheduler: release lease", "err", err)
 	}
@@ -625,14 +634,5 @@ func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}) {
 	case <-ctx.Done():
 	case <-applied:
 	case <-time.After(50 * time.Millisecond):
-	}
-}
-
-// renew keeps the lease alive; losing it stops the worker so two
-// processes never run one chat's turns at once.
-func (s *Scheduler) renew(ctx context.Context, chat string, lost func(), log *slog.Logger) {
-	if !s.leases.Renew(ctx, chat, func(err error) { log.Error("scheduler: renew lease", "err", err) }) {
-		log.Error("scheduler: lease lost to another process; stopping this chat's work")
-		lost()
 	}
 }
