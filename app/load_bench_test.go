@@ -57,7 +57,8 @@ func cpuTime() time.Duration {
 
 func benchTurnLoad(b *testing.B, senders int) {
 	dsn := benchPostgresDSNIn(b, "omega_bench_load")
-	_, baseURL, stop := startBenchNode(b, map[string]string{"OMEGA_DATABASE_URL": dsn})
+	// The default lease TTL, as a served process has it.
+	_, baseURL, stop := startBenchNode(b, map[string]string{"OMEGA_DATABASE_URL": dsn, "OMEGA_LEASE_TTL": "15s"})
 	client := &http.Client{Timeout: 120 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: senders}}
 	send := func(sender, text string) error {
 		body, _ := json.Marshal(map[string]string{"sender_id": sender, "text": text})

@@ -121,10 +121,16 @@ type worker struct {
 	leaving bool     // giving its lease up
 }
 
-// linger is how long a worker with nothing left to run keeps its chat's
-// lease before releasing it: a sender who writes again soon (most do)
-// costs no lease taken and released per message.
-const linger = 2 * time.Second
+// minLinger is how long at least a worker with nothing left to run keeps
+// its chat's lease before releasing it: a sender who writes again soon
+// (most do) costs no lease taken and released per message. It lingers a
+// renewal period (TTL/3) when that is longer: held leases are renewed
+// together in one write, so keeping a lease costs next to nothing, while
+// giving it up and taking it again costs two writes for the next message.
+const minLinger = 2 * time.Second
+
+// lingerFor is how long a worker lingers (see minLinger).
+func (s *Scheduler) lingerFor() time.Duration { return max(minLinger, s.leases.TTL()/3) }
 
 // Kick tells the scheduler that turn was just received here for chat (the
 // key of domain.MessageReceived.Chat).
@@ -521,7 +527,7 @@ func (s *Scheduler) leave(chat string, w *worker, log *slog.Logger) {
 }
 
 // linger waits, holding the lease, for the chat's next turn; false when
-// none came within linger.
+// none came within lingerFor.
 func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
 	s.mu.Lock()
 	w.idle = true
@@ -531,7 +537,7 @@ func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
 		w.idle = false
 		s.mu.Unlock()
 	}()
-	t := time.NewTimer(linger)
+	t := time.NewTimer(s.lingerFor())
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
