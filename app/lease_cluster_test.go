@@ -39,6 +39,9 @@ func countLeaseWrites(t *testing.T, db *sql.DB) func() map[string]int {
 			}
 			out[owner] = n
 		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
 		return out
 	}
 }
