@@ -61,7 +61,7 @@ type change struct {
 // Bounds of a StreamCache.
 const (
 	// DefaultStreamCacheBytes bounds the event data a cache holds.
-	DefaultStreamCacheBytes = 2 << 20
+	DefaultStreamCacheBytes = 16 << 20
 	// maxCachedStream is the largest stream kept whole: longer ones (a
 	// profile with years of facts) are read from the database.
 	maxCachedStream = 256 << 10
