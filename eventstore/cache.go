@@ -50,6 +50,7 @@ type cachedStream struct {
 	full    bool
 	events  []domain.Event
 	bytes   int
+	done    bool // a turn's stream that ends with its completion
 }
 
 // change is one stream changed at seq (see CacheToken).
@@ -61,7 +62,7 @@ type change struct {
 // Bounds of a StreamCache.
 const (
 	// DefaultStreamCacheBytes bounds the event data a cache holds.
-	DefaultStreamCacheBytes = 16 << 20
+	DefaultStreamCacheBytes = 8 << 20
 	// maxCachedStream is the largest stream kept whole: longer ones (a
 	// profile with years of facts) are read from the database.
 	maxCachedStream = 256 << 10
@@ -279,8 +280,18 @@ func (c *StreamCache) apply(stream string, evs []domain.Event, atEnd bool) {
 		c.remove(el)
 		return
 	}
-	c.lru.MoveToFront(el)
+	// A completed turn's stream is read once more at most (by whoever
+	// awaits its reply, at once): it is the first to go when room is
+	// needed, so that the streams turns keep folding (senders' profiles,
+	// catalogues) stay while a thousand turns pass through.
+	cs.done = evs[len(evs)-1].Type == (domain.TurnCompleted{}).EventType()
+	if !cs.done {
+		c.lru.MoveToFront(el)
+	}
 	c.evict()
+	if cs.done && c.entries[stream] == el {
+		c.lru.MoveToBack(el)
+	}
 }
 
 // note records that stream changed, for loads in flight and watchers.
@@ -351,8 +362,11 @@ func (c *StreamCache) get(stream string) *cachedStream {
 	if !ok {
 		return nil
 	}
-	c.lru.MoveToFront(el)
-	return el.Value.(*cachedStream)
+	cs := el.Value.(*cachedStream)
+	if !cs.done {
+		c.lru.MoveToFront(el)
+	}
+	return cs
 }
 
 func (c *StreamCache) put(cs *cachedStream) {

@@ -184,3 +184,32 @@ func TestStreamCacheWatch(t *testing.T) {
 		t.Fatalf("the cache holds %d events of a (cached %v), want 2", len(evs), ok)
 	}
 }
+
+// Completed turns pass through the cache without pushing out the streams
+// turns keep folding, and the latest completed turn is still there for
+// whoever awaits its reply.
+func TestStreamCacheCompletedTurnsGoFirst(t *testing.T) {
+	size := eventSize(cacheEvents("sender-0", 1, 1)[0])
+	c := NewStreamCache(16 * size) // ten senders, a turn in flight, a completed one
+	c.SetLive(true)
+	for s := range 10 {
+		stream := fmt.Sprintf("sender-%d", s)
+		c.Loaded(c.Token(), stream, 1, cacheEvents(stream, 1, 1))
+	}
+	completed := (domain.TurnCompleted{}).EventType()
+	for i := range 50 {
+		stream := fmt.Sprintf("turn-%d", i)
+		evs := cacheEvents(stream, 1, 3)
+		evs[2].Type = completed
+		c.Appended(stream, evs[:2])
+		c.Appended(stream, evs[2:])
+		if evs, ok := c.Load(stream, 1); !ok || len(evs) != 3 {
+			t.Fatalf("turn %d: its completed stream is not cached", i)
+		}
+	}
+	for s := range 10 {
+		if _, ok := c.Load(fmt.Sprintf("sender-%d", s), 1); !ok {
+			t.Fatalf("sender %d's stream was pushed out by completed turns", s)
+		}
+	}
+}
