@@ -128,8 +128,10 @@ func (s *Scheduler) relay(ctx context.Context) {
 			if !s.advanceQueue(window, s.through) {
 				s.gen.Add(1) // the next look reads the read model
 			}
+			s.tailGen.Add(1)
 			s.moved.Notify()
 		case <-read:
+			s.tailGen.Add(1) // the window grew: scans behind the read model are stale
 			s.moved.Notify()
 		}
 	}

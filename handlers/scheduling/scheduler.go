@@ -71,6 +71,11 @@ type Scheduler struct {
 	gen   atomic.Uint64
 	moved eventstore.Broadcaster // signalled after the read model moved
 	chats chatCache              // turn -> chat, of messages read from the log
+	// The last scan of the log behind the read model (see unapplied.go),
+	// valid while tailGen, counted by the relay at each signal, holds.
+	scanMu  sync.Mutex
+	scan    *unappliedScan
+	tailGen atomic.Uint64
 }
 
 type doneTurn struct{ chat, turn string }

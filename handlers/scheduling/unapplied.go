@@ -26,32 +26,76 @@ const (
 // which, while the read model lags, would cost every turn a read of
 // everything it lags by.
 func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, done map[string]bool) (open []projections.OpenTurn, settled bool, err error) {
+	byChat, ok, err := s.unappliedByChat(ctx, after)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	settled = true
+	for _, t := range byChat[chat] {
+		if t.completed || done[t.id] {
+			settled = false
+			continue
+		}
+		open = append(open, projections.OpenTurn{ID: t.id, Chat: chat})
+	}
+	return open, settled, nil
+}
+
+// unappliedTurn is a turn received after the read model's checkpoint.
+type unappliedTurn struct {
+	id        string
+	completed bool // its completion is after the checkpoint too
+}
+
+// unappliedScan is the log after a checkpoint, by chat, as the shared
+// reader held it at generation gen (see Scheduler.tailGen).
+type unappliedScan struct {
+	after  int64
+	gen    uint64
+	byChat map[string][]unappliedTurn
+}
+
+// unappliedByChat returns the turns received after position after, by
+// chat in log order; false when the log there is out of reach (see
+// turnEventsAfter). Workers woken by the same growth of the shared
+// reader share one scan: with a thousand workers waiting for their
+// kicked turns, each scanning the window on every growth made a turn cost
+// in proportion to the senders waiting.
+func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[string][]unappliedTurn, bool, error) {
+	s.scanMu.Lock()
+	defer s.scanMu.Unlock()
+	gen := s.tailGen.Load()
+	// Only a scan of the shared reader's window, while the relay counts
+	// its growth, can be shared.
+	tail := s.tail()
+	shared := s.applied != nil && tail != nil && tail.Following()
+	if sc := s.scan; shared && sc != nil && sc.after == after && sc.gen == gen {
+		return sc.byChat, true, nil
+	}
 	evs, ok, err := s.turnEventsAfter(ctx, after)
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	var ids []string
-	received := map[string]bool{}
-	completed := map[string]bool{}
+	byChat := map[string][]unappliedTurn{}
+	at := map[string]int{} // turn -> index in its chat's list
+	chatOf := map[string]string{}
 	for _, e := range evs {
 		id := domain.TurnIDFromStream(e.StreamID)
-		switch {
-		case e.Type == domain.MessageReceived{}.EventType() && s.chatOf(e) == chat:
-			received[id] = true
-			ids = append(ids, id)
-		case e.Type == domain.TurnCompleted{}.EventType() && received[id]:
-			completed[id] = true
+		switch e.Type {
+		case domain.MessageReceived{}.EventType():
+			chat := s.chatOf(e)
+			chatOf[id], at[id] = chat, len(byChat[chat])
+			byChat[chat] = append(byChat[chat], unappliedTurn{id: id})
+		case domain.TurnCompleted{}.EventType():
+			if chat, ok := chatOf[id]; ok {
+				byChat[chat][at[id]].completed = true
+			}
 		}
 	}
-	settled = true
-	for _, id := range ids {
-		if completed[id] || done[id] {
-			settled = false
-			continue
-		}
-		open = append(open, projections.OpenTurn{ID: id, Chat: chat})
+	if shared {
+		s.scan = &unappliedScan{after: after, gen: gen, byChat: byChat}
 	}
-	return open, settled, nil
+	return byChat, true, nil
 }
 
 // turnEventsAfter returns the turns' MessageReceived and TurnCompleted
