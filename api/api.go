@@ -348,25 +348,28 @@ func (s *Server) await(ctx context.Context, id string, wait time.Duration) (Turn
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	read := func() (TurnOut, bool, int64, error) { return s.read(context.WithoutCancel(ctx), id) }
+	stream := domain.TurnStream(id)
+	// A turn completed by this process is in the store's memory as soon
+	// as it is committed: look there after each change to the turn's
+	// stream rather than wait for the watcher, which sees it only once the
+	// log is readable up to it. Watched before the first read, so that no
+	// change after it goes unseen.
+	cached, _ := s.Store.(eventstore.CachedLoader)
+	var changes <-chan struct{}
+	if cached != nil && wait > 0 {
+		var stop func()
+		changes, stop = cached.WatchCached(stream)
+		defer stop()
+	}
 	out, done, first, err := read()
 	if err != nil || done || wait == 0 {
 		return out, err
 	}
-	stream := domain.TurnStream(id)
 	// A turn that completed between the read and the registration is
 	// either still ahead of the watcher or among those it saw complete
 	// last: either way completed is closed.
 	completed, forget := s.watch.watch(stream, first)
 	defer forget()
-	// A turn completed by this process is in the store's memory as soon
-	// as it is committed: look there after each local change rather than
-	// wait for the watcher, which sees it only once the log is readable
-	// up to it.
-	cached, _ := s.Store.(eventstore.CachedLoader)
-	var changes <-chan struct{}
-	if cached != nil {
-		changes = s.Store.Changes(ctx)
-	}
 	for {
 		select {
 		case <-completed:

@@ -38,6 +38,8 @@ type StreamCache struct {
 	lru      list.List                // front: most recently used
 	bytes    int
 	maxBytes int
+	// watchers are told of each change to their stream (see Watch).
+	watchers map[string]map[chan struct{}]struct{}
 }
 
 // cachedStream is one stream as of version. full: events holds all of it
@@ -48,6 +50,7 @@ type cachedStream struct {
 	full    bool
 	events  []domain.Event
 	bytes   int
+	done    bool // a turn's stream that ends with its completion
 }
 
 // change is one stream changed at seq (see CacheToken).
@@ -59,7 +62,7 @@ type change struct {
 // Bounds of a StreamCache.
 const (
 	// DefaultStreamCacheBytes bounds the event data a cache holds.
-	DefaultStreamCacheBytes = 2 << 20
+	DefaultStreamCacheBytes = 8 << 20
 	// maxCachedStream is the largest stream kept whole: longer ones (a
 	// profile with years of facts) are read from the database.
 	maxCachedStream = 256 << 10
@@ -277,14 +280,64 @@ func (c *StreamCache) apply(stream string, evs []domain.Event, atEnd bool) {
 		c.remove(el)
 		return
 	}
-	c.lru.MoveToFront(el)
+	// A completed turn's stream is read once more at most (by whoever
+	// awaits its reply, at once): it is the first to go when room is
+	// needed, so that the streams turns keep folding (senders' profiles,
+	// catalogues) stay while a thousand turns pass through.
+	cs.done = evs[len(evs)-1].Type == (domain.TurnCompleted{}).EventType()
+	if !cs.done {
+		c.lru.MoveToFront(el)
+	}
 	c.evict()
+	if cs.done && c.entries[stream] == el {
+		c.lru.MoveToBack(el)
+	}
 }
 
-// note records that stream changed, for loads in flight.
+// note records that stream changed, for loads in flight and watchers.
 func (c *StreamCache) note(stream string) {
 	c.seq++
 	c.ring[c.seq%changeRing] = change{seq: c.seq, stream: stream}
+	for ch := range c.watchers[stream] {
+		select {
+		case ch <- struct{}{}:
+		default: // one signal pending is enough
+		}
+	}
+}
+
+// Watch returns a channel that is signalled after each change to stream
+// the cache learns of (an append of this process, an event the Tail read,
+// a drop), and a function that stops the watch. A waiter for one stream
+// wakes only for that stream, where a subscriber to the store's changes
+// wakes for every append: a thousand replies awaited at once would
+// otherwise each look at their turn after every append of any of them.
+// The signal may come before the change is applied; a Load taken after
+// it sees the change.
+func (c *StreamCache) Watch(stream string) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	if c == nil {
+		return ch, func() {}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.watchers == nil {
+		c.watchers = map[string]map[chan struct{}]struct{}{}
+	}
+	ws := c.watchers[stream]
+	if ws == nil {
+		ws = map[chan struct{}]struct{}{}
+		c.watchers[stream] = ws
+	}
+	ws[ch] = struct{}{}
+	return ch, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(ws, ch)
+		if len(c.watchers[stream]) == 0 {
+			delete(c.watchers, stream)
+		}
+	}
 }
 
 // usable reports whether a read begun at tok may be cached for stream: the
@@ -309,8 +362,11 @@ func (c *StreamCache) get(stream string) *cachedStream {
 	if !ok {
 		return nil
 	}
-	c.lru.MoveToFront(el)
-	return el.Value.(*cachedStream)
+	cs := el.Value.(*cachedStream)
+	if !cs.done {
+		c.lru.MoveToFront(el)
+	}
+	return cs
 }
 
 func (c *StreamCache) put(cs *cachedStream) {
@@ -387,4 +443,6 @@ func Recorded(stream string, events []domain.NewEvent, res AppendResult, at []ti
 // likes.
 type CachedLoader interface {
 	LoadCached(stream string) ([]domain.Event, bool)
+	// WatchCached is StreamCache.Watch.
+	WatchCached(stream string) (<-chan struct{}, func())
 }

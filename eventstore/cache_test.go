@@ -148,3 +148,68 @@ func TestStreamCacheReturnsCopies(t *testing.T) {
 		t.Fatal("a caller's change reached the cache")
 	}
 }
+
+// A watch wakes for its own stream's changes only, and not after it stops.
+func TestStreamCacheWatch(t *testing.T) {
+	c := liveCache()
+	signalled := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	a, stopA := c.Watch("a")
+	b, stopB := c.Watch("b")
+	defer stopB()
+	c.Appended("a", cacheEvents("a", 1, 1))
+	if !signalled(a) || signalled(b) {
+		t.Fatal("an append to a must signal a's watch only")
+	}
+	c.Observe(cacheEvents("b", 1, 2))
+	c.Drop("b")
+	if signalled(a) || !signalled(b) {
+		t.Fatal("changes to b must signal b's watch only, once pending")
+	}
+	stopA()
+	c.Appended("a", cacheEvents("a", 2, 2))
+	if signalled(a) {
+		t.Fatal("a stopped watch was signalled")
+	}
+	if _, ok := c.watchers["a"]; ok {
+		t.Fatal("a stream with no watch left is still watched")
+	}
+	if evs, ok := c.Load("a", 1); !ok || len(evs) != 2 {
+		t.Fatalf("the cache holds %d events of a (cached %v), want 2", len(evs), ok)
+	}
+}
+
+// Completed turns pass through the cache without pushing out the streams
+// turns keep folding, and the latest completed turn is still there for
+// whoever awaits its reply.
+func TestStreamCacheCompletedTurnsGoFirst(t *testing.T) {
+	size := eventSize(cacheEvents("sender-0", 1, 1)[0])
+	c := NewStreamCache(16 * size) // ten senders, a turn in flight, a completed one
+	c.SetLive(true)
+	for s := range 10 {
+		stream := fmt.Sprintf("sender-%d", s)
+		c.Loaded(c.Token(), stream, 1, cacheEvents(stream, 1, 1))
+	}
+	completed := (domain.TurnCompleted{}).EventType()
+	for i := range 50 {
+		stream := fmt.Sprintf("turn-%d", i)
+		evs := cacheEvents(stream, 1, 3)
+		evs[2].Type = completed
+		c.Appended(stream, evs[:2])
+		c.Appended(stream, evs[2:])
+		if evs, ok := c.Load(stream, 1); !ok || len(evs) != 3 {
+			t.Fatalf("turn %d: its completed stream is not cached", i)
+		}
+	}
+	for s := range 10 {
+		if _, ok := c.Load(fmt.Sprintf("sender-%d", s), 1); !ok {
+			t.Fatalf("sender %d's stream was pushed out by completed turns", s)
+		}
+	}
+}

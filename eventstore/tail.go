@@ -281,6 +281,14 @@ func (t *Tail) Delivered(prev int64, evs []domain.Event) bool {
 	return true
 }
 
+// Following reports whether the Tail reads the log, so that its window
+// holds the latest events: a position it does not hold is then behind it.
+func (t *Tail) Following() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.started
+}
+
 // Holds reports whether the event at position pos is in the Tail's window
 // or is where it started.
 func (t *Tail) Holds(pos int64) bool {

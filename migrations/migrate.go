@@ -69,6 +69,11 @@ func Up(ctx context.Context, db *sql.DB, d Dialect, opts Options) error {
 	if current > latest {
 		return fmt.Errorf("%w: the database is at schema version %d, this omega knows up to %d; upgrade omega", ErrSchemaTooNew, current, latest)
 	}
+	if current == latest {
+		// Nothing to apply: no lock to take (a process joining a running
+		// cluster starts at once).
+		return nil
+	}
 	results, err := p.Up(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate %s schema: %w", d, err)
@@ -116,11 +121,7 @@ func provider(db *sql.DB, d Dialect) (*goose.Provider, error) {
 	switch d {
 	case Postgres:
 		dialect = database.DialectPostgres
-		locker, err := lock.NewPostgresSessionLocker()
-		if err != nil {
-			return nil, fmt.Errorf("migration lock: %w", err)
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
+		opts = append(opts, goose.WithSessionLocker(waitingLocker{id: lock.DefaultLockID}))
 	case SQLite:
 		dialect = database.DialectSQLite3
 	default:

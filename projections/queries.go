@@ -57,6 +57,7 @@ func (q *Queries) queryRow(ctx context.Context, text string, args ...any) *sql.R
 type OpenTurn struct {
 	ID, Sender, Chat, Channel string
 	Acked                     bool
+	ReceivedAt                time.Time // zero where the query does not read it
 }
 
 // OpenTurns returns the open turns of the given channels, grouped by sender
@@ -96,7 +97,7 @@ func (q *Queries) OpenTurns(ctx context.Context, channels []string) ([]OpenTurn,
 // (every turn received at or before that position is in the answer unless
 // it has completed): one read serves the queues of all chats at once.
 func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
-	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.sender, t.chat, t.channel, t.acked FROM checkpoints c
+	rows, err := q.query(ctx, `SELECT c.position, t.turn_id, t.sender, t.chat, t.channel, t.acked, t.received_at FROM checkpoints c
 		LEFT JOIN turns t ON t.status = 'open'
 		WHERE c.name = $1 ORDER BY t.chat, t.arrival`, readmodel.CheckpointName(Turns{}))
 	if err != nil {
@@ -107,12 +108,13 @@ func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
 	var pos int64
 	for rows.Next() {
 		var id, sender, chat, channel sql.NullString
-		var acked sql.NullInt64
-		if err := rows.Scan(&pos, &id, &sender, &chat, &channel, &acked); err != nil {
+		var acked, received sql.NullInt64
+		if err := rows.Scan(&pos, &id, &sender, &chat, &channel, &acked, &received); err != nil {
 			return nil, 0, fmt.Errorf("read open turns: %w", err)
 		}
 		if id.Valid {
-			out = append(out, OpenTurn{ID: id.String, Sender: sender.String, Chat: chat.String, Channel: channel.String, Acked: acked.Int64 != 0})
+			out = append(out, OpenTurn{ID: id.String, Sender: sender.String, Chat: chat.String, Channel: channel.String,
+				Acked: acked.Int64 != 0, ReceivedAt: time.UnixMicro(received.Int64)})
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -111,6 +111,9 @@ func scanEvents(rows *sql.Rows) ([]domain.Event, error) {
 // LoadCached implements eventstore.CachedLoader.
 func (s *Store) LoadCached(stream string) ([]domain.Event, bool) { return s.cache.Load(stream, 1) }
 
+// WatchCached implements eventstore.CachedLoader.
+func (s *Store) WatchCached(stream string) (<-chan struct{}, func()) { return s.cache.Watch(stream) }
+
 // DropCached forgets the in-memory copy of a stream. Only a tool that
 // rewrote the stream's rows behind the store's back needs it (tests of
 // old event shapes do); the log is append-only otherwise.

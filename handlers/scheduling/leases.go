@@ -77,3 +77,33 @@ func (l *Leases) Renew(ctx context.Context, key string, failed func(error)) bool
 		}
 	}
 }
+
+// HeldElsewhere returns, of keys, those another owner holds, each with
+// when its lease lapses. It only reads.
+func (l *Leases) HeldElsewhere(ctx context.Context, keys []string) (map[string]time.Time, error) {
+	holds, err := l.store.LeaseHolds(ctx, keys, l.now())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]time.Time, len(holds))
+	for k, h := range holds {
+		if h.Owner != l.owner {
+			out[k] = h.Until
+		}
+	}
+	return out, nil
+}
+
+// RenewMany renews the leases on keys this owner holds, in one write, and
+// returns those renewed: a key left out was lost.
+func (l *Leases) RenewMany(ctx context.Context, keys []string) (map[string]bool, error) {
+	renewed, err := l.store.RenewLeases(ctx, keys, l.owner, l.now().Add(l.ttl))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(renewed))
+	for _, k := range renewed {
+		out[k] = true
+	}
+	return out, nil
+}

@@ -1,65 +1,109 @@
 package scheduling
 
 import (
+	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/projections"
 )
 
-// The shared copy of the open queues is read again only when the read
-// model applied an event that changes a queue.
-func TestQueueMayHaveMoved(t *testing.T) {
-	received, replied, completed := domain.MessageReceived{}.EventType(), domain.ProviderReplied{}.EventType(), domain.TurnCompleted{}.EventType()
+func queueEvent(t *testing.T, pos int64, turn string, p domain.Payload) domain.Event {
+	t.Helper()
+	data, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return domain.Event{Position: pos, StreamID: domain.TurnStream(turn), ID: uuid.New(), Type: p.EventType(), Data: data,
+		Metadata: domain.Metadata{Channel: "http", Sender: "ann"}}
+}
+
+// The shared copy of the open queues moves forward with the events the
+// read model applied, as the read model moved: a message opens a turn at
+// the end of its chat's queue, an acknowledgement marks it, a completion
+// takes it out. It is read again (false) only when the window does not
+// hold what was applied since the copy.
+func TestAdvanceQueue(t *testing.T) {
+	reg := domain.NewRegistry()
+	domain.RegisterTurnEvents(reg)
 	// The log after position 10, as the shared reader holds it.
 	log := []domain.Event{
-		{Position: 11, Type: replied},
-		{Position: 12, Type: "ContextBuilt"},
-		{Position: 13, Type: completed},
-		{Position: 14, Type: received},
+		queueEvent(t, 11, "t2", domain.MessageReceived{Channel: "http", SenderID: "ann", ChatID: "ann"}),
+		queueEvent(t, 12, "t1", domain.AckSent{}),
+		queueEvent(t, 13, "t0", domain.TurnCompleted{Status: "ok"}),
+		queueEvent(t, 14, "t3", domain.MessageReceived{Channel: "http", SenderID: "bob", ChatID: "g", IsGroup: true}),
 	}
-	scan := func(evs []domain.Event) logWindow {
-		return func(after int64, fn func(domain.Event) bool) bool {
-			if after != 10 {
-				return false
-			}
-			for _, e := range evs {
-				if !fn(e) {
-					break
-				}
-			}
-			return true
+	window := func(after int64, fn func(domain.Event) bool) bool {
+		if after < 10 || after > 14 {
+			return false
 		}
+		for _, e := range log {
+			if e.Position > after && !fn(e) {
+				break
+			}
+		}
+		return true
 	}
-	window := scan(log)
-	// A window that holds no queue event at all.
-	quiet := scan(log[:2])
 	at := func(pos int64) func() (int64, bool) { return func() (int64, bool) { return pos, true } }
+	ann := domain.SenderKey("http", "ann")
+	fresh := func() *queueSnapshot {
+		return newQueueSnapshot(0, time.Now(), []projections.OpenTurn{
+			{ID: "t0", Chat: ann, Channel: "http"}, {ID: "t1", Chat: ann, Channel: "http"}}, 10)
+	}
 	tests := []struct {
 		name    string
 		copyAt  int64 // 0: no copy read yet
 		window  logWindow
 		through func() (int64, bool)
 		want    bool
+		queues  map[string][]string // chat -> open turns (acknowledged ones with a +)
 	}{
-		{"no copy yet", 0, window, at(12), true},
-		{"nothing applied since the copy", 10, window, at(10), false},
-		{"a batch without queue events", 10, window, at(12), false},
-		{"a batch with a completion", 10, window, at(13), true},
-		{"the applied position past the window", 10, quiet, at(99), true},
-		{"the same, within the window", 10, quiet, at(12), false},
-		{"the copy's position not in the window", 7, window, at(12), true},
-		{"no shared reader", 10, nil, at(12), true},
-		{"no applied position", 10, window, func() (int64, bool) { return 0, false }, true},
-		{"not told the applied position", 10, window, nil, true},
+		{"no copy yet", 0, window, at(12), false, nil},
+		{"nothing applied since the copy", 10, window, at(10), true, map[string][]string{ann: {"t0", "t1"}}},
+		{"a message", 10, window, at(11), true, map[string][]string{ann: {"t0", "t1", "t2"}}},
+		{"and its acknowledgement", 10, window, at(12), true, map[string][]string{ann: {"t0", "t1+", "t2"}}},
+		{"a completion and a group's message", 10, window, at(14), true,
+			map[string][]string{ann: {"t1+", "t2"}, domain.GroupRef("http", "g").Key(): {"t3"}}},
+		{"the applied position past the window", 10, window, at(99), false, nil},
+		{"the copy's position not in the window", 7, window, at(12), false, nil},
+		{"no shared reader", 10, nil, at(12), false, nil},
+		{"no applied position", 10, window, func() (int64, bool) { return 0, false }, false, nil},
+		{"not told the applied position", 10, window, nil, false, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Scheduler{}
+			s := &Scheduler{driver: &pipeline.Driver{Registry: reg}}
 			if tc.copyAt != 0 {
-				s.queue = &queueSnapshot{applied: tc.copyAt}
+				s.queue = fresh()
+				s.queue.applied = tc.copyAt
 			}
-			if got := s.queueMayHaveMoved(tc.window, tc.through); got != tc.want {
-				t.Fatalf("queueMayHaveMoved = %v, want %v", got, tc.want)
+			if got := s.advanceQueue(tc.window, tc.through); got != tc.want {
+				t.Fatalf("advanceQueue = %v, want %v", got, tc.want)
+			}
+			if !tc.want {
+				return
+			}
+			got := map[string][]string{}
+			for chat, ts := range s.queue.byChat {
+				for _, t := range ts {
+					id := t.ID
+					if t.Acked {
+						id += "+"
+					}
+					got[chat] = append(got[chat], id)
+				}
+			}
+			if !maps.EqualFunc(got, tc.queues, slices.Equal) {
+				t.Fatalf("queues %v, want %v", got, tc.queues)
+			}
+			if last, _ := tc.through(); s.queue.applied != last {
+				t.Fatalf("the copy is at %d, want %d", s.queue.applied, last)
 			}
 		})
 	}

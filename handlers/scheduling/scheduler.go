@@ -58,137 +58,24 @@ type Scheduler struct {
 	// open must not take that turn for one still ahead of the new message
 	// (and acknowledge the message as queued behind it).
 	recent []doneTurn
-	wg     sync.WaitGroup
+	// busy are the chats whose lease another process was lately seen
+	// holding, each with when to look again (guarded by mu; see busy.go).
+	busy  map[string]time.Time
+	swept bool // a sweep has run (only Run's goroutine touches it)
+	wg    sync.WaitGroup
 
 	// The open turns of every chat as the read model last showed them,
-	// shared by all workers: read again only after the read model moved
-	// (gen counts its signals) or the copy is queueMaxAge old, so that
-	// fifty waiting workers do not each read the read model after every
-	// projection batch.
+	// shared by all workers and kept current from the log (see queue.go).
 	qmu   sync.Mutex
 	queue *queueSnapshot
 	gen   atomic.Uint64
-	moved eventstore.Broadcaster // signalled after gen moved
-}
-
-type queueSnapshot struct {
-	gen     uint64
-	at      time.Time
-	byChat  map[string][]projections.OpenTurn
-	all     []projections.OpenTurn
-	applied int64
-}
-
-// queueMaxAge bounds how stale the shared copy may be: the read model can
-// also move without a signal here (another process's projections).
-const queueMaxAge = 50 * time.Millisecond
-
-// openQueue returns the open turns of every chat and the read model's
-// checkpoint, from the shared copy when it is current.
-func (s *Scheduler) openQueue(ctx context.Context) (*queueSnapshot, error) {
-	s.qmu.Lock()
-	defer s.qmu.Unlock()
-	gen := s.gen.Load()
-	if q := s.queue; q != nil && s.applied != nil && q.gen == gen && time.Since(q.at) < queueMaxAge {
-		return q, nil
-	}
-	at := time.Now()
-	all, applied, err := s.read.OpenQueue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	q := &queueSnapshot{gen: gen, at: at, all: all, applied: applied, byChat: map[string][]projections.OpenTurn{}}
-	for _, t := range all {
-		q.byChat[t.Chat] = append(q.byChat[t.Chat], t)
-	}
-	s.queue = q
-	return q, nil
-}
-
-// chatQueue is one chat's open turns and the read model's checkpoint,
-// served from the shared copy.
-func (s *Scheduler) chatQueue(ctx context.Context, chat string) ([]projections.OpenTurn, int64, error) {
-	q, err := s.openQueue(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	return slices.Clone(q.byChat[chat]), q.applied, nil
-}
-
-// relay counts the read model's signals, then passes them on to the
-// scheduler's loop and workers: a worker woken by one finds the shared
-// copy of the queues already stale.
-func (s *Scheduler) relay(ctx context.Context) {
-	if s.applied == nil {
-		return
-	}
-	applied := s.applied(ctx)
-	// A worker may also wait for a message received here to be read from
-	// the log (unapplied): the shared reader's progress wakes it too,
-	// without making the copy of the queues stale.
-	var (
-		read   <-chan struct{}
-		window logWindow
-	)
-	if shared, ok := s.driver.Store.(interface{ Tail() *eventstore.Tail }); ok && shared.Tail() != nil {
-		read, window = shared.Tail().Grown(ctx), shared.Tail().Scan
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-applied:
-			if s.queueMayHaveMoved(window, s.through) {
-				s.gen.Add(1)
-			}
-			s.moved.Notify()
-		case <-read:
-			s.moved.Notify()
-		}
-	}
-}
-
-// logWindow is eventstore.Tail.Scan: the events after a position, from
-// memory only.
-type logWindow func(after int64, fn func(domain.Event) bool) bool
-
-// queueEvents are the events that change what Queries.OpenQueue returns
-// (a turn received, acknowledged or completed).
-var queueEvents = map[string]bool{
-	domain.MessageReceived{}.EventType(): true,
-	domain.AckSent{}.EventType():         true,
-	domain.TurnCompleted{}.EventType():   true,
-}
-
-// queueMayHaveMoved tells whether the read model may now show other open
-// turns than the shared copy: only if the events it applied since the
-// position the copy was read at include one of queueEvents. Most batches
-// a turn writes hold none, and the copy is then kept instead of read
-// again. Without the applied position, or when the log past the copy is
-// not in the shared reader's window, it may have moved.
-func (s *Scheduler) queueMayHaveMoved(window logWindow, through func() (int64, bool)) bool {
-	s.qmu.Lock()
-	q := s.queue
-	s.qmu.Unlock()
-	if q == nil || window == nil || through == nil {
-		return true
-	}
-	last, ok := through()
-	if !ok {
-		return true
-	}
-	if last == q.applied {
-		return false
-	}
-	moved, reached := false, false
-	if !window(q.applied, func(e domain.Event) bool {
-		moved, reached = queueEvents[e.Type], e.Position == last
-		return !moved && !reached
-	}) {
-		return true
-	}
-	// Not reached: the applied position is beyond what the window holds.
-	return moved || !reached
+	moved eventstore.Broadcaster // signalled after the read model moved
+	chats chatCache              // turn -> chat, of messages read from the log
+	// The last scan of the log behind the read model (see unapplied.go),
+	// valid while tailGen, counted by the relay at each signal, holds.
+	scanMu  sync.Mutex
+	scan    *unappliedScan
+	tailGen atomic.Uint64
 }
 
 type doneTurn struct{ chat, turn string }
@@ -232,15 +119,23 @@ type TurnRunner interface {
 // worker is the state of one chat's running work that the scheduler's
 // loop shares with it (guarded by Scheduler.mu).
 type worker struct {
-	wake   chan struct{}
-	kicked []string // turns received here, oldest first, not yet done
-	idle   bool     // lingering with nothing to run (see linger)
+	wake    chan struct{}
+	kicked  []string // turns received here, oldest first, not yet done
+	idle    bool     // lingering with nothing to run (see linger)
+	lost    func()   // stops the worker when its lease was lost
+	leaving bool     // giving its lease up
 }
 
-// linger is how long a worker with nothing left to run keeps its chat's
-// lease before releasing it: a sender who writes again soon (most do)
-// costs no lease taken and released per message.
-const linger = 2 * time.Second
+// minLinger is how long at least a worker with nothing left to run keeps
+// its chat's lease before releasing it: a sender who writes again soon
+// (most do) costs no lease taken and released per message. It lingers a
+// renewal period (TTL/3) when that is longer: held leases are renewed
+// together in one write, so keeping a lease costs next to nothing, while
+// giving it up and taking it again costs two writes for the next message.
+const minLinger = 2 * time.Second
+
+// lingerFor is how long a worker lingers (see minLinger).
+func (s *Scheduler) lingerFor() time.Duration { return max(minLinger, s.leases.TTL()/3) }
 
 // Kick tells the scheduler that turn was just received here for chat (the
 // key of domain.MessageReceived.Chat).
@@ -298,7 +193,7 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 	}
 	return &Scheduler{
 		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied, through: c.AppliedThrough,
-		logger: c.Logger, sweepGap: c.Sweep, window: c.CoalesceWindow, kick: make(chan kick, 1024), active: map[string]*worker{},
+		logger: c.Logger, sweepGap: c.Sweep, window: c.CoalesceWindow, kick: make(chan kick, 1024), active: map[string]*worker{}, busy: map[string]time.Time{},
 	}, nil
 }
 
@@ -318,6 +213,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	// A restarted process owns the leases it held before (its identity is
 	// kept), so the turns it left open can resume at once.
 	s.sweep(ctx)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.renewLeases(ctx)
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -342,28 +242,59 @@ func (s *Scheduler) Run(ctx context.Context) error {
 }
 
 func (s *Scheduler) sweep(ctx context.Context) {
-	q, err := s.openQueue(ctx)
+	var heads []projections.OpenTurn
+	var queued []string // chats with a turn behind the head not acknowledged
+	err := s.withQueue(ctx, func(q *queueSnapshot) {
+		for chat, ts := range q.byChat {
+			if !slices.Contains(s.channels, ts[0].Channel) {
+				continue
+			}
+			heads = append(heads, ts[0])
+			if slices.ContainsFunc(ts[1:], func(t projections.OpenTurn) bool { return !t.Acked }) {
+				queued = append(queued, chat)
+			}
+		}
+	})
 	if err != nil {
 		if ctx.Err() == nil {
 			s.logger.Error("scheduler: read open turns", "err", err)
 		}
 		return
 	}
-	open := slices.DeleteFunc(slices.Clone(q.all), func(t projections.OpenTurn) bool { return !slices.Contains(s.channels, t.Channel) })
-	seen := map[string]bool{}
-	for i, t := range open {
-		if seen[t.Chat] {
-			// A turn queued behind another: its worker must acknowledge it.
-			// Waking workers only for this keeps a busy system from
-			// re-reading every chat's queue on every change.
-			if !t.Acked && open[i-1].Chat == t.Chat {
-				s.wakeWorker(t.Chat)
-			}
+	// A turn queued behind another: its worker must acknowledge it. Waking
+	// workers only for this keeps a busy system from looking at every
+	// chat's queue on every change.
+	for _, chat := range queued {
+		s.wakeWorker(chat)
+	}
+	slices.SortFunc(heads, func(a, b projections.OpenTurn) int { return a.ReceivedAt.Compare(b.ReceivedAt) })
+	idle := heads[:0]
+	for _, t := range heads {
+		if s.running(t.Chat) {
+			s.start(ctx, t.Chat, "")
 			continue
 		}
-		seen[t.Chat] = true
-		s.start(ctx, t.Chat, "")
+		idle = append(idle, t)
 	}
+	chats, err := s.adoptable(ctx, idle, !s.swept)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.logger.Error("scheduler: read chat leases", "err", err)
+		}
+		return
+	}
+	s.swept = true
+	for _, chat := range chats {
+		s.start(ctx, chat, "")
+	}
+}
+
+// running tells whether a worker runs chat here.
+func (s *Scheduler) running(chat string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.active[chat]
+	return ok
 }
 
 func (s *Scheduler) wakeWorker(chat string) {
@@ -397,6 +328,9 @@ func (s *Scheduler) start(ctx context.Context, chat, turn string) {
 		}
 		return
 	}
+	if s.isBusy(chat, time.Now()) {
+		return // another process runs this chat; it finds the turn in the log
+	}
 	ok, err := s.leases.Acquire(ctx, chat)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -405,7 +339,10 @@ func (s *Scheduler) start(ctx context.Context, chat, turn string) {
 		return
 	}
 	if !ok {
-		return // another process runs this chat; its sweeps will find the turn
+		// Another process runs this chat and finds the turn in the log; a
+		// sweep adopts the turn if it is still open after adoptAfter.
+		s.markBusy(chat, time.Now().Add(recheckBusy))
+		return
 	}
 	w = &worker{wake: make(chan struct{}, 1)}
 	if turn != "" {
@@ -505,82 +442,19 @@ func kickedTurns(chat string, kicked []string, skip map[string]bool) []projectio
 	return out
 }
 
-// Bounds of the log read behind the read model; past them the worker
-// waits for the read model instead.
-const (
-	unappliedPage  = 250
-	unappliedPages = 4
-)
-
-// unapplied reads the log after the read model's checkpoint and returns
-// the chat's open turns received there, in log order. settled is false
-// when one of the chat's turns received there has already completed (or
-// was completed here): its exchange is not in the history yet.
-func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, done map[string]bool) (open []projections.OpenTurn, settled bool, err error) {
-	var ids []string
-	received := map[string]bool{}
-	completed := map[string]bool{}
-	for page := 0; ; page++ {
-		if page == unappliedPages {
-			return nil, false, nil
-		}
-		evs, err := eventstore.ReadAfter(ctx, s.driver.Store, after, unappliedPage)
-		if err != nil {
-			return nil, false, fmt.Errorf("read the log after the turns read model: %w", err)
-		}
-		for _, e := range evs {
-			id := domain.TurnIDFromStream(e.StreamID)
-			switch {
-			case id == "":
-			case e.Type == domain.MessageReceived{}.EventType() && s.chatOf(e) == chat:
-				received[id] = true
-				ids = append(ids, id)
-			case e.Type == domain.TurnCompleted{}.EventType() && received[id]:
-				completed[id] = true
-			}
-		}
-		if len(evs) < unappliedPage {
-			break
-		}
-		after = evs[len(evs)-1].Position
-	}
-	settled = true
-	for _, id := range ids {
-		if completed[id] || done[id] {
-			settled = false
-			continue
-		}
-		open = append(open, projections.OpenTurn{ID: id, Chat: chat})
-	}
-	return open, settled, nil
-}
-
-// chatOf is the chat key of a MessageReceived event read from the log. A
-// payload that does not decode falls back to its sender's key (a private
-// chat's): the driver reports that turn's failure when it runs it.
-func (s *Scheduler) chatOf(e domain.Event) string {
-	if p, err := s.driver.Registry.Decode(e); err == nil {
-		if m, ok := p.(domain.MessageReceived); ok {
-			return m.Chat().Key()
-		}
-	}
-	return domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender)
-}
-
 // work runs one chat's turns in order while holding its lease.
 func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 	defer s.wg.Done()
 	log := s.logger.With("chat", chat)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	renewDone := make(chan struct{})
-	go func() {
-		defer close(renewDone)
-		s.renew(ctx, chat, cancel, log)
-	}()
+	// The scheduler's renewer keeps the lease (renewLeases); losing it
+	// stops the worker so two processes never run one chat's turns at once.
+	s.mu.Lock()
+	w.lost = cancel
+	s.mu.Unlock()
 	defer func() {
 		cancel()
-		<-renewDone
 		s.leave(chat, w, log)
 	}()
 
@@ -642,6 +516,9 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 func (s *Scheduler) leave(chat string, w *worker, log *slog.Logger) {
 	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer rcancel()
+	s.mu.Lock()
+	w.leaving = true
+	s.mu.Unlock()
 	if err := s.leases.Release(rctx, chat); err != nil {
 		log.Warn("scheduler: release lease", "err", err)
 	}
@@ -655,7 +532,7 @@ func (s *Scheduler) leave(chat string, w *worker, log *slog.Logger) {
 }
 
 // linger waits, holding the lease, for the chat's next turn; false when
-// none came within linger.
+// none came within lingerFor.
 func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
 	s.mu.Lock()
 	w.idle = true
@@ -665,7 +542,7 @@ func (s *Scheduler) linger(ctx context.Context, w *worker) bool {
 		w.idle = false
 		s.mu.Unlock()
 	}()
-	t := time.NewTimer(linger)
+	t := time.NewTimer(s.lingerFor())
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -768,14 +645,5 @@ func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}) {
 	case <-ctx.Done():
 	case <-applied:
 	case <-time.After(50 * time.Millisecond):
-	}
-}
-
-// renew keeps the lease alive; losing it stops the worker so two
-// processes never run one chat's turns at once.
-func (s *Scheduler) renew(ctx context.Context, chat string, lost func(), log *slog.Logger) {
-	if !s.leases.Renew(ctx, chat, func(err error) { log.Error("scheduler: renew lease", "err", err) }) {
-		log.Error("scheduler: lease lost to another process; stopping this chat's work")
-		lost()
 	}
 }

@@ -1,0 +1,256 @@
+package scheduling
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/projections"
+)
+
+// queueSnapshot is the open turns of every chat as the turns read model
+// showed them at position applied. It is read from the read model once,
+// then moved forward in memory with the events the read model applied
+// since (read from the shared reader's window), so that what a turn costs
+// does not grow with the number of open turns: a full read returns every
+// open turn, and a thousand waiting senders made each turn pay for a
+// thousand rows. It is read again only when the window does not reach
+// back to it, or every queueResync (the read model can also move without
+// a signal here, by another process's projections).
+type queueSnapshot struct {
+	gen     uint64
+	at      time.Time
+	byChat  map[string][]projections.OpenTurn // arrival order
+	chatOf  map[string]string                 // open turn -> its chat
+	applied int64
+}
+
+// queueResync bounds how long the shared copy is moved forward in memory
+// before it is read again whole.
+const queueResync = time.Second
+
+func newQueueSnapshot(gen uint64, at time.Time, all []projections.OpenTurn, applied int64) *queueSnapshot {
+	q := &queueSnapshot{gen: gen, at: at, applied: applied,
+		byChat: map[string][]projections.OpenTurn{}, chatOf: make(map[string]string, len(all))}
+	for _, t := range all {
+		q.add(t)
+	}
+	return q
+}
+
+func (q *queueSnapshot) add(t projections.OpenTurn) {
+	if _, ok := q.chatOf[t.ID]; ok {
+		return
+	}
+	q.byChat[t.Chat] = append(q.byChat[t.Chat], t)
+	q.chatOf[t.ID] = t.Chat
+}
+
+func (q *queueSnapshot) acked(turn string) {
+	chat, ok := q.chatOf[turn]
+	if !ok {
+		return
+	}
+	ts := q.byChat[chat]
+	if i := slices.IndexFunc(ts, func(t projections.OpenTurn) bool { return t.ID == turn }); i >= 0 {
+		ts[i].Acked = true
+	}
+}
+
+func (q *queueSnapshot) completed(turn string) {
+	chat, ok := q.chatOf[turn]
+	if !ok {
+		return
+	}
+	delete(q.chatOf, turn)
+	ts := slices.DeleteFunc(q.byChat[chat], func(t projections.OpenTurn) bool { return t.ID == turn })
+	if len(ts) == 0 {
+		delete(q.byChat, chat)
+		return
+	}
+	q.byChat[chat] = ts
+}
+
+// withQueue calls fn with the open turns of every chat, from the shared
+// copy when it is current, under the copy's lock: fn must copy what it
+// keeps.
+func (s *Scheduler) withQueue(ctx context.Context, fn func(q *queueSnapshot)) error {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	gen := s.gen.Load()
+	if q := s.queue; q != nil && s.applied != nil && q.gen == gen && time.Since(q.at) < queueResync {
+		fn(q)
+		return nil
+	}
+	at := time.Now()
+	all, applied, err := s.read.OpenQueue(ctx)
+	if err != nil {
+		return err
+	}
+	s.queue = newQueueSnapshot(gen, at, all, applied)
+	fn(s.queue)
+	return nil
+}
+
+// chatQueue is one chat's open turns and the read model's checkpoint,
+// served from the shared copy.
+func (s *Scheduler) chatQueue(ctx context.Context, chat string) (turns []projections.OpenTurn, applied int64, err error) {
+	err = s.withQueue(ctx, func(q *queueSnapshot) {
+		turns, applied = slices.Clone(q.byChat[chat]), q.applied
+	})
+	return turns, applied, err
+}
+
+// relay moves the shared copy forward with each signal that the read
+// model moved, then passes the signal on to the scheduler's loop and
+// workers.
+func (s *Scheduler) relay(ctx context.Context) {
+	if s.applied == nil {
+		return
+	}
+	applied := s.applied(ctx)
+	// A worker may also wait for a message received here to be read from
+	// the log (unapplied): the shared reader's progress wakes it too.
+	var (
+		read   <-chan struct{}
+		window logWindow
+	)
+	if tail := s.tail(); tail != nil {
+		read, window = tail.Grown(ctx), tail.Scan
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-applied:
+			if !s.advanceQueue(window, s.through) {
+				s.gen.Add(1) // the next look reads the read model
+			}
+			s.tailGen.Add(1)
+			s.moved.Notify()
+		case <-read:
+			s.tailGen.Add(1) // the window grew: scans behind the read model are stale
+			s.moved.Notify()
+		}
+	}
+}
+
+// tail is the store's shared reader, if it has one.
+func (s *Scheduler) tail() *eventstore.Tail {
+	if shared, ok := s.driver.Store.(interface{ Tail() *eventstore.Tail }); ok {
+		return shared.Tail()
+	}
+	return nil
+}
+
+// logWindow is eventstore.Tail.Scan: the events after a position, from
+// memory only.
+type logWindow func(after int64, fn func(domain.Event) bool) bool
+
+// queueEvents are the events that change what Queries.OpenQueue returns
+// (a turn received, acknowledged or completed).
+var queueEvents = map[string]bool{
+	domain.MessageReceived{}.EventType(): true,
+	domain.AckSent{}.EventType():         true,
+	domain.TurnCompleted{}.EventType():   true,
+}
+
+// advanceQueue moves the shared copy to the position the turns read model
+// was last moved to, applying the queue's events in between as the read
+// model did; false when it cannot (no copy, no position, or the window
+// does not hold the events in between), and the copy must be read again.
+func (s *Scheduler) advanceQueue(window logWindow, through func() (int64, bool)) bool {
+	if window == nil || through == nil {
+		return false
+	}
+	last, ok := through()
+	if !ok {
+		return false
+	}
+	s.qmu.Lock()
+	q := s.queue
+	var from int64
+	if q != nil {
+		from = q.applied
+	}
+	s.qmu.Unlock()
+	if q == nil {
+		return false
+	}
+	if last == from {
+		return true
+	}
+	evs, ok := eventsThrough(window, from, last)
+	if !ok {
+		return false
+	}
+	// Decoded outside both locks: the window's and the copy's.
+	received := map[string]projections.OpenTurn{}
+	for _, e := range evs {
+		if e.Type == (domain.MessageReceived{}).EventType() {
+			received[e.ID.String()] = s.openTurnOf(e)
+		}
+	}
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	if s.queue != q || q.applied != from {
+		return false // read again or moved meanwhile
+	}
+	q.apply(evs, received)
+	q.applied = last
+	return true
+}
+
+// apply applies the queue's events, with the turns their messages open
+// (by event id), as the read model does.
+func (q *queueSnapshot) apply(evs []domain.Event, received map[string]projections.OpenTurn) {
+	for _, e := range evs {
+		turn := domain.TurnIDFromStream(e.StreamID)
+		switch e.Type {
+		case domain.MessageReceived{}.EventType():
+			q.add(received[e.ID.String()])
+		case domain.AckSent{}.EventType():
+			q.acked(turn)
+		case domain.TurnCompleted{}.EventType():
+			q.completed(turn)
+		}
+	}
+}
+
+// eventsThrough returns the queue's events of turn streams after position
+// from up to and including position last, from the window; false when the
+// window does not hold them all.
+func eventsThrough(window logWindow, from, last int64) ([]domain.Event, bool) {
+	var evs []domain.Event
+	reached := false
+	if !window(from, func(e domain.Event) bool {
+		if queueEvents[e.Type] && domain.TurnIDFromStream(e.StreamID) != "" {
+			evs = append(evs, e)
+		}
+		reached = e.Position == last
+		return !reached
+	}) {
+		return nil, false
+	}
+	return evs, reached
+}
+
+// openTurnOf is the open turn a MessageReceived read from the log starts,
+// as the turns read model records it.
+func (s *Scheduler) openTurnOf(e domain.Event) projections.OpenTurn {
+	turn := domain.TurnIDFromStream(e.StreamID)
+	t := projections.OpenTurn{ID: turn, ReceivedAt: e.RecordedAt,
+		Sender: domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender), Channel: e.Metadata.Channel}
+	if p, err := s.driver.Registry.Decode(e); err == nil {
+		if m, ok := p.(domain.MessageReceived); ok {
+			t.Sender, t.Channel, t.Chat = projections.SenderKey(m.Channel, m.SenderID), m.Channel, m.Chat().Key()
+		}
+	}
+	if t.Chat == "" {
+		t.Chat = t.Sender
+	}
+	s.chats.put(turn, t.Chat)
+	return t
+}

@@ -1,0 +1,193 @@
+package scheduling
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/projections"
+)
+
+// Bounds of the log read behind the read model by a store without a
+// shared reader; past them the worker waits for the read model instead.
+const (
+	unappliedPage  = 250
+	unappliedPages = 4
+)
+
+// unapplied reads the log after the read model's checkpoint and returns
+// the chat's open turns received there, in log order. settled is false
+// when one of the chat's turns received there has already completed (or
+// was completed here): its exchange is not in the history yet; and when
+// the log after the checkpoint is not in the shared reader's memory: the
+// worker then waits for the read model rather than read the log itself,
+// which, while the read model lags, would cost every turn a read of
+// everything it lags by.
+func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, done map[string]bool) (open []projections.OpenTurn, settled bool, err error) {
+	byChat, ok, err := s.unappliedByChat(ctx, after)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	settled = true
+	for _, t := range byChat[chat] {
+		if t.completed || done[t.id] {
+			settled = false
+			continue
+		}
+		open = append(open, projections.OpenTurn{ID: t.id, Chat: chat})
+	}
+	return open, settled, nil
+}
+
+// unappliedTurn is a turn received after the read model's checkpoint.
+type unappliedTurn struct {
+	id        string
+	completed bool // its completion is after the checkpoint too
+}
+
+// unappliedScan is the log after a checkpoint, by chat, as the shared
+// reader held it at generation gen (see Scheduler.tailGen).
+type unappliedScan struct {
+	after  int64
+	gen    uint64
+	byChat map[string][]unappliedTurn
+}
+
+// unappliedByChat returns the turns received after position after, by
+// chat in log order; false when the log there is out of reach (see
+// turnEventsAfter). Workers woken by the same growth of the shared
+// reader share one scan: with a thousand workers waiting for their
+// kicked turns, each scanning the window on every growth made a turn cost
+// in proportion to the senders waiting.
+func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[string][]unappliedTurn, bool, error) {
+	s.scanMu.Lock()
+	defer s.scanMu.Unlock()
+	gen := s.tailGen.Load()
+	// Only a scan of the shared reader's window, while the relay counts
+	// its growth, can be shared.
+	tail := s.tail()
+	shared := s.applied != nil && tail != nil && tail.Following()
+	if sc := s.scan; shared && sc != nil && sc.after == after && sc.gen == gen {
+		return sc.byChat, true, nil
+	}
+	evs, ok, err := s.turnEventsAfter(ctx, after)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	byChat := map[string][]unappliedTurn{}
+	at := map[string]int{} // turn -> index in its chat's list
+	chatOf := map[string]string{}
+	for _, e := range evs {
+		id := domain.TurnIDFromStream(e.StreamID)
+		switch e.Type {
+		case domain.MessageReceived{}.EventType():
+			chat := s.chatOf(e)
+			chatOf[id], at[id] = chat, len(byChat[chat])
+			byChat[chat] = append(byChat[chat], unappliedTurn{id: id})
+		case domain.TurnCompleted{}.EventType():
+			if chat, ok := chatOf[id]; ok {
+				byChat[chat][at[id]].completed = true
+			}
+		}
+	}
+	if shared {
+		s.scan = &unappliedScan{after: after, gen: gen, byChat: byChat}
+	}
+	return byChat, true, nil
+}
+
+// turnEventsAfter returns the turns' MessageReceived and TurnCompleted
+// events after position after: from the shared reader's memory when it
+// follows the log (false when after is behind its window), else read from
+// the log within unappliedPages (false past them).
+func (s *Scheduler) turnEventsAfter(ctx context.Context, after int64) ([]domain.Event, bool, error) {
+	keep := func(e domain.Event) bool {
+		return (e.Type == domain.MessageReceived{}.EventType() || e.Type == domain.TurnCompleted{}.EventType()) &&
+			domain.TurnIDFromStream(e.StreamID) != ""
+	}
+	var out []domain.Event
+	if tail := s.tail(); tail != nil && tail.Following() {
+		// Only a read model lagging more than the window is behind it.
+		ok := tail.Scan(after, func(e domain.Event) bool {
+			if keep(e) {
+				out = append(out, e)
+			}
+			return true
+		})
+		if ok {
+			return out, true, nil
+		}
+		if tail.Following() {
+			return nil, false, nil
+		}
+		out = nil
+	}
+	for page := 0; page < unappliedPages; page++ {
+		evs, err := eventstore.ReadAfter(ctx, s.driver.Store, after, unappliedPage)
+		if err != nil {
+			return nil, false, fmt.Errorf("read the log after the turns read model: %w", err)
+		}
+		for _, e := range evs {
+			if keep(e) {
+				out = append(out, e)
+			}
+		}
+		if len(evs) < unappliedPage {
+			return out, true, nil
+		}
+		after = evs[len(evs)-1].Position
+	}
+	return nil, false, nil
+}
+
+// chatOf is the chat key of a MessageReceived event read from the log,
+// decoded once per turn. A payload that does not decode falls back to its
+// sender's key (a private chat's): the driver reports that turn's failure
+// when it runs it.
+func (s *Scheduler) chatOf(e domain.Event) string {
+	turn := domain.TurnIDFromStream(e.StreamID)
+	if chat, ok := s.chats.get(turn); ok {
+		return chat
+	}
+	chat := domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender)
+	if p, err := s.driver.Registry.Decode(e); err == nil {
+		if m, ok := p.(domain.MessageReceived); ok {
+			chat = m.Chat().Key()
+		}
+	}
+	s.chats.put(turn, chat)
+	return chat
+}
+
+// chatCache remembers the chats of the turns whose messages were decoded
+// lately, in two generations of at most chatCacheSize each: a turn's
+// message is looked at by every worker scanning the log behind the read
+// model, and decoding it each time made a turn cost in proportion to
+// how far the read model lags.
+type chatCache struct {
+	mu       sync.Mutex
+	cur, old map[string]string
+}
+
+const chatCacheSize = 4096
+
+func (c *chatCache) get(turn string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if chat, ok := c.cur[turn]; ok {
+		return chat, true
+	}
+	chat, ok := c.old[turn]
+	return chat, ok
+}
+
+func (c *chatCache) put(turn, chat string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == nil || len(c.cur) >= chatCacheSize {
+		c.old, c.cur = c.cur, make(map[string]string, chatCacheSize)
+	}
+	c.cur[turn] = chat
+}
