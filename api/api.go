@@ -20,9 +20,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	intakedom "github.com/omega-gateway/omega/domain/intake"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
@@ -276,7 +278,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		Text: in.Text, PlatformID: in.MessageID, Trusted: true,
 	})
 	dup := errors.Is(err, intake.ErrDuplicate)
-	if errors.Is(err, domain.ErrInvalidMessage) {
+	if errors.Is(err, intakedom.ErrInvalidMessage) {
 		writeError(w, http.StatusBadRequest, invalidReason(err))
 		return
 	}
@@ -403,12 +405,12 @@ func (s *Server) read(ctx context.Context, id string) (TurnOut, bool, int64, err
 
 // completes reports whether a turn's events end with its completion.
 func completes(evs []domain.Event) bool {
-	return len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType()
+	return len(evs) > 0 && evs[len(evs)-1].Type == turn.TurnCompleted{}.EventType()
 }
 
 // fold turns a turn's events into the answer, done once it completed.
 func (s *Server) fold(id string, evs []domain.Event) (TurnOut, bool, error) {
-	var t domain.Turn
+	var t turn.Turn
 	for _, e := range evs {
 		p, err := s.Registry.Decode(e)
 		if err != nil {
@@ -467,14 +469,14 @@ func (s *Server) webhookDirect(w http.ResponseWriter, r *http.Request, ch channe
 		return
 	}
 	res, sendErr := ch.SendText(r.Context(), in.ChatID, in.Text)
-	rec := domain.WebhookDelivered{Channel: in.Channel, ChatID: in.ChatID, Text: in.Text, Chunks: res.Chunks}
+	rec := system.WebhookDelivered{Channel: in.Channel, ChatID: in.ChatID, Text: in.Text, Chunks: res.Chunks}
 	if sendErr != nil {
 		rec.Error = sendErr.Error()
 	}
 	id := uuid.NewString()
 	ev, err := domain.NewEventFrom(rec, domain.Metadata{CorrelationID: id, Channel: in.Channel})
 	if err == nil {
-		_, err = s.Store.Append(context.WithoutCancel(r.Context()), domain.WebhookStream(id), eventstore.NoStream, ev)
+		_, err = s.Store.Append(context.WithoutCancel(r.Context()), system.WebhookStream(id), eventstore.NoStream, ev)
 	}
 	if err != nil {
 		s.Logger.Error("webhook: record delivery", "err", err)
@@ -501,7 +503,7 @@ func (s *Server) webhookAI(w http.ResponseWriter, r *http.Request, in webhookIn)
 		chat = sender
 	}
 	id, err := s.Receiver.Receive(r.Context(), channels.Incoming{Channel: in.Channel, SenderID: sender, ChatID: chat, Text: in.Text, Trusted: true})
-	if errors.Is(err, domain.ErrInvalidMessage) {
+	if errors.Is(err, intakedom.ErrInvalidMessage) {
 		writeError(w, http.StatusBadRequest, invalidReason(err))
 		return
 	}
@@ -547,10 +549,10 @@ func isSyntaxError(err error) bool {
 
 // invalidReason is the client's view of an intake refusal.
 func invalidReason(err error) string {
-	var ie *domain.InvalidMessageError
+	var ie *intakedom.InvalidMessageError
 	if errors.As(err, &ie) {
 		if ie.Field == "platform_id" {
-			return (&domain.InvalidMessageError{Field: "message_id", Reason: ie.Reason}).Error()
+			return (&intakedom.InvalidMessageError{Field: "message_id", Reason: ie.Reason}).Error()
 		}
 		return ie.Error()
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/intake"
@@ -148,7 +150,7 @@ func TestWebhookModes(t *testing.T) {
 	if code != 200 || len(tg.sent) != 1 || tg.sent[0] != "7: build green" {
 		t.Fatalf("direct: %d %v %v", code, out, tg.sent)
 	}
-	evs, err := s.Store.Load(context.Background(), domain.WebhookStream(out["id"].(string)), 1)
+	evs, err := s.Store.Load(context.Background(), system.WebhookStream(out["id"].(string)), 1)
 	if err != nil || len(evs) != 1 || evs[0].Type != "WebhookDelivered" {
 		t.Fatalf("direct delivery not recorded: %v %v", evs, err)
 	}
@@ -166,7 +168,7 @@ func TestWebhookModes(t *testing.T) {
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("ai turn: %v %v", evs, err)
 	}
-	var m domain.MessageReceived
+	var m turn.MessageReceived
 	if err := json.Unmarshal(evs[0].Data, &m); err != nil || m.Channel != "telegram" || m.SenderID != "42" || !m.Trusted {
 		t.Fatalf("ai message = %+v, %v", m, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -77,7 +78,7 @@ func (w *turnWatcher) run(ctx context.Context, after int64) {
 			func(_ context.Context, evs []domain.Event) (int64, error) {
 				w.mu.Lock()
 				for _, e := range evs {
-					if e.Type != (domain.TurnCompleted{}).EventType() {
+					if e.Type != (turn.TurnCompleted{}).EventType() {
 						continue
 					}
 					for _, ch := range w.waiters[e.StreamID] {

@@ -3,7 +3,8 @@ package app
 import (
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	accessdom "github.com/omega-gateway/omega/domain/access"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/handlers/access"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
@@ -11,10 +12,10 @@ import (
 // newAccess builds sender pairing and identity links over the allowlists
 // the process runs with; the owner is told of new pairing requests where
 // heartbeat alerts go. channels is nil on the command line.
-func (a *App) newAccess(in domain.DecisionInputs, channels pipeline.ChannelSet, loc *time.Location, replay *Replay) (*access.Service, error) {
+func (a *App) newAccess(in system.DecisionInputs, channels pipeline.ChannelSet, loc *time.Location, replay *Replay) (*access.Service, error) {
 	cfg := access.Config{
 		Store: a.Store, Registry: a.Registry, Allowed: in.Allowed, Channels: channels, OwnerChannel: in.OwnerChannel, OwnerChat: in.OwnerChat,
-		Policy:   domain.PairingPolicy{TTL: in.PairingCodeTTL, MaxPerHour: in.PairingMaxCodes},
+		Policy:   accessdom.PairingPolicy{TTL: in.PairingCodeTTL, MaxPerHour: in.PairingMaxCodes},
 		Location: loc, Logger: a.Logger,
 	}
 	if replay != nil {

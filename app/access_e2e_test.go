@@ -16,7 +16,9 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
+	accessdom "github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/access"
@@ -60,15 +62,15 @@ func (c pairingCase) say(from int64, text string) []domain.Event {
 
 // denied checks that a turn was denied with a pairing offer and no
 // provider call, and returns the offer.
-func (c pairingCase) denied(evs []domain.Event) domain.PairingOffer {
+func (c pairingCase) denied(evs []domain.Event) accessdom.PairingOffer {
 	c.t.Helper()
-	if got := payload[domain.TurnCompleted](c.t, c.n, evs).Status; got != domain.StatusDenied {
+	if got := payload[turn.TurnCompleted](c.t, c.n, evs).Status; got != turn.StatusDenied {
 		c.t.Fatalf("status %s: %s", got, eventTypes(evs))
 	}
 	if n := countType(evs, "ProviderCalled"); n != 0 {
 		c.t.Fatalf("the provider was called for an unknown sender")
 	}
-	d := payload[domain.AccessDenied](c.t, c.n, evs)
+	d := payload[turn.AccessDenied](c.t, c.n, evs)
 	if d.Pairing == nil {
 		c.t.Fatalf("denied without a pairing offer: %+v", d)
 	}
@@ -78,10 +80,10 @@ func (c pairingCase) denied(evs []domain.Event) domain.PairingOffer {
 // answered checks that a turn was answered by the provider.
 func (c pairingCase) answered(evs []domain.Event, reply string) {
 	c.t.Helper()
-	if got := payload[domain.TurnCompleted](c.t, c.n, evs).Status; got != domain.StatusOK {
+	if got := payload[turn.TurnCompleted](c.t, c.n, evs).Status; got != turn.StatusOK {
 		c.t.Fatalf("status %s: %s", got, eventTypes(evs))
 	}
-	if got := payload[domain.ReplySent](c.t, c.n, evs).Text; got != reply {
+	if got := payload[turn.ReplySent](c.t, c.n, evs).Text; got != reply {
 		c.t.Fatalf("reply %q, want %q", got, reply)
 	}
 }
@@ -90,7 +92,7 @@ func (c pairingCase) answered(evs []domain.Event, reply string) {
 func (c pairingCase) command(from int64, text string) string {
 	c.t.Helper()
 	evs := c.say(from, text)
-	return payload[domain.CommandAnswered](c.t, c.n, evs).Reply
+	return payload[turn.CommandAnswered](c.t, c.n, evs).Reply
 }
 
 // lastText is the last message the double accepted for chat.
@@ -118,7 +120,7 @@ func (c pairingCase) waitText(chat int64, want string) {
 
 func (c pairingCase) pairingEvents(typ string) []domain.Payload {
 	c.t.Helper()
-	evs, err := c.n.rt.Store.Load(context.Background(), domain.SenderPairingStream, 1)
+	evs, err := c.n.rt.Store.Load(context.Background(), accessdom.SenderPairingStream, 1)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func pairApprovedInChat(c pairingCase, promptLog string) {
 	before := promptCount(c.t, promptLog)
 	first := c.say(ana, "hello, who are you")
 	offer := c.denied(first)
-	if len(offer.Code) != domain.PairingCodeLength || !offer.Fresh {
+	if len(offer.Code) != accessdom.PairingCodeLength || !offer.Fresh {
 		c.t.Fatalf("offer %+v", offer)
 	}
 	want := i18n.AccessText(i18n.English, i18n.AccessPairingCode, offer.Code, i18n.PairingExpiry(offer.ExpiresAt, time.Local))
@@ -244,13 +246,13 @@ func pairExpired(c pairingCase) {
 	// The code's validity is in its record: one issued two hours ago with
 	// the default TTL has expired.
 	ctx := context.Background()
-	old := domain.PairingRequested{Code: "EXP2RD", Channel: telegram.Name, SenderID: "97", ChatID: "97", TurnID: "old-turn",
+	old := accessdom.PairingRequested{Code: "EXP2RD", Channel: telegram.Name, SenderID: "97", ChatID: "97", TurnID: "old-turn",
 		ExpiresAt: time.Now().Add(-time.Hour)}
 	ev, err := domain.NewEventFrom(old, domain.Metadata{CorrelationID: "old-turn"})
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if _, err := c.n.rt.Store.Append(ctx, domain.SenderPairingStream, eventstore.Any, ev); err != nil {
+	if _, err := c.n.rt.Store.Append(ctx, accessdom.SenderPairingStream, eventstore.Any, ev); err != nil {
 		c.t.Fatal(err)
 	}
 	if got := c.command(tgOwner, "/pair approve exp2rd"); got != i18n.AccessText(i18n.English, i18n.AccessCodeExpired, "EXP2RD") {
@@ -286,7 +288,7 @@ func pairRateLimited(c pairingCase) {
 	}
 	n := 0
 	for _, p := range c.pairingEvents("PairingRequested") {
-		if p.(domain.PairingRequested).SenderID == "96" {
+		if p.(accessdom.PairingRequested).SenderID == "96" {
 			n++
 		}
 	}
@@ -372,7 +374,7 @@ func TestLinkedIdentitiesShareTheProfile(t *testing.T) {
 			}
 			// Learned through WhatsApp: a personality by command, a fact on
 			// the command line.
-			if got := payload[domain.CommandAnswered](t, n, waSay("WALINK1", "/personality talk like a pirate")).Reply; !strings.Contains(got, "pirate") {
+			if got := payload[turn.CommandAnswered](t, n, waSay("WALINK1", "/personality talk like a pirate")).Reply; !strings.Contains(got, "pirate") {
 				t.Fatalf("/personality answered %q", got)
 			}
 			ctx := context.Background()
@@ -393,7 +395,7 @@ func TestLinkedIdentitiesShareTheProfile(t *testing.T) {
 			}
 			// A WhatsApp turn is answered on WhatsApp, in the same profile.
 			evs := waSay("WALINK2", "hello from whatsapp")
-			if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+			if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 				t.Fatalf("whatsapp turn %s: %s", got, eventTypes(evs))
 			}
 			sent := fake.Sent()

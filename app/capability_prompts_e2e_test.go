@@ -13,7 +13,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
@@ -49,7 +49,7 @@ func checkInAndSelfHeal(t *testing.T, b backend, prov userPromptProvider) {
 	vars["OMEGA_SELF_HEAL_DELAY"] = "100ms"
 	var logs syncBuffer
 	n := startTelegramNodeLogged(t, vars, slog.New(slog.NewTextHandler(&logs, nil)))
-	setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "Check that the backup finished"})
+	setChecklist(t, n, heartbeat.GlobalHeartbeat, heartbeat.HeartbeatItemAdded{Item: "Check that the backup finished"})
 	api.PushText(42, 42, "BREAK the service")
 
 	checkIn := waitForPrompt(t, received, "scheduled heartbeat check-in")

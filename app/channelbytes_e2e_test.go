@@ -15,7 +15,7 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
@@ -179,7 +179,7 @@ func readAllPositions(t *testing.T, s eventstore.Store) (head int64, seen map[in
 // answered.
 func (n *tgNode) waitOK(t *testing.T, turnID string) bool {
 	evs := n.waitTurn(t, turnID)
-	if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+	if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 		t.Errorf("turn %s: status %s: %s", turnID, got, eventTypes(evs))
 		return false
 	}

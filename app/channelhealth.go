@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -91,7 +92,7 @@ func (w *channelWatch) report(h channels.Health) {
 	ctx, downFor, alerted := w.change(h)
 	w.record(ctx, h, downFor)
 	if h.State == channels.HealthUp && alerted {
-		w.alert(ctx, h.Channel, domain.AlertChannelRecovered,
+		w.alert(ctx, h.Channel, system.AlertChannelRecovered,
 			fmt.Sprintf("%s is receiving messages again, after %s.", h.Channel, downFor.Round(time.Second)))
 	}
 }
@@ -141,7 +142,7 @@ func (w *channelWatch) stillDown(name string, s *channelState) {
 	s.alerted = true
 	ctx, state, since := w.ctx, s.state, s.since
 	w.mu.Unlock()
-	w.alert(ctx, name, domain.AlertChannelDown, fmt.Sprintf(
+	w.alert(ctx, name, system.AlertChannelDown, fmt.Sprintf(
 		"%s has not received messages for %s (%s). omega keeps retrying; check the network, the token and the platform's status.",
 		name, time.Since(since).Round(time.Second), state))
 }
@@ -152,11 +153,11 @@ func (w *channelWatch) record(ctx context.Context, h channels.Health, downFor ti
 	var p domain.Payload
 	switch h.State {
 	case channels.HealthDown:
-		p = domain.ChannelDown{Channel: h.Channel, Error: h.Err, FailedPolls: h.Failures}
+		p = system.ChannelDown{Channel: h.Channel, Error: h.Err, FailedPolls: h.Failures}
 	case channels.HealthStalled:
-		p = domain.ChannelStalled{Channel: h.Channel, Error: h.Err, FailedPolls: h.Failures}
+		p = system.ChannelStalled{Channel: h.Channel, Error: h.Err, FailedPolls: h.Failures}
 	default:
-		p = domain.ChannelRecovered{Channel: h.Channel, FailedPolls: h.Failures, DownMs: downFor.Milliseconds()}
+		p = system.ChannelRecovered{Channel: h.Channel, FailedPolls: h.Failures, DownMs: downFor.Milliseconds()}
 	}
 	w.appendOn(ctx, h.Channel, p)
 }
@@ -164,7 +165,7 @@ func (w *channelWatch) record(ctx context.Context, h channels.Health, downFor ti
 // alert tells the owner and records the outcome.
 func (w *channelWatch) alert(ctx context.Context, name, kind, text string) {
 	ch, chat, err := w.owner.Alert(ctx, text)
-	out := domain.OwnerAlerted{Kind: kind, Text: text, Channel: ch, Chat: chat}
+	out := system.OwnerAlerted{Kind: kind, Text: text, Channel: ch, Chat: chat}
 	if err != nil {
 		w.log.Warn("owner alert about a channel not delivered", "channel", name, "kind", kind, "err", err)
 		out.Error = err.Error()
@@ -177,7 +178,7 @@ func (w *channelWatch) appendOn(ctx context.Context, name string, p domain.Paylo
 	defer cancel()
 	ev, err := domain.NewEventFrom(p, domain.Metadata{Channel: name})
 	if err == nil {
-		_, err = w.store.Append(ctx, domain.ChannelStream(name), eventstore.Any, ev)
+		_, err = w.store.Append(ctx, system.ChannelStream(name), eventstore.Any, ev)
 	}
 	if err != nil {
 		w.log.Error("could not record a channel's health", "channel", name, "event", p.EventType(), "err", err)

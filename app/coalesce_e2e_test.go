@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Three messages sent in quick succession become one turn with one
@@ -49,10 +49,10 @@ func TestRapidMessagesCoalesceIntoOneTurn(t *testing.T) {
 						t.Fatalf("the prompt lacks %q:\n%s", text, calls[0].prompt)
 					}
 				}
-				if want := "ok," + domain.StatusMerged + "," + domain.StatusMerged; strings.Join(outs, ",") != want {
+				if want := "ok," + turn.StatusMerged + "," + turn.StatusMerged; strings.Join(outs, ",") != want {
 					t.Fatalf("statuses %v, want %s", outs, want)
 				}
-				merged := decodeLast[domain.MessagesMerged](t, turnEvents(t, n, ids[0]), "MessagesMerged")
+				merged := decodeLast[turn.MessagesMerged](t, turnEvents(t, n, ids[0]), "MessagesMerged")
 				if strings.Join(merged.Turns, ",") != ids[1]+","+ids[2] {
 					t.Fatalf("merged %v, want %v", merged.Turns, ids[1:])
 				}
@@ -61,7 +61,7 @@ func TestRapidMessagesCoalesceIntoOneTurn(t *testing.T) {
 					return queryInt(t, n, `SELECT COUNT(*) FROM turns WHERE turn_id = $1 AND input = $2`, ids[0], strings.Join(texts, "\n")) == 1
 				})
 				for _, id := range ids[1:] {
-					if into := decodeLast[domain.TurnMergedInto](t, turnEvents(t, n, id), "TurnMergedInto"); into.Turn != ids[0] {
+					if into := decodeLast[turn.TurnMergedInto](t, turnEvents(t, n, id), "TurnMergedInto"); into.Turn != ids[0] {
 						t.Fatalf("turn %s merged into %q", id, into.Turn)
 					}
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
@@ -28,12 +29,12 @@ func TestRunningOmegaHandlesACommandSentElsewhere(t *testing.T) {
 	reg := app.NewRegistry()
 	ctx := context.Background()
 	const id = "abcdef12-0000-4000-8000-000000000002"
-	ev, err := domain.NewEventFrom(domain.TaskScheduled{ID: id, Description: "Call Ana", Due: time.Now().Add(time.Hour),
-		Kind: domain.TaskKindReminder, Channel: "testchat", SenderID: "allowed", ChatID: "allowed"}, domain.Metadata{})
+	ev, err := domain.NewEventFrom(task.TaskScheduled{ID: id, Description: "Call Ana", Due: time.Now().Add(time.Hour),
+		Kind: task.TaskKindReminder, Channel: "testchat", SenderID: "allowed", ChatID: "allowed"}, domain.Metadata{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(ctx, domain.TaskStream(id), eventstore.NoStream, ev); err != nil {
+	if _, err := s.Append(ctx, task.TaskStream(id), eventstore.NoStream, ev); err != nil {
 		t.Fatal(err)
 	}
 
@@ -49,7 +50,7 @@ func TestRunningOmegaHandlesACommandSentElsewhere(t *testing.T) {
 	if err := messaging.Wait(ctx, s, reg, cmd, 10*time.Second); err != nil {
 		t.Fatalf("wait: %v", err)
 	}
-	evs, err := s.Load(ctx, domain.TaskStream(id), 0)
+	evs, err := s.Load(ctx, task.TaskStream(id), 0)
 	if err != nil || len(evs) != 2 || evs[1].Type != "TaskCancelled" {
 		t.Fatalf("task stream %v, %v", evs, err)
 	}

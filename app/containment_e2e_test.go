@@ -16,7 +16,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/redact"
 )
@@ -52,7 +52,7 @@ func TestEchoedMarkerIsNotApplied(t *testing.T) {
 				name string
 				st   string
 			}{{"verbatim", verbatim.Status}, {"retyped", retyped.Status}} {
-				if out.st != domain.StatusOK {
+				if out.st != turn.StatusOK {
 					t.Fatalf("%s echo turn: status %s", out.name, out.st)
 				}
 			}
@@ -132,7 +132,7 @@ func TestEchoedTokenIsRedacted(t *testing.T) {
 
 			id := api.PushText(42, 42, "hello")
 			evs := n.waitTurn(t, tgTurnID(42, id))
-			failed := payload[domain.ReplyFailed](t, n, evs)
+			failed := payload[turn.ReplyFailed](t, n, evs)
 			if !strings.Contains(failed.Error, redact.Mask) {
 				t.Errorf("ReplyFailed.Error %q does not show where the token was masked", failed.Error)
 			}

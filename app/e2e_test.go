@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/senders"
 )
 
@@ -32,7 +32,7 @@ func TestConversationOverHTTP(t *testing.T) {
 			}
 			for i := 1; i <= 10; i++ {
 				out := say(t, n, "ana", fmt.Sprintf("message number %d", i), "20s")
-				if out.Status != domain.StatusOK || out.Reply != fmt.Sprintf("echo: message number %d", i) {
+				if out.Status != turn.StatusOK || out.Reply != fmt.Sprintf("echo: message number %d", i) {
 					t.Fatalf("message %d: %+v", i, out)
 				}
 			}
@@ -122,7 +122,7 @@ func TestOrderAndConcurrency(t *testing.T) {
 				ids = append(ids, out.TurnID)
 			}
 			for i, id := range ids {
-				if out := get(t, n.url+"/api/turns/"+id+"?wait=30s"); out.Status != domain.StatusOK || out.Reply != fmt.Sprintf("echo: slow task %d", i+1) {
+				if out := get(t, n.url+"/api/turns/"+id+"?wait=30s"); out.Status != turn.StatusOK || out.Reply != fmt.Sprintf("echo: slow task %d", i+1) {
 					t.Fatalf("turn %d: %+v", i+1, out)
 				}
 			}
@@ -167,7 +167,7 @@ func TestOrderAndConcurrency(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					out := say(t, n, fmt.Sprintf("crowd-%d", s), "hi", "30s")
-					if out.Status != domain.StatusOK || out.Reply != "echo: hi" {
+					if out.Status != turn.StatusOK || out.Reply != "echo: hi" {
 						errs <- fmt.Errorf("sender %d: %+v", s, out)
 					}
 				}()

@@ -12,7 +12,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/email/emailtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/intake"
 )
 
@@ -47,7 +48,7 @@ func TestEmailEndToEnd(t *testing.T) {
 
 			first := mb.send(t, mailAlice, "Weekend", "hello omega")
 			evs := n.waitTurn(t, mailTurnID(first))
-			if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+			if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 				t.Fatalf("status %s: %s", got, eventTypes(evs))
 			}
 			reply := mb.replyTo(t, mailAlice, first)
@@ -92,7 +93,7 @@ func TestEmailEndToEnd(t *testing.T) {
 // the readiness check until omega is logged in again; mail that arrived
 // meanwhile is answered.
 func mailOutage(t *testing.T, n *tgNode, d *emailtest.Dovecot, mb *mailbox) {
-	stream := domain.ChannelStream(email.Name)
+	stream := system.ChannelStream(email.Name)
 	recorded := func() string {
 		evs, err := n.rt.Store.Load(context.Background(), stream, 1)
 		if err != nil {
@@ -225,7 +226,7 @@ func TestEmailImagesBothWays(t *testing.T) {
 			if f := img.Files[0]; f.Name != "chart.png" || f.MIME != "image/png" || string(f.Data) != chartPNG || img.InReplyTo != draw {
 				t.Fatalf("image message %+v", img)
 			}
-			if rec := payload[domain.WorkspaceImageSent](t, n, evs); rec.Path != "chart.png" || len(rec.PlatformIDs) != 1 || rec.PlatformIDs[0] != img.MessageID {
+			if rec := payload[turn.WorkspaceImageSent](t, n, evs); rec.Path != "chart.png" || len(rec.PlatformIDs) != 1 || rec.PlatformIDs[0] != img.MessageID {
 				t.Fatalf("WorkspaceImageSent %+v, image message %s", rec, img.MessageID)
 			}
 
@@ -236,8 +237,8 @@ func TestEmailImagesBothWays(t *testing.T) {
 				"--B\r\nContent-Type: image/jpeg\r\nContent-Disposition: attachment; filename=me.jpg\r\n\r\n" + photo + "\r\n--B--\r\n"
 			d.Deliver(t, mailAlice, []string{mailBot}, []byte(raw))
 			evs = n.waitTurn(t, mailTurnID("<photo-"+b.name+"@example.test>"))
-			found := payload[domain.WorkspaceImagesFound](t, n, evs)
-			if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != domain.ImageSkipInbound {
+			found := payload[turn.WorkspaceImagesFound](t, n, evs)
+			if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != turn.ImageSkipInbound {
 				t.Fatalf("found %+v, want copy.jpg skipped as alice's own", found)
 			}
 		})

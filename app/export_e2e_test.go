@@ -12,7 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/cmd/export"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 )
 
 // exportClaude writes a Claude Code double for a varied conversation:
@@ -93,7 +93,7 @@ func TestExportTranscriptEndToEnd(t *testing.T) {
 			say("REMIND me to call Juan")
 			say("ACTNOW please")
 			say("BREAK the service")
-			setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "NEEDSUSER stretch"})
+			setChecklist(t, n, heartbeat.GlobalHeartbeat, heartbeat.HeartbeatItemAdded{Item: "NEEDSUSER stretch"})
 			for _, want := range []string{"Reminder: Call Juan", "The weather is sunny", "Self-healing gave up", "Time to stretch"} {
 				waitForWithin(t, "a message with "+want, time.Minute, func() bool {
 					return strings.Contains(strings.Join(heartbeatMessages(api), "\n"), want)

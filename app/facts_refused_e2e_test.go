@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/summary"
 )
 
 // A FACTS reply that offers a secret, a malformed key and marker names as
@@ -23,12 +24,12 @@ func TestFactsRefuseSecretsAndMalformedKeys(t *testing.T) {
 			vars["OMEGA_CONVERSATION_IDLE"] = "1s"
 			n := startSummaryNode(t, vars, p)
 			first := say(t, n, "ana", "hello, I am Ana", "20s")
-			stream := domain.SummaryStream(contextOf(t, n, first.TurnID).ConversationID)
+			stream := summary.SummaryStream(contextOf(t, n, first.TurnID).ConversationID)
 			waitFor(t, "the conversation closed", func() bool {
 				return countType(streamEvents(t, n, stream), "ConversationClosed") == 1
 			})
 			evs := streamEvents(t, n, stream)
-			facts := decodeLast[domain.FactsExtracted](t, evs, "FactsExtracted")
+			facts := decodeLast[summary.FactsExtracted](t, evs, "FactsExtracted")
 			if len(facts.Accepted) != 1 || facts.Accepted[0].Key != "name" || len(facts.Rejected) != 4 {
 				t.Fatalf("facts accepted %v rejected %v", facts.Accepted, facts.Rejected)
 			}
@@ -42,7 +43,7 @@ func TestFactsRefuseSecretsAndMalformedKeys(t *testing.T) {
 					t.Errorf("refusal of %s: %q, want it to say %q (all: %v)", key, reasons[key], want, reasons)
 				}
 			}
-			for _, e := range append(evs, streamEvents(t, n, domain.SenderStream("http", "ana"))...) {
+			for _, e := range append(evs, streamEvents(t, n, sender.SenderStream("http", "ana"))...) {
 				if strings.Contains(string(e.Data), secret) {
 					t.Fatalf("%s records the secret: %s", e.Type, e.Data)
 				}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // FORGET_CONVERSATION closes the conversation and clears the provider
@@ -15,18 +15,18 @@ func TestForgetStartsANewConversation(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			claude, _ := scriptedClaude(t, map[string]string{"forget this": `Forgotten. FORGET_CONVERSATION`})
 			n := startNode(t, baseVars(t, b, claude))
-			built := func(turn string) domain.ContextBuilt {
-				for _, e := range turnEvents(t, n, turn) {
+			built := func(tn string) turn.ContextBuilt {
+				for _, e := range turnEvents(t, n, tn) {
 					if e.Type == "ContextBuilt" {
-						var c domain.ContextBuilt
+						var c turn.ContextBuilt
 						if err := json.Unmarshal(e.Data, &c); err != nil {
 							t.Fatal(err)
 						}
 						return c
 					}
 				}
-				t.Fatalf("turn %s has no ContextBuilt", turn)
-				return domain.ContextBuilt{}
+				t.Fatalf("turn %s has no ContextBuilt", tn)
+				return turn.ContextBuilt{}
 			}
 			first := say(t, n, "eve", "hello", "20s")
 			second := say(t, n, "eve", "please forget this", "20s")

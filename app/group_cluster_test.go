@@ -10,7 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
@@ -68,8 +68,8 @@ func TestGroupTurnsRunOneAtATimeAcrossProcesses(t *testing.T) {
 	if end, start := logged(lines, "end", "CLUSTERMARK-A"), logged(lines, "start", "CLUSTERMARK-B"); start < end {
 		t.Fatalf("the second member's call started before the first one's returned: %q", lines)
 	}
-	session := decodeLast[domain.ProviderReplied](t, turnEvents(t, n1, first), "ProviderReplied").SessionID
-	if called := decodeLast[domain.ProviderCalled](t, turnEvents(t, n1, second), "ProviderCalled"); session == "" || called.SessionID != session {
+	session := decodeLast[turn.ProviderReplied](t, turnEvents(t, n1, first), "ProviderReplied").SessionID
+	if called := decodeLast[turn.ProviderCalled](t, turnEvents(t, n1, second), "ProviderCalled"); session == "" || called.SessionID != session {
 		t.Fatalf("the second member's call resumed %q, want the first call's session %q", called.SessionID, session)
 	}
 }

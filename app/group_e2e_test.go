@@ -11,7 +11,8 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
@@ -162,9 +163,9 @@ func TestFactsReachEveryFullPrompt(t *testing.T) {
 			api := telegramtest.New(t, tgToken)
 			n := startTelegramNode(t, telegramVars(baseVars(t, b, claude.bin), api, "42, 7"))
 			ctx := context.Background()
-			record := func(sender int64, key, value string) {
+			record := func(snd int64, key, value string) {
 				t.Helper()
-				if err := n.rt.Senders.RecordFact(ctx, &senders.RecordFact{Channel: "telegram", SenderID: fmt.Sprint(sender), Key: key, Value: value, Source: "cli"}); err != nil {
+				if err := n.rt.Senders.RecordFact(ctx, &senders.RecordFact{Channel: "telegram", SenderID: fmt.Sprint(snd), Key: key, Value: value, Source: "cli"}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -195,15 +196,15 @@ func TestFactsReachEveryFullPrompt(t *testing.T) {
 
 // tgSay sends a Telegram message from a user in a chat, waits for its
 // turn and returns the context the provider was given.
-func tgSay(t *testing.T, n *tgNode, api *telegramtest.Server, chat, from int64, text string) domain.ContextBuilt {
+func tgSay(t *testing.T, n *tgNode, api *telegramtest.Server, chat, from int64, text string) turn.ContextBuilt {
 	t.Helper()
 	id := api.PushText(chat, from, text)
-	turn := tgTurnID(chat, id)
-	evs := n.waitTurn(t, turn)
-	if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+	tn := tgTurnID(chat, id)
+	evs := n.waitTurn(t, tn)
+	if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 		t.Fatalf("turn %q: status %s: %s", text, got, eventTypes(evs))
 	}
-	c, err := n.rt.PromptTexts.Resolve(context.Background(), turn, payload[domain.ContextBuilt](t, n, evs))
+	c, err := n.rt.PromptTexts.Resolve(context.Background(), tn, payload[turn.ContextBuilt](t, n, evs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,10 +245,10 @@ func TestGroupConversationSummaryStaysInTheGroup(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, e := range evs {
-				if e.Type == (domain.FactRecorded{}).EventType() {
+				if e.Type == (sender.FactRecorded{}).EventType() {
 					t.Fatalf("a fact recorded on the group: %s", e.Data)
 				}
-				cleared = cleared || e.Type == (domain.SessionCleared{}).EventType()
+				cleared = cleared || e.Type == (sender.SessionCleared{}).EventType()
 			}
 			if !cleared {
 				t.Fatalf("the group's session was not cleared: %s", eventTypes(evs))

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // heldClaude is a memoryClaude whose turn call holds while dir/hold
@@ -112,11 +112,11 @@ func TestGroupTurnsRunOneAtATime(t *testing.T) {
 					secondCall = c
 				}
 			}
-			session := payload[domain.ProviderReplied](t, n, firstEvs).SessionID
+			session := payload[turn.ProviderReplied](t, n, firstEvs).SessionID
 			if session == "" || secondCall.resume != session {
 				t.Fatalf("the second member's call resumed %q, want the first call's session %q", secondCall.resume, session)
 			}
-			ctx, err := n.rt.PromptTexts.Resolve(t.Context(), secondTurn, payload[domain.ContextBuilt](t, n, secondEvs))
+			ctx, err := n.rt.PromptTexts.Resolve(t.Context(), secondTurn, payload[turn.ContextBuilt](t, n, secondEvs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,9 +148,9 @@ func TestGroupBurstStaysOneMembers(t *testing.T) {
 	statuses := make([]string, 0, 3)
 	for _, id := range []int64{one, two, three} {
 		evs := n.waitTurn(t, tgTurnID(tgGroup, id))
-		statuses = append(statuses, payload[domain.TurnCompleted](t, n, evs).Status)
+		statuses = append(statuses, payload[turn.TurnCompleted](t, n, evs).Status)
 	}
-	if want := []string{domain.StatusOK, domain.StatusMerged, domain.StatusOK}; strings.Join(statuses, ",") != strings.Join(want, ",") {
+	if want := []string{turn.StatusOK, turn.StatusMerged, turn.StatusOK}; strings.Join(statuses, ",") != strings.Join(want, ",") {
 		t.Fatalf("statuses %v, want %v", statuses, want)
 	}
 	calls := claude.turnCalls(t)

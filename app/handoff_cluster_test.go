@@ -10,7 +10,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
@@ -56,10 +56,10 @@ func builtNode(t *testing.T, vars map[string]string, ch channels.Channel) (rt *a
 }
 
 // leaseHolder is who holds the sender's lease ("" when nobody does).
-func leaseHolder(t *testing.T, db *sql.DB, sender string) string {
+func leaseHolder(t *testing.T, db *sql.DB, snd string) string {
 	t.Helper()
 	var owner string
-	err := db.QueryRow(`SELECT owner FROM sender_leases WHERE sender = $1`, sender).Scan(&owner)
+	err := db.QueryRow(`SELECT owner FROM sender_leases WHERE sender = $1`, snd).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ""
 	}
@@ -85,14 +85,14 @@ func TestTurnCompletedElsewhereReleasesLease(t *testing.T) {
 	if err := a.Deliver(context.Background(), in); err != nil {
 		t.Fatal(err)
 	}
-	sender := domain.SenderKey("testchat", "allowed")
+	snd := sender.SenderKey("testchat", "allowed")
 	db := b.rt.DBForTests()
 	waitFor(t, "B to answer the turn A received", func() bool { return slices.Contains(chB.texts("allowed"), "echo: hello there") })
-	waitFor(t, "B to give the lease up", func() bool { return leaseHolder(t, db, sender) == "" })
+	waitFor(t, "B to give the lease up", func() bool { return leaseHolder(t, db, snd) == "" })
 
 	runA()
-	waitFor(t, "A to take the lease for the turn it received", func() bool { return leaseHolder(t, db, sender) != "" })
-	waitFor(t, "A to give the lease up", func() bool { return leaseHolder(t, db, sender) == "" })
+	waitFor(t, "A to take the lease for the turn it received", func() bool { return leaseHolder(t, db, snd) != "" })
+	waitFor(t, "A to give the lease up", func() bool { return leaseHolder(t, db, snd) == "" })
 	if sent := chA.texts("allowed"); len(sent) != 0 {
 		t.Fatalf("A sent %q for a turn B completed", sent)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
@@ -232,7 +233,7 @@ func turnEvents(t *testing.T, n *node, id string) []domain.Event {
 }
 
 // completed is the type of a turn's last event.
-var completed = domain.TurnCompleted{}.EventType()
+var completed = turn.TurnCompleted{}.EventType()
 
 func countType(evs []domain.Event, typ string) int {
 	n := 0

@@ -14,6 +14,10 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	heartbeatdom "github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/learning"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/heartbeat"
 )
@@ -58,7 +62,7 @@ func setChecklist(t *testing.T, n *tgNode, scope string, ps ...domain.Payload) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.rt.Store.Append(context.Background(), domain.HeartbeatStream(scope), eventstore.Any, evs...); err != nil {
+	if _, err := n.rt.Store.Append(context.Background(), heartbeatdom.HeartbeatStream(scope), eventstore.Any, evs...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -91,14 +95,14 @@ func cycles(t *testing.T, n *tgNode) []string {
 	}
 	var out []string
 	for _, e := range evs {
-		if e.Type != (domain.HeartbeatCycleCompleted{}).EventType() {
+		if e.Type != (heartbeatdom.HeartbeatCycleCompleted{}).EventType() {
 			continue
 		}
 		p, err := n.rt.Registry.Decode(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, p.(domain.HeartbeatCycleCompleted).Outcome)
+		out = append(out, p.(heartbeatdom.HeartbeatCycleCompleted).Outcome)
 	}
 	return out
 }
@@ -129,14 +133,14 @@ func TestHeartbeatEndToEnd(t *testing.T) {
 			})
 			t.Run("all OK sends nothing", func(t *testing.T) {
 				n, api, log := heartbeatNode(t, b, nil)
-				evs, _ := domain.NewEvents(domain.Metadata{CorrelationID: "test"}, domain.LessonLearned{Domain: "health", Rule: "LESSONMARK no nagging after noon"})
-				if _, err := n.rt.Store.Append(context.Background(), domain.LearningStream(domain.SenderKey("telegram", "42")), eventstore.Any, evs...); err != nil {
+				evs, _ := domain.NewEvents(domain.Metadata{CorrelationID: "test"}, learning.LessonLearned{Domain: "health", Rule: "LESSONMARK no nagging after noon"})
+				if _, err := n.rt.Store.Append(context.Background(), learning.LearningStream(sender.SenderKey("telegram", "42")), eventstore.Any, evs...); err != nil {
 					t.Fatal(err)
 				}
-				setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "Check the backups"})
+				setChecklist(t, n, heartbeatdom.GlobalHeartbeat, heartbeatdom.HeartbeatItemAdded{Item: "Check the backups"})
 				waitFor(t, "two cycles", func() bool { return len(cycles(t, n)) >= 2 })
 				for _, o := range cycles(t, n) {
-					if o != domain.HeartbeatSuppressed {
+					if o != heartbeatdom.HeartbeatSuppressed {
 						t.Fatalf("outcomes %v, want suppressed", cycles(t, n))
 					}
 				}
@@ -154,12 +158,12 @@ func TestHeartbeatEndToEnd(t *testing.T) {
 			})
 			t.Run("an item that needs the user alerts once per cycle", func(t *testing.T) {
 				n, api, _ := heartbeatNode(t, b, nil)
-				setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
+				setChecklist(t, n, heartbeatdom.GlobalHeartbeat, heartbeatdom.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
 				waitFor(t, "three cycles", func() bool { return len(cycles(t, n)) >= 3 })
 				time.Sleep(300 * time.Millisecond)
 				sent := 0
 				for _, o := range cycles(t, n) {
-					if o == domain.HeartbeatSent {
+					if o == heartbeatdom.HeartbeatSent {
 						sent++
 					}
 				}
@@ -171,8 +175,8 @@ func TestHeartbeatEndToEnd(t *testing.T) {
 					t.Fatalf("alert %q", msgs[0])
 				}
 				// The group's markers were applied once each, tagged as the heartbeat's.
-				var l domain.Learning
-				if _, err := eventstore.Fold(context.Background(), n.rt.Store, n.rt.Registry, domain.LearningStream(domain.SenderKey("telegram", "42")), &l); err != nil {
+				var l learning.Learning
+				if _, err := eventstore.Fold(context.Background(), n.rt.Store, n.rt.Registry, learning.LearningStream(sender.SenderKey("telegram", "42")), &l); err != nil {
 					t.Fatal(err)
 				}
 				if len(l.Rewards) < sent || len(l.Rewards) > sent+1 || l.Rewards[0].Source != "heartbeat" {
@@ -181,12 +185,12 @@ func TestHeartbeatEndToEnd(t *testing.T) {
 			})
 			t.Run("a suppressed section never reaches the provider", func(t *testing.T) {
 				n, api, log := heartbeatNode(t, b, nil)
-				setChecklist(t, n, domain.GlobalHeartbeat,
-					domain.HeartbeatItemAdded{Item: "## TRADING — autonomous engine"},
-					domain.HeartbeatItemAdded{Item: "NEEDSUSER sell everything"},
-					domain.HeartbeatItemAdded{Item: "## HOME"},
-					domain.HeartbeatItemAdded{Item: "Water the plants"},
-					domain.HeartbeatSectionSuppressed{Section: "trading"})
+				setChecklist(t, n, heartbeatdom.GlobalHeartbeat,
+					heartbeatdom.HeartbeatItemAdded{Item: "## TRADING — autonomous engine"},
+					heartbeatdom.HeartbeatItemAdded{Item: "NEEDSUSER sell everything"},
+					heartbeatdom.HeartbeatItemAdded{Item: "## HOME"},
+					heartbeatdom.HeartbeatItemAdded{Item: "Water the plants"},
+					heartbeatdom.HeartbeatSectionSuppressed{Section: "trading"})
 				waitFor(t, "two cycles", func() bool { return len(cycles(t, n)) >= 2 })
 				for _, p := range promptsOf(t, log) {
 					if strings.Contains(p, "sell everything") || strings.Contains(p, "TRADING") {
@@ -213,7 +217,7 @@ func TestHeartbeatEndToEnd(t *testing.T) {
 				now := time.Now().UTC()
 				window := now.Add(2*time.Hour).Format("15:04") + "-" + now.Add(3*time.Hour).Format("15:04")
 				n, api, log := heartbeatNode(t, b, map[string]string{"OMEGA_HEARTBEAT_ACTIVE_HOURS": window})
-				setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "NEEDSUSER remind me"})
+				setChecklist(t, n, heartbeatdom.GlobalHeartbeat, heartbeatdom.HeartbeatItemAdded{Item: "NEEDSUSER remind me"})
 				time.Sleep(5 * time.Second)
 				if ps := promptsOf(t, log); len(ps) != 0 {
 					t.Fatalf("provider called outside active hours: %d", len(ps))
@@ -230,9 +234,9 @@ func TestHeartbeatEndToEnd(t *testing.T) {
 					if i == 2 {
 						item = "NEEDSUSER drink water"
 					}
-					ps = append(ps, domain.HeartbeatItemAdded{Item: item})
+					ps = append(ps, heartbeatdom.HeartbeatItemAdded{Item: item})
 				}
-				setChecklist(t, n, domain.GlobalHeartbeat, ps...)
+				setChecklist(t, n, heartbeatdom.GlobalHeartbeat, ps...)
 				waitFor(t, "one cycle", func() bool { return len(cycles(t, n)) >= 1 })
 				got := promptsOf(t, log)
 				if len(got) < 3 || !strings.Contains(got[0], "Group these heartbeat checklist items") {
@@ -261,12 +265,12 @@ func TestSystemPromptFollowsHeartbeatSetting(t *testing.T) {
 			out := say(t, n, "allowed", "how often does your heartbeat check in?", "30s")
 			var system string
 			for _, e := range turnEvents(t, n, out.TurnID) {
-				if e.Type == (domain.ContextBuilt{}).EventType() {
+				if e.Type == (turn.ContextBuilt{}).EventType() {
 					p, err := n.rt.Registry.Decode(e)
 					if err != nil {
 						t.Fatal(err)
 					}
-					full, err := n.rt.PromptTexts.Resolve(context.Background(), out.TurnID, p.(domain.ContextBuilt))
+					full, err := n.rt.PromptTexts.Resolve(context.Background(), out.TurnID, p.(turn.ContextBuilt))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -298,10 +302,10 @@ func TestHeartbeatTwoProcessesOnPostgres(t *testing.T) {
 	vars["OMEGA_TIMEZONE"] = "UTC"
 	one := startTelegramNode(t, vars)
 	startTelegramNode(t, vars) // a second process competes for every slot
-	setChecklist(t, one, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "Check the backups"})
+	setChecklist(t, one, heartbeatdom.GlobalHeartbeat, heartbeatdom.HeartbeatItemAdded{Item: "Check the backups"})
 	waitForWithin(t, "20 slots", 2*time.Minute, func() bool { return len(cycles(t, one)) >= 20 })
 	// An empty checklist stops the cycles; let the last one finish.
-	setChecklist(t, one, domain.GlobalHeartbeat, domain.HeartbeatItemRemoved{Keyword: "backups", Removed: []string{"Check the backups"}})
+	setChecklist(t, one, heartbeatdom.GlobalHeartbeat, heartbeatdom.HeartbeatItemRemoved{Keyword: "backups", Removed: []string{"Check the backups"}})
 	time.Sleep(2500 * time.Millisecond)
 
 	evs, err := one.rt.Store.ReadAll(context.Background(), 0, 100000)
@@ -310,7 +314,7 @@ func TestHeartbeatTwoProcessesOnPostgres(t *testing.T) {
 	}
 	starts := map[string]int{}
 	for _, e := range evs {
-		if e.Type == (domain.HeartbeatCycleStarted{}).EventType() {
+		if e.Type == (heartbeatdom.HeartbeatCycleStarted{}).EventType() {
 			starts[e.StreamID]++
 		}
 	}
@@ -350,7 +354,7 @@ func TestHeartbeatFilesAndProjects(t *testing.T) {
 			write("projects/trader/ROLE.md", "ROLEMARK: you run the trading desk.\n")
 			n := startTelegramNode(t, vars)
 			waitFor(t, "an alert from the project", func() bool { return len(heartbeatMessages(api)) >= 1 })
-			hb, err := (heartbeatChecklists(n)).Load(context.Background(), domain.GlobalHeartbeat)
+			hb, err := (heartbeatChecklists(n)).Load(context.Background(), heartbeatdom.GlobalHeartbeat)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,8 +382,8 @@ func TestHeartbeatFilesAndProjects(t *testing.T) {
 				t.Fatalf("global %d, project %d check-ins", global, project)
 			}
 			// /project off (recorded on the owner's stream) rests the project.
-			evs, _ := domain.NewEvents(domain.Metadata{CorrelationID: "test"}, domain.ProjectDeactivated{Project: "trader"})
-			if _, err := n.rt.Store.Append(context.Background(), domain.SenderStream("telegram", "42"), eventstore.Any, evs...); err != nil {
+			evs, _ := domain.NewEvents(domain.Metadata{CorrelationID: "test"}, sender.ProjectDeactivated{Project: "trader"})
+			if _, err := n.rt.Store.Append(context.Background(), sender.SenderStream("telegram", "42"), eventstore.Any, evs...); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(2500 * time.Millisecond) // a cycle in flight may finish
@@ -417,7 +421,7 @@ func TestHeartbeatWithoutTargetCallsNothing(t *testing.T) {
 					var logs syncBuffer
 					logger := slog.New(slog.NewTextHandler(&logs, nil))
 					n := startLoggedNode(t, loadConfig(t, vars), logger, app.RuntimeOptions{Channels: []channels.Channel{srv}}, nil)
-					setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
+					setChecklist(t, n, heartbeatdom.GlobalHeartbeat, heartbeatdom.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
 					const why = "heartbeat: check-ins are skipped"
 					waitFor(t, "a skipped or a called check-in", func() bool {
 						return strings.Contains(logs.String(), why) || len(promptsOf(t, promptLog)) > 0
@@ -441,6 +445,6 @@ func TestHeartbeatWithoutTargetCallsNothing(t *testing.T) {
 // With a target the same configuration calls the provider at each slot.
 func TestHeartbeatWithTargetCalls(t *testing.T) {
 	n, _, promptLog := heartbeatNode(t, backends()[0], map[string]string{"OMEGA_HEARTBEAT_INTERVAL": "1s"})
-	setChecklist(t, n, domain.GlobalHeartbeat, domain.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
+	setChecklist(t, n, heartbeatdom.GlobalHeartbeat, heartbeatdom.HeartbeatItemAdded{Item: "NEEDSUSER remind me to stretch"})
 	waitFor(t, "a check-in call", func() bool { return len(promptsOf(t, promptLog)) > 0 })
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/cmd/rerun"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
@@ -119,7 +119,7 @@ func imgDrawn(t *testing.T, n *tgNode, api *telegramtest.Server) string {
 	if len(order) < 2 || order[len(order)-2] != "sendMessage:echo: please DRAW a chart" || order[len(order)-1] != "sendPhoto:" {
 		t.Fatalf("calls %q, want the reply then the photo", order)
 	}
-	sent := payload[domain.WorkspaceImageSent](t, n, evs)
+	sent := payload[turn.WorkspaceImageSent](t, n, evs)
 	if sent.Path != "chart.png" || sent.Size != int64(len(chartPNG)) || len(sent.PlatformIDs) != 1 ||
 		sent.PlatformIDs[0] != strconv.FormatInt(photos[0].MessageID, 10) {
 		t.Fatalf("WorkspaceImageSent %+v, photo message %d", sent, photos[0].MessageID)
@@ -127,7 +127,7 @@ func imgDrawn(t *testing.T, n *tgNode, api *telegramtest.Server) string {
 	if got := countType(evs, "WorkspaceImageSent"); got != 1 {
 		t.Fatalf("%d WorkspaceImageSent", got)
 	}
-	if found := payload[domain.WorkspaceImagesFound](t, n, evs); len(found.Images) != 1 || found.Images[0].Path != "chart.png" {
+	if found := payload[turn.WorkspaceImagesFound](t, n, evs); len(found.Images) != 1 || found.Images[0].Path != "chart.png" {
 		t.Fatalf("found %+v: old.png was there before and must not be sent", found)
 	}
 	return id
@@ -143,8 +143,8 @@ func imgNotEchoed(t *testing.T, n *tgNode, api *telegramtest.Server) string {
 	if got := len(photoCalls(api, tgUser)); got != 1 {
 		t.Fatalf("%d photos sent in all, want still 1: the user's photo was echoed", got)
 	}
-	found := payload[domain.WorkspaceImagesFound](t, n, evs)
-	if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != domain.ImageSkipInbound {
+	found := payload[turn.WorkspaceImagesFound](t, n, evs)
+	if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != turn.ImageSkipInbound {
 		t.Fatalf("found %+v, want copy.jpg skipped as the user's own", found)
 	}
 	return id
@@ -189,7 +189,7 @@ func TestWorkspaceImagesSentThroughWhatsApp(t *testing.T) {
 			if img := sent[2]; !img.Image || img.MIME != "image/png" || img.Size != uint64(len(chartPNG)) {
 				t.Fatalf("image message %+v", img)
 			}
-			rec := payload[domain.WorkspaceImageSent](t, n, evs)
+			rec := payload[turn.WorkspaceImageSent](t, n, evs)
 			if rec.Path != "chart.png" || len(rec.PlatformIDs) != 1 || rec.PlatformIDs[0] != sent[2].ID {
 				t.Fatalf("WorkspaceImageSent %+v, image message %s", rec, sent[2].ID)
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/apply"
 )
@@ -16,7 +17,7 @@ import (
 // process's configuration and the world: the decision inputs in force
 // when the turn ran, and the recorded outcomes of its effects.
 type Replay struct {
-	Inputs domain.DecisionInputs
+	Inputs system.DecisionInputs
 	// Owner answers owner alerts with their recorded outcomes.
 	Owner apply.Owner
 	// Now is the recorded clock: pairing codes' lifetimes and the
@@ -27,12 +28,12 @@ type Replay struct {
 // configuredInputs are the decision inputs of this process: the
 // allowlists it runs with and the configuration's pairing policy, owner
 // target and time zone.
-func (a *App) configuredInputs(allowed map[string][]string) (domain.DecisionInputs, error) {
+func (a *App) configuredInputs(allowed map[string][]string) (system.DecisionInputs, error) {
 	ch, chat, err := a.Config.HeartbeatDestination()
 	if err != nil {
-		return domain.DecisionInputs{}, err
+		return system.DecisionInputs{}, err
 	}
-	return domain.DecisionInputs{
+	return system.DecisionInputs{
 		Allowed: allowed, Pairing: a.Config.PairingEnabled,
 		PairingCodeTTL: a.Config.PairingCodeTTL, PairingMaxCodes: a.Config.PairingMaxCodes,
 		OwnerChannel: ch, OwnerChat: chat, Timezone: cmp.Or(a.Config.Timezone, "Local"),
@@ -44,7 +45,7 @@ func (a *App) configuredInputs(allowed map[string][]string) (domain.DecisionInpu
 // decisionInputs are the replayed inputs, else the configured ones; they
 // are recorded (once per distinct content) so that every decision can
 // name them.
-func (a *App) decisionInputs(ctx context.Context, opts RuntimeOptions, allowed map[string][]string) (domain.DecisionInputs, error) {
+func (a *App) decisionInputs(ctx context.Context, opts RuntimeOptions, allowed map[string][]string) (system.DecisionInputs, error) {
 	in, err := a.configuredInputs(allowed)
 	if opts.Replay != nil {
 		in, err = opts.Replay.Inputs.Normalized(), nil
@@ -58,8 +59,8 @@ func (a *App) decisionInputs(ctx context.Context, opts RuntimeOptions, allowed m
 // recordInputs stores the inputs on their content-addressed stream unless
 // they are there: two processes with the same configuration both succeed,
 // one of them by finding it there.
-func (a *App) recordInputs(ctx context.Context, in domain.DecisionInputs) error {
-	stream := domain.DecisionInputsStream(in.Hash())
+func (a *App) recordInputs(ctx context.Context, in system.DecisionInputs) error {
+	stream := system.DecisionInputsStream(in.Hash())
 	v, err := a.Store.StreamVersion(ctx, stream)
 	if err != nil || v > 0 {
 		return err
@@ -75,7 +76,7 @@ func (a *App) recordInputs(ctx context.Context, in domain.DecisionInputs) error 
 }
 
 // location is the inputs' time zone.
-func location(in domain.DecisionInputs) (*time.Location, error) {
+func location(in system.DecisionInputs) (*time.Location, error) {
 	loc, err := time.LoadLocation(in.Timezone)
 	if err != nil {
 		return nil, fmt.Errorf("time zone %q: %w", in.Timezone, err)

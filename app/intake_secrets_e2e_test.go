@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/internal/redact"
 )
 
@@ -27,11 +27,11 @@ func TestOwnSecretsInAMessageAreMaskedAtIntake(t *testing.T) {
 
 			id := api.PushText(42, 42, "keep these safe: bot "+tgToken+" api "+apiToken+" key "+providerKey)
 			evs := n.waitTurn(t, tgTurnID(42, id))
-			received := payload[domain.MessageReceived](t, n, evs)
+			received := payload[turn.MessageReceived](t, n, evs)
 			if received.SecretsRedacted != 3 || !strings.Contains(received.Text, "bot "+redact.Mask+" api "+redact.Mask+" key "+redact.Mask) {
 				t.Fatalf("MessageReceived: %d secrets redacted, text %q", received.SecretsRedacted, received.Text)
 			}
-			if !strings.Contains(payload[domain.ReplyReady](t, n, evs).Text, "echo: ") {
+			if !strings.Contains(payload[turn.ReplyReady](t, n, evs).Text, "echo: ") {
 				t.Fatalf("no reply: %s", eventTypes(evs))
 			}
 			waitFor(t, "the audit row", func() bool {

@@ -9,6 +9,8 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // scriptedClaude writes a Claude Code double whose reply depends on the
@@ -48,7 +50,7 @@ func TestMarkersOverHTTP(t *testing.T) {
 			ctx := context.Background()
 
 			out := say(t, n, "ana", "Schedule for tomorrow to call Juan at 5pm", "20s")
-			if out.Status != domain.StatusOK {
+			if out.Status != turn.StatusOK {
 				t.Fatalf("schedule turn: %+v", out)
 			}
 			if strings.Contains(out.Reply, "SCHEDULE") || !strings.HasPrefix(out.Reply, "Sure, I will remind you.") {
@@ -74,7 +76,7 @@ func TestMarkersOverHTTP(t *testing.T) {
 
 			// /tasks lists them; /cancel by prefix cancels one.
 			out = say(t, n, "ana", "/tasks", "20s")
-			if out.Status != domain.StatusCommand || strings.Count(out.Reply, "Call Juan") != 2 {
+			if out.Status != turn.StatusCommand || strings.Count(out.Reply, "Call Juan") != 2 {
 				t.Fatalf("/tasks = %+v", out)
 			}
 			id := out.Reply[strings.Index(out.Reply, "[")+1 : strings.Index(out.Reply, "]")]
@@ -99,7 +101,7 @@ func TestMarkersOverHTTP(t *testing.T) {
 
 			// PURGE_FACTS purges.
 			for _, kv := range [][2]string{{"city", "Lisbon"}, {"pet", "cat"}} {
-				if _, err := n.rt.Driver.Senders.Decide(ctx, "http", "ana", domain.Metadata{}, func(p domain.SenderProfile) ([]domain.Payload, error) {
+				if _, err := n.rt.Driver.Senders.Decide(ctx, "http", "ana", domain.Metadata{}, func(p sender.SenderProfile) ([]domain.Payload, error) {
 					return p.RecordFact(kv[0], kv[1], "user")
 				}); err != nil {
 					t.Fatal(err)

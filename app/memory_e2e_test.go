@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/summary"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // memoryClaude is a Claude Code double for conversations and their
@@ -111,7 +114,7 @@ func TestClosedConversationIsNotResumedAndItsSummaryIsInTheNextContext(t *testin
 
 			first := say(t, n, "ana", "hello, I am planning a trip to Porto", "20s")
 			second := say(t, n, "ana", "in May", "20s")
-			if first.Status != domain.StatusOK || second.Status != domain.StatusOK {
+			if first.Status != turn.StatusOK || second.Status != turn.StatusOK {
 				t.Fatalf("turns: %+v %+v", first, second)
 			}
 			if c := claude.lastTurnCall(t); c.resume == "-" {
@@ -119,7 +122,7 @@ func TestClosedConversationIsNotResumedAndItsSummaryIsInTheNextContext(t *testin
 			}
 			conv := contextOf(t, n, first.TurnID).ConversationID
 			waitFor(t, "the summary requested", func() bool {
-				return countType(streamEvents(t, n, domain.SummaryStream(conv)), "SummaryRequested") == 1
+				return countType(streamEvents(t, n, summary.SummaryStream(conv)), "SummaryRequested") == 1
 			})
 			third := say(t, n, "ana", "a new topic", "20s")
 			c := contextOf(t, n, third.TurnID)
@@ -155,10 +158,10 @@ func TestClosedConversationIsNotResumedAndItsSummaryIsInTheNextContext(t *testin
 	}
 }
 
-func hasSessionCleared(t *testing.T, n *node, sender, reason string) bool {
+func hasSessionCleared(t *testing.T, n *node, snd, reason string) bool {
 	t.Helper()
-	for _, e := range streamEvents(t, n, domain.SenderStream("http", sender)) {
-		if e.Type == (domain.SessionCleared{}).EventType() && strings.Contains(string(e.Data), `"`+reason+`"`) {
+	for _, e := range streamEvents(t, n, sender.SenderStream("http", snd)) {
+		if e.Type == (sender.SessionCleared{}).EventType() && strings.Contains(string(e.Data), `"`+reason+`"`) {
 			return true
 		}
 	}
@@ -180,11 +183,11 @@ func TestOlderSummaryIsRecalledByAMatchingKeyword(t *testing.T) {
 				"Ana fixed her bicycle.", "Ana wrote a poem.", "Ana read a novel."} {
 				id := "old-conversation-" + string(rune('a'+i))
 				evs, err := domain.NewEvents(domain.Metadata{CorrelationID: id},
-					domain.ConversationClosed{ConversationID: id, Sender: "http-ana", Summary: s, Messages: 2, Reason: "idle"})
+					turn.ConversationClosed{ConversationID: id, Sender: "http-ana", Summary: s, Messages: 2, Reason: "idle"})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := n.rt.Store.Append(ctx, domain.SummaryStream(id), 0, evs...); err != nil {
+				if _, err := n.rt.Store.Append(ctx, summary.SummaryStream(id), 0, evs...); err != nil {
 					t.Fatal(err)
 				}
 				time.Sleep(2 * time.Millisecond) // distinct closing times

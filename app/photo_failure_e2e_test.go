@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // A drawn image the Bot API refuses leaves the user without part of the
@@ -29,9 +29,9 @@ func TestRefusedPhotoMakesTheTurnUndelivered(t *testing.T) {
 			if got := countType(evs, "WorkspaceImageFailed"); got != 1 {
 				t.Fatalf("%d WorkspaceImageFailed: %s", got, eventTypes(evs))
 			}
-			done := payload[domain.TurnCompleted](t, n, evs)
-			if done.Status != domain.StatusUndelivered {
-				t.Fatalf("turn completed %q after its photo was refused, want %q", done.Status, domain.StatusUndelivered)
+			done := payload[turn.TurnCompleted](t, n, evs)
+			if done.Status != turn.StatusUndelivered {
+				t.Fatalf("turn completed %q after its photo was refused, want %q", done.Status, turn.StatusUndelivered)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 var planSteps = []string{"Gather the data", "Build the report", "Send it"}
@@ -104,7 +105,7 @@ func TestPlanOverHTTP(t *testing.T) {
 			for i, s := range planSteps {
 				want += "\n\n" + i18n.More(i18n.English, i18n.StepDone, i+1, 3, s) + "\nresult of " + stepLine(i+1)
 			}
-			if out.Status != domain.StatusOK || !strings.HasPrefix(out.Reply, want) {
+			if out.Status != turn.StatusOK || !strings.HasPrefix(out.Reply, want) {
 				t.Fatalf("plan turn = %+v, want reply starting %q", out, want)
 			}
 			// Step 3's marker was applied, stripped and confirmed.
@@ -112,7 +113,7 @@ func TestPlanOverHTTP(t *testing.T) {
 			if strings.Contains(out.Reply, "SCHEDULE") || !strings.Contains(out.Reply, confirm) {
 				t.Fatalf("reply %q: want no marker and the confirmation %q", out.Reply, confirm)
 			}
-			if m := payloads[domain.MarkersApplied](t, n, out.TurnID); len(m) != 1 || m[0].Step != 3 {
+			if m := payloads[turn.MarkersApplied](t, n, out.TurnID); len(m) != 1 || m[0].Step != 3 {
 				t.Fatalf("MarkersApplied = %+v, want one for step 3", m)
 			}
 			waitFor(t, "the task row", func() bool {
@@ -124,13 +125,13 @@ func TestPlanOverHTTP(t *testing.T) {
 				wantProgress = append(wantProgress, i18n.More(i18n.English, i18n.StepDone, i+1, 3, s))
 			}
 			var progress []string
-			for _, p := range payloads[domain.PlanProgressSent](t, n, out.TurnID) {
+			for _, p := range payloads[turn.PlanProgressSent](t, n, out.TurnID) {
 				progress = append(progress, p.Text)
 			}
 			if fmt.Sprint(progress) != fmt.Sprint(wantProgress) {
 				t.Fatalf("progress messages:\n%q\nwant:\n%q", progress, wantProgress)
 			}
-			route := payloads[domain.RouteDecided](t, n, out.TurnID)
+			route := payloads[turn.RouteDecided](t, n, out.TurnID)
 			if len(route) != 1 || route[0].Direct || route[0].Model != "complex-model" {
 				t.Fatalf("RouteDecided = %+v", route)
 			}
@@ -150,10 +151,10 @@ func TestPlanOverHTTP(t *testing.T) {
 			if made := calls(t, callLog)[before:]; len(made) != 1 || made[0] != "hello there" {
 				t.Fatalf("an ordinary message made the provider calls %q, want only the answer", made)
 			}
-			if route := payloads[domain.RouteDecided](t, n, out.TurnID); len(route) != 1 || !route[0].Direct || !route[0].Prefilter {
+			if route := payloads[turn.RouteDecided](t, n, out.TurnID); len(route) != 1 || !route[0].Direct || !route[0].Prefilter {
 				t.Fatalf("RouteDecided = %+v", route)
 			}
-			if c := len(payloads[domain.ProviderCalled](t, n, out.TurnID)); c != 1 {
+			if c := len(payloads[turn.ProviderCalled](t, n, out.TurnID)); c != 1 {
 				t.Fatalf("direct turn called the provider %d times", c)
 			}
 			if err := n.rt.WaitIdle(context.Background()); err != nil {
@@ -184,7 +185,7 @@ func TestPlanResumesAfterARestart(t *testing.T) {
 
 			n2 := startNode(t, vars)
 			out := get(t, n2.url+"/api/turns/"+id+"?wait=30s")
-			if out.Status != domain.StatusOK || !strings.Contains(out.Reply, "result of "+stepLine(3)) {
+			if out.Status != turn.StatusOK || !strings.Contains(out.Reply, "result of "+stepLine(3)) {
 				t.Fatalf("turn after the restart = %+v", out)
 			}
 			for i, want := range []int{1, 2, 1} {
@@ -201,10 +202,10 @@ func TestPlanResumesAfterARestart(t *testing.T) {
 			if classifications != 1 {
 				t.Fatalf("classified %d times, want once", classifications)
 			}
-			if done := payloads[domain.PlanStepCompleted](t, n2, id); len(done) != 3 {
+			if done := payloads[turn.PlanStepCompleted](t, n2, id); len(done) != 3 {
 				t.Fatalf("PlanStepCompleted = %+v", done)
 			}
-			if sent := payloads[domain.PlanProgressSent](t, n2, id); len(sent) != 4 {
+			if sent := payloads[turn.PlanProgressSent](t, n2, id); len(sent) != 4 {
 				t.Fatalf("PlanProgressSent = %+v", sent)
 			}
 			waitFor(t, "the task row", func() bool {

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
@@ -33,7 +33,7 @@ func TestOldPoisonShapesAreRecoveredAtStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ids []string
-			for _, m := range []domain.MessageReceived{
+			for _, m := range []turn.MessageReceived{
 				{SenderID: strings.Repeat("9", 3000), Text: "long sender"},
 				{SenderID: "nul\x00id", Text: "nul in id"},
 				{SenderID: "bob", SenderName: "B\x00b", Text: "nul in name"},

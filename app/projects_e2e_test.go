@@ -12,7 +12,7 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/cmd/rerun"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/prompts"
@@ -77,7 +77,7 @@ func writeRoleFile(t *testing.T, dataDir, project, role string) {
 
 func projectEventTypes(t *testing.T, n *node) []string {
 	t.Helper()
-	evs, err := n.rt.Store.Load(context.Background(), domain.ProjectsStream, 1)
+	evs, err := n.rt.Store.Load(context.Background(), catalog.ProjectsStream, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

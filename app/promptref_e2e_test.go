@@ -13,6 +13,7 @@ import (
 	"github.com/omega-gateway/omega/cmd/rerun"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/promptctx"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
@@ -123,24 +124,24 @@ func sendWorkload(t *testing.T, n *node, senders, perSender int) (map[string][]s
 }
 
 // fullContextOf returns a turn's ContextBuilt event and its texts in full.
-func fullContextOf(t *testing.T, n *node, turn string) (domain.Event, domain.ContextBuilt) {
+func fullContextOf(t *testing.T, n *node, tn string) (domain.Event, turn.ContextBuilt) {
 	t.Helper()
-	for _, e := range turnEvents(t, n, turn) {
-		if e.Type != (domain.ContextBuilt{}).EventType() {
+	for _, e := range turnEvents(t, n, tn) {
+		if e.Type != (turn.ContextBuilt{}).EventType() {
 			continue
 		}
 		p, err := n.rt.Registry.Decode(e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := n.rt.PromptTexts.Resolve(context.Background(), turn, p.(domain.ContextBuilt))
+		full, err := n.rt.PromptTexts.Resolve(context.Background(), tn, p.(turn.ContextBuilt))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e, full
 	}
-	t.Fatalf("turn %s has no context", turn)
-	return domain.Event{}, domain.ContextBuilt{}
+	t.Fatalf("turn %s has no context", tn)
+	return domain.Event{}, turn.ContextBuilt{}
 }
 
 // The prompt is recorded by reference: 100 turns (5 senders x 20
@@ -197,7 +198,7 @@ func TestPromptRecordedByReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := p.(domain.ContextBuilt)
+			c := p.(turn.ContextBuilt)
 			if c.ByReferenceRecorded() && len(c.SystemParts) != 1 {
 				t.Fatalf("old context upcast to %+v", c)
 			}
@@ -213,37 +214,37 @@ func TestPromptRecordedByReference(t *testing.T) {
 	}
 }
 
-func assertRerunIdentical(t *testing.T, n *node, cfg config.Config, turn string) {
+func assertRerunIdentical(t *testing.T, n *node, cfg config.Config, tn string) {
 	t.Helper()
-	res, err := rerun.Run(context.Background(), n.rt.Store, n.rt.Registry, cfg, turn, rerun.Options{})
+	res, err := rerun.Run(context.Background(), n.rt.Store, n.rt.Registry, cfg, tn, rerun.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Identical {
-		t.Errorf("turn %s re-ran differently:\n%s", turn, strings.Join(res.Diff, "\n"))
+		t.Errorf("turn %s re-ran differently:\n%s", tn, strings.Join(res.Diff, "\n"))
 	}
 }
 
-func equalTexts(a, b domain.ContextBuilt) bool {
+func equalTexts(a, b turn.ContextBuilt) bool {
 	x, _ := json.Marshal(a.Texts())
 	y, _ := json.Marshal(b.Texts())
 	return string(x) == string(y)
 }
 
-func turnEventOfType(t *testing.T, n *node, turn, typ string) domain.Event {
+func turnEventOfType(t *testing.T, n *node, tn, typ string) domain.Event {
 	t.Helper()
-	for _, e := range turnEvents(t, n, turn) {
+	for _, e := range turnEvents(t, n, tn) {
 		if e.Type == typ {
 			return e
 		}
 	}
-	t.Fatalf("turn %s has no %s", turn, typ)
+	t.Fatalf("turn %s has no %s", tn, typ)
 	return domain.Event{}
 }
 
 // writeOldContext rewrites a recorded context as schema 1 recorded it
 // before the prompt was kept by reference: every text in full.
-func writeOldContext(t *testing.T, n *node, e domain.Event, full domain.ContextBuilt) {
+func writeOldContext(t *testing.T, n *node, e domain.Event, full turn.ContextBuilt) {
 	t.Helper()
 	data, err := json.Marshal(full.Texts())
 	if err != nil {

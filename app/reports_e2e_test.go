@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/learning"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/handlers/apply"
 )
 
@@ -45,25 +47,25 @@ func TestReportsAlertTheOwnerAndLimitationAddsAHeartbeatItem(t *testing.T) {
 				}
 			}
 
-			hb, err := n.rt.Store.Load(ctx, domain.HeartbeatStream(domain.GlobalHeartbeat), 1)
+			hb, err := n.rt.Store.Load(ctx, heartbeat.HeartbeatStream(heartbeat.GlobalHeartbeat), 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			added := 0
 			for _, e := range hb {
-				if e.Type == (domain.HeartbeatItemAdded{}).EventType() && strings.Contains(string(e.Data), apply.LimitationItem("No calendar")) {
+				if e.Type == (heartbeat.HeartbeatItemAdded{}).EventType() && strings.Contains(string(e.Data), apply.LimitationItem("No calendar")) {
 					added++
 				}
 			}
 			if added != 1 {
 				t.Fatalf("heartbeat item added %d times, want 1", added)
 			}
-			for stream, want := range map[string]int{domain.BugReportsStream: 1, domain.LimitationsStream: 1} {
+			for stream, want := range map[string]int{learning.BugReportsStream: 1, learning.LimitationsStream: 1} {
 				evs, err := n.rt.Store.Load(ctx, stream, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := countType(evs, (domain.OwnerAlerted{}).EventType()); got != want {
+				if got := countType(evs, (system.OwnerAlerted{}).EventType()); got != want {
 					t.Fatalf("%s: OwnerAlerted %d times, want %d", stream, got, want)
 				}
 			}

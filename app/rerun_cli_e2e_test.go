@@ -18,6 +18,7 @@ import (
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
@@ -109,18 +110,18 @@ func TestRerunCLIEveryChannelIdentical(t *testing.T) {
 					}
 					return ok
 				})
-				turn := intake.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: id})
-				turns = append(turns, turn)
-				n.waitTurn(t, turn)
+				tn := intake.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: id})
+				turns = append(turns, tn)
+				n.waitTurn(t, tn)
 			}
 			tgSay(42, "hello there")
 			bug := tgSay(42, "my reminder broke")
-			offer := payload[domain.AccessDenied](t, n, tgSay(99, "can I use you?")).Pairing
+			offer := payload[turn.AccessDenied](t, n, tgSay(99, "can I use you?")).Pairing
 			if offer == nil {
 				t.Fatal("the unknown sender got no pairing code")
 			}
 			tgSay(42, "/pair approve "+offer.Code)
-			if got := payload[domain.AccessGranted](t, n, tgSay(99, "now answer me")).Reason; !strings.HasPrefix(got, "paired on telegram") {
+			if got := payload[turn.AccessGranted](t, n, tgSay(99, "now answer me")).Reason; !strings.HasPrefix(got, "paired on telegram") {
 				t.Fatalf("the paired sender: %q", got)
 			}
 			waSay("WAMSG1", "read my calendar")
@@ -212,7 +213,7 @@ printf '{"type":"result","subtype":"success","is_error":false,"result":"ok","ses
 	node := startNode(t, vars)
 	say(t, node, "ana", "first message", "30s")
 	second := say(t, node, "ana", "second message", "30s")
-	if called := payload[domain.ProviderCalled](t, &tgNode{rt: node.rt}, turnEvents(t, node, second.TurnID)); called.SessionID != "sess-1" {
+	if called := payload[turn.ProviderCalled](t, &tgNode{rt: node.rt}, turnEvents(t, node, second.TurnID)); called.SessionID != "sess-1" {
 		t.Fatalf("the second turn did not resume the session: %+v", called)
 	}
 	node.stop()

@@ -12,7 +12,7 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/cmd/rerun"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
@@ -131,12 +131,12 @@ func mustHave(t *testing.T, n *node, turn, typ string) {
 	t.Fatalf("turn %s has no %s", turn, typ)
 }
 
-func lastTurnOf(t *testing.T, n *node, channel, sender string) string {
+func lastTurnOf(t *testing.T, n *node, channel, snd string) string {
 	t.Helper()
 	// The reply is sent before the turns read model follows, so wait for it.
 	var id string
 	waitFor(t, "the turn in the turns read model", func() bool {
-		err := n.rt.DBForTests().QueryRow(`SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT 1`, domain.SenderKey(channel, sender)).Scan(&id)
+		err := n.rt.DBForTests().QueryRow(`SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT 1`, sender.SenderKey(channel, snd)).Scan(&id)
 		return err == nil
 	})
 	return id

@@ -11,11 +11,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/errgroup"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	heartbeatdom "github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/access"
 	"github.com/omega-gateway/omega/handlers/apply"
@@ -37,6 +37,8 @@ import (
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/providers/registry"
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/errgroup"
 )
 
 // Runtime is a running gateway: channels feed the gateway, the scheduler
@@ -71,7 +73,7 @@ type Runtime struct {
 	summarizeOnShutdown bool
 
 	// inputs are the decision inputs this process runs with.
-	inputs   domain.DecisionInputs
+	inputs   system.DecisionInputs
 	node     *nodeIdentity
 	mu       sync.Mutex
 	received []string // turns this process received and not yet seen completed, for WaitIdle
@@ -173,10 +175,10 @@ func (a *App) provider(ctx context.Context, given pipeline.Provider) (pipeline.P
 
 // prepare loads the prompts, records the decision inputs and creates the
 // workspace with its inbox.
-func (a *App) prepare(ctx context.Context, opts RuntimeOptions) (*prompts.Set, domain.DecisionInputs, string, error) {
+func (a *App) prepare(ctx context.Context, opts RuntimeOptions) (*prompts.Set, system.DecisionInputs, string, error) {
 	ps, err := prompts.Load(a.Config.DataDir)
 	if err != nil {
-		return nil, domain.DecisionInputs{}, "", err
+		return nil, system.DecisionInputs{}, "", err
 	}
 	inputs, err := a.decisionInputs(ctx, opts, authOf(opts).Allowed)
 	if err != nil {
@@ -471,7 +473,7 @@ func (r *Runtime) startHeartbeat(d heartbeatDeps) error {
 	if !cfg.HeartbeatEnabled {
 		return nil
 	}
-	active, err := domain.ParseActiveHours(cfg.HeartbeatActiveHours)
+	active, err := heartbeatdom.ParseActiveHours(cfg.HeartbeatActiveHours)
 	if err != nil {
 		return err
 	}
@@ -620,7 +622,7 @@ func (r *Runtime) turnCompleted(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType(), nil
+	return len(evs) > 0 && evs[len(evs)-1].Type == turn.TurnCompleted{}.EventType(), nil
 }
 
 // Run runs everything until ctx ends, then shuts down: channels and the

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/selfheal"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -35,7 +35,7 @@ printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","ses
 
 func selfHealEvents(t *testing.T, n *tgNode) map[string]int {
 	t.Helper()
-	evs, err := n.rt.Store.Load(context.Background(), domain.SelfHealStream, 1)
+	evs, err := n.rt.Store.Load(context.Background(), selfheal.SelfHealStream, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +74,12 @@ func TestSelfHealEndToEnd(t *testing.T) {
 					got := selfHealEvents(t, n)
 					calls := len(lines(t, count))
 					if c.resolveAt == 0 {
-						if got["SelfHealFollowUpStarted"] != domain.MaxSelfHealIterations || got["SelfHealEscalated"] != 1 ||
-							got["SelfHealOwnerNotified"] != 1 || got["SelfHealIterated"] != domain.MaxSelfHealIterations-1 {
+						if got["SelfHealFollowUpStarted"] != selfheal.MaxSelfHealIterations || got["SelfHealEscalated"] != 1 ||
+							got["SelfHealOwnerNotified"] != 1 || got["SelfHealIterated"] != selfheal.MaxSelfHealIterations-1 {
 							t.Fatalf("events %v", got)
 						}
 						// A call cut short by the restart may be made once more.
-						if calls < domain.MaxSelfHealIterations || calls > domain.MaxSelfHealIterations+1 {
+						if calls < selfheal.MaxSelfHealIterations || calls > selfheal.MaxSelfHealIterations+1 {
 							t.Fatalf("%d follow-up calls", calls)
 						}
 						gaveUp := func() int {
@@ -107,8 +107,8 @@ func TestSelfHealEndToEnd(t *testing.T) {
 }
 
 func selfHealSettled(t *testing.T, n *tgNode) bool {
-	var st domain.SelfHeal
-	if _, err := eventstore.Fold(context.Background(), n.rt.Store, n.rt.Registry, domain.SelfHealStream, &st); err != nil {
+	var st selfheal.SelfHeal
+	if _, err := eventstore.Fold(context.Background(), n.rt.Store, n.rt.Registry, selfheal.SelfHealStream, &st); err != nil {
 		t.Fatal(err)
 	}
 	return !st.Active || st.Notified

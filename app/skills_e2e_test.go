@@ -11,7 +11,7 @@ import (
 
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/cmd/rerun"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // skillsClaude writes a Claude Code double that keeps every call's prompt
@@ -113,7 +113,7 @@ func TestSkillsEndToEnd(t *testing.T) {
 
 			// A triggered skill: its instructions and MCP servers reach the call.
 			first := say(t, n, "ana", "What's the WEATHER in Madrid?", "20s")
-			if first.Status != domain.StatusOK {
+			if first.Status != turn.StatusOK {
 				t.Fatalf("turn: %+v", first)
 			}
 			prompt, mcp, path := call(t, dir, 0)
@@ -143,7 +143,7 @@ func TestSkillsEndToEnd(t *testing.T) {
 				t.Fatalf("MCP config %s still exists after the call (%v)", path, err)
 			}
 			evs := turnEvents(t, n, first.TurnID)
-			var built domain.ContextBuilt
+			var built turn.ContextBuilt
 			for _, e := range evs {
 				if strings.Contains(string(e.Data), "top-secret-key") {
 					t.Fatalf("%s records the MCP secret: %s", e.Type, e.Data)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 )
 
 // /heartbeat shows a "## Section" header as the section it is, not as an
@@ -16,11 +16,11 @@ func TestHeartbeatCommandShowsSections(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
 			n, api, _ := heartbeatNode(t, b, nil)
-			setChecklist(t, n, domain.GlobalHeartbeat,
-				domain.HeartbeatItemAdded{Item: "Check the backups"},
-				domain.HeartbeatItemAdded{Item: "## Trading — autonomous engine"},
-				domain.HeartbeatItemAdded{Item: "Review positions"},
-				domain.HeartbeatIntervalSet{Minutes: 1})
+			setChecklist(t, n, heartbeat.GlobalHeartbeat,
+				heartbeat.HeartbeatItemAdded{Item: "Check the backups"},
+				heartbeat.HeartbeatItemAdded{Item: "## Trading — autonomous engine"},
+				heartbeat.HeartbeatItemAdded{Item: "Review positions"},
+				heartbeat.HeartbeatIntervalSet{Minutes: 1})
 			api.PushText(42, 42, "/heartbeat")
 			// The first contact is welcomed before the answer.
 			waitFor(t, "/heartbeat answer", func() bool { return len(heartbeatMessages(api)) >= 2 })

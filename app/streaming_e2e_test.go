@@ -19,6 +19,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -195,11 +196,11 @@ func TestStreamingReplyShowsOverHTTPBeforeTheTurnCompletes(t *testing.T) {
 		}
 	}
 	var final api.TurnOut
-	if err := json.Unmarshal([]byte(got[len(got)-1].Data), &final); err != nil || final.Reply != want || final.Status != domain.StatusOK {
+	if err := json.Unmarshal([]byte(got[len(got)-1].Data), &final); err != nil || final.Reply != want || final.Status != turn.StatusOK {
 		t.Errorf("final %s, want reply %q", got[len(got)-1].Data, want)
 	}
 	evs := turnEvents(t, n, id)
-	if c := countType(evs, domain.ReplyStreamStarted{}.EventType()); c != 1 {
+	if c := countType(evs, turn.ReplyStreamStarted{}.EventType()); c != 1 {
 		t.Errorf("%d ReplyStreamStarted recorded, want 1", c)
 	}
 
@@ -220,7 +221,7 @@ func TestStreamingModelThatStopsHalfwayEndsInTheErrorPath(t *testing.T) {
 	n := streamingNode(t, model, nil)
 	say(t, n, "owner", "hello", "30s")
 	out := say(t, n, "owner", "count for me", "30s")
-	if out.Status != domain.StatusError || out.Reply != i18n.Text(i18n.English, i18n.ErrTimeout) {
+	if out.Status != turn.StatusError || out.Reply != i18n.Text(i18n.English, i18n.ErrTimeout) {
 		t.Errorf("turn %+v, want the friendly timeout message", out)
 	}
 }
@@ -243,7 +244,7 @@ func TestStreamingOffSendsWhole(t *testing.T) {
 	if len(names) != 1 || names[0] != "final" {
 		t.Errorf("events %q, want only the final", names)
 	}
-	if c := countType(turnEvents(t, n, id), domain.ReplyStreamStarted{}.EventType()); c != 0 {
+	if c := countType(turnEvents(t, n, id), turn.ReplyStreamStarted{}.EventType()); c != 0 {
 		t.Errorf("%d ReplyStreamStarted with streaming off", c)
 	}
 }
@@ -317,16 +318,16 @@ func TestStreamingCrashMidStreamReplacesThePreview(t *testing.T) {
 
 	first.hold(make(chan struct{})) // never released: the process dies first
 	deliver(n, "tell me more")
-	var turn string
+	var tn string
 	waitFor(t, "the preview on record", func() bool {
-		turn = previewedTurn(t, n, "p-2")
-		return turn != ""
+		tn = previewedTurn(t, n, "p-2")
+		return tn != ""
 	})
 	n.stop()
 
 	second := &streamingModel{Every: time.Millisecond, Reply: reply}
 	n = startNodeWith(t, vars, app.RuntimeOptions{Channels: []channels.Channel{chat}, Auth: auth, Provider: second})
-	waitFor(t, "the resumed turn", func() bool { return countType(turnEvents(t, n, turn), completed) == 1 })
+	waitFor(t, "the resumed turn", func() bool { return countType(turnEvents(t, n, tn), completed) == 1 })
 
 	started, finished := chat.previews()
 	if started != 2 || len(finished) != 2 || finished[1] != "p-2|"+reply {
@@ -345,7 +346,7 @@ func previewedTurn(t *testing.T, n *node, previewID string) string {
 		t.Fatal(err)
 	}
 	for _, e := range evs {
-		if e.Type == (domain.ReplyStreamStarted{}).EventType() && strings.Contains(string(e.Data), `"`+previewID+`"`) {
+		if e.Type == (turn.ReplyStreamStarted{}).EventType() && strings.Contains(string(e.Data), `"`+previewID+`"`) {
 			return domain.TurnIDFromStream(e.StreamID)
 		}
 	}
@@ -364,7 +365,7 @@ func TestStreamedTurnReRunsIdentical(t *testing.T) {
 	n := startNodeWith(t, vars, app.RuntimeOptions{Provider: model})
 	say(t, n, "ana", "hello", "30s")
 	out := say(t, n, "ana", "answer me", "30s")
-	if c := countType(turnEvents(t, n, out.TurnID), domain.ReplyStreamStarted{}.EventType()); c != 1 {
+	if c := countType(turnEvents(t, n, out.TurnID), turn.ReplyStreamStarted{}.EventType()); c != 1 {
 		t.Fatalf("%d ReplyStreamStarted recorded, want 1", c)
 	}
 	cfg, err := config.LoadFrom(vars)

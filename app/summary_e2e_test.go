@@ -12,6 +12,9 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/summary"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
@@ -107,12 +110,12 @@ func decodeLast[T any](t *testing.T, evs []domain.Event, typ string) T {
 
 // contextOf is the turn's recorded context with its texts resolved (it
 // records the prompt by reference).
-func contextOf(t *testing.T, n *node, turn string) domain.ContextBuilt {
+func contextOf(t *testing.T, n *node, tn string) turn.ContextBuilt {
 	t.Helper()
-	c := decodeLast[domain.ContextBuilt](t, turnEvents(t, n, turn), "ContextBuilt")
-	full, err := n.rt.PromptTexts.Resolve(context.Background(), turn, c)
+	c := decodeLast[turn.ContextBuilt](t, turnEvents(t, n, tn), "ContextBuilt")
+	full, err := n.rt.PromptTexts.Resolve(context.Background(), tn, c)
 	if err != nil {
-		t.Fatalf("resolve the context of turn %s: %v", turn, err)
+		t.Fatalf("resolve the context of turn %s: %v", tn, err)
 	}
 	return full
 }
@@ -136,7 +139,7 @@ func TestIdleConversationIsSummarizedOnce(t *testing.T) {
 				t.Fatalf("first turn: %+v", first)
 			}
 			conv := contextOf(t, n, first.TurnID).ConversationID
-			stream := domain.SummaryStream(conv)
+			stream := summary.SummaryStream(conv)
 			waitFor(t, "the conversation closed", func() bool {
 				return countType(streamEvents(t, n, stream), "ConversationClosed") == 1
 			})
@@ -146,19 +149,19 @@ func TestIdleConversationIsSummarizedOnce(t *testing.T) {
 					t.Fatalf("%s recorded %d times, want %d", typ, got, want)
 				}
 			}
-			facts := decodeLast[domain.FactsExtracted](t, evs, "FactsExtracted")
+			facts := decodeLast[summary.FactsExtracted](t, evs, "FactsExtracted")
 			if len(facts.Accepted) != 2 || len(facts.Rejected) != 3 {
 				t.Fatalf("facts accepted %v rejected %v", facts.Accepted, facts.Rejected)
 			}
-			closed := decodeLast[domain.ConversationClosed](t, evs, "ConversationClosed")
+			closed := decodeLast[turn.ConversationClosed](t, evs, "ConversationClosed")
 			if closed.Summary != "Ana planned a trip to Porto in May." || closed.Reason != "idle" || closed.Messages != 2 {
 				t.Fatalf("closed: %+v", closed)
 			}
-			profile := streamEvents(t, n, domain.SenderStream("http", "ana"))
+			profile := streamEvents(t, n, sender.SenderStream("http", "ana"))
 			recorded := map[string]string{}
 			for _, e := range profile {
 				if e.Type == "FactRecorded" {
-					var f domain.FactRecorded
+					var f sender.FactRecorded
 					_ = json.Unmarshal(e.Data, &f)
 					if f.Source == "summarizer" {
 						recorded[f.Key] = f.Value
@@ -207,18 +210,18 @@ func TestSummaryFallbackAndEmptyConversation(t *testing.T) {
 			vars := baseVars(t, b, "")
 			vars["OMEGA_CONVERSATION_IDLE"] = "1s"
 			n := startSummaryNode(t, vars, p)
-			turn := say(t, n, "bo", "hi there", "20s")
-			stream := domain.SummaryStream(contextOf(t, n, turn.TurnID).ConversationID)
+			tn := say(t, n, "bo", "hi there", "20s")
+			stream := summary.SummaryStream(contextOf(t, n, tn.TurnID).ConversationID)
 			waitFor(t, "the conversation closed", func() bool {
 				return countType(streamEvents(t, n, stream), "ConversationClosed") == 1
 			})
 			evs := streamEvents(t, n, stream)
-			written := decodeLast[domain.SummaryWritten](t, evs, "SummaryWritten")
-			closed := decodeLast[domain.ConversationClosed](t, evs, "ConversationClosed")
+			written := decodeLast[summary.SummaryWritten](t, evs, "SummaryWritten")
+			closed := decodeLast[turn.ConversationClosed](t, evs, "ConversationClosed")
 			if !written.Fallback || !strings.Contains(written.Error, "model unavailable") || closed.Summary != "(2 messages, summary unavailable)" {
 				t.Fatalf("written %+v, closed %+v", written, closed)
 			}
-			if facts := decodeLast[domain.FactsExtracted](t, evs, "FactsExtracted"); len(facts.Accepted)+len(facts.Rejected) != 0 {
+			if facts := decodeLast[summary.FactsExtracted](t, evs, "FactsExtracted"); len(facts.Accepted)+len(facts.Rejected) != 0 {
 				t.Fatalf("\"none\" gave facts: %+v", facts)
 			}
 
@@ -230,8 +233,8 @@ func TestSummaryFallbackAndEmptyConversation(t *testing.T) {
 			if after, _ := p.counts(); after != before {
 				t.Fatalf("an empty conversation cost %d provider calls", after-before)
 			}
-			evs = streamEvents(t, n, domain.SummaryStream(empty.ID))
-			if len(evs) != 2 || decodeLast[domain.ConversationClosed](t, evs, "ConversationClosed").Summary != domain.EmptyConversationSummary {
+			evs = streamEvents(t, n, summary.SummaryStream(empty.ID))
+			if len(evs) != 2 || decodeLast[turn.ConversationClosed](t, evs, "ConversationClosed").Summary != summary.EmptyConversationSummary {
 				t.Fatalf("empty conversation events: %v", evs)
 			}
 		})
@@ -251,8 +254,8 @@ func TestTwoProcessesSummarizeOnce(t *testing.T) {
 	const senders = 6
 	var convs []string
 	for i := range senders {
-		turn := say(t, a, fmt.Sprintf("user%d", i), "hello", "20s")
-		convs = append(convs, contextOf(t, a, turn.TurnID).ConversationID)
+		tn := say(t, a, fmt.Sprintf("user%d", i), "hello", "20s")
+		convs = append(convs, contextOf(t, a, tn.TurnID).ConversationID)
 	}
 	waitFor(t, "every conversation closed", func() bool {
 		return queryInt(t, a, `SELECT COUNT(*) FROM summaries`) == senders
@@ -262,7 +265,7 @@ func TestTwoProcessesSummarizeOnce(t *testing.T) {
 		t.Fatalf("%d summaries and %d fact extractions for %d conversations", s, f, senders)
 	}
 	for _, c := range convs {
-		evs := streamEvents(t, a, domain.SummaryStream(c))
+		evs := streamEvents(t, a, summary.SummaryStream(c))
 		if countType(evs, "SummaryRequested") != 1 || countType(evs, "SummaryWritten") != 1 || countType(evs, "ConversationClosed") != 1 {
 			t.Fatalf("conversation %s: %d events", c, len(evs))
 		}
@@ -309,19 +312,19 @@ func TestSummaryResumesAfterItsReplyIsRecorded(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			p := &summaryProvider{summary: func() (string, error) { return "asked again", nil }, facts: "pets: a dog"}
 			n := startSummaryNode(t, baseVars(t, b, ""), p)
-			turn := say(t, n, "cy", "hello", "20s")
-			conv := contextOf(t, n, turn.TurnID).ConversationID
+			tn := say(t, n, "cy", "hello", "20s")
+			conv := contextOf(t, n, tn.TurnID).ConversationID
 			waitFor(t, "the conversation in the read model", func() bool {
 				return queryInt(t, n, `SELECT COUNT(*) FROM conversations WHERE id = $1 AND messages = 2`, conv) == 1
 			})
 			// What a process recorded before it died.
 			evs, err := domain.NewEvents(domain.Metadata{CorrelationID: conv},
-				domain.SummaryRequested{ConversationID: conv, Channel: "http", SenderID: "cy", Messages: 2, Reason: "idle"},
-				domain.SummaryWritten{Text: "the recorded summary"})
+				summary.SummaryRequested{ConversationID: conv, Channel: "http", SenderID: "cy", Messages: 2, Reason: "idle"},
+				summary.SummaryWritten{Text: "the recorded summary"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := n.rt.Store.Append(context.Background(), domain.SummaryStream(conv), 0, evs...); err != nil {
+			if _, err := n.rt.Store.Append(context.Background(), summary.SummaryStream(conv), 0, evs...); err != nil {
 				t.Fatal(err)
 			}
 			c := projections.OpenConversation{ID: conv, Channel: "http", SenderID: "cy"}
@@ -331,7 +334,7 @@ func TestSummaryResumesAfterItsReplyIsRecorded(t *testing.T) {
 			if s, f := p.counts(); s != 0 || f != 1 {
 				t.Fatalf("resumed with %d summary and %d fact calls, want 0 and 1", s, f)
 			}
-			closed := decodeLast[domain.ConversationClosed](t, streamEvents(t, n, domain.SummaryStream(conv)), "ConversationClosed")
+			closed := decodeLast[turn.ConversationClosed](t, streamEvents(t, n, summary.SummaryStream(conv)), "ConversationClosed")
 			if closed.Summary != "the recorded summary" {
 				t.Fatalf("closed with %q", closed.Summary)
 			}

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/taskwork"
+	"golang.org/x/sync/errgroup"
 )
 
 // BenchmarkTaskClock: 10,000 pending reminders of which 1,000 fall due in
@@ -95,14 +95,14 @@ func scheduleTasksFrom(b testing.TB, s eventstore.Store, reg *domain.Registry, f
 func scheduleOne(s eventstore.Store, reg *domain.Registry, ids []string, first, i int, due func(i int) time.Time) error {
 	id := fmt.Sprintf("00000000-0000-4000-8000-%012d", first+i)
 	ids[i] = id
-	ev, err := domain.NewEventFrom(domain.TaskScheduled{ID: id, Description: fmt.Sprintf("task %d", first+i), Due: due(i).UTC(),
-		Repeat: domain.RepeatOnce, Kind: domain.TaskKindReminder, Channel: "testchat", SenderID: "allowed", ChatID: "allowed"},
+	ev, err := domain.NewEventFrom(task.TaskScheduled{ID: id, Description: fmt.Sprintf("task %d", first+i), Due: due(i).UTC(),
+		Repeat: task.RepeatOnce, Kind: task.TaskKindReminder, Channel: "testchat", SenderID: "allowed", ChatID: "allowed"},
 		domain.Metadata{Channel: "testchat", Sender: "allowed"})
 	if err != nil {
 		return err
 	}
 	ev.Metadata.SchemaVersion = reg.SchemaVersion(ev.Type)
-	_, err = s.Append(context.Background(), domain.TaskStream(id), eventstore.NoStream, ev)
+	_, err = s.Append(context.Background(), task.TaskStream(id), eventstore.NoStream, ev)
 	return err
 }
 
@@ -111,7 +111,7 @@ func scheduleOne(s eventstore.Store, reg *domain.Registry, ids []string, first, 
 func lateness(b *testing.B, s eventstore.Store, reg *domain.Registry, ids []string) []time.Duration {
 	var out []time.Duration
 	for _, id := range ids {
-		evs, err := s.Load(context.Background(), domain.TaskStream(id), 1)
+		evs, err := s.Load(context.Background(), task.TaskStream(id), 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func lateness(b *testing.B, s eventstore.Store, reg *domain.Registry, ids []stri
 				if err != nil {
 					b.Fatal(err)
 				}
-				due = p.(domain.TaskScheduled).Due
+				due = p.(task.TaskScheduled).Due
 			case "TaskDelivered":
 				out = append(out, e.RecordedAt.Sub(due))
 			}

@@ -9,6 +9,8 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // taskClaude writes a Claude Code double that schedules a reminder
@@ -104,7 +106,7 @@ func tgReminderArrives(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := p.(domain.TaskDelivered); d.MaybeDuplicate || len(d.PlatformIDs) != 1 || strings.Contains(d.Text, "late") {
+	if d := p.(task.TaskDelivered); d.MaybeDuplicate || len(d.PlatformIDs) != 1 || strings.Contains(d.Text, "late") {
 		t.Fatalf("delivery %+v", d)
 	}
 	count := 0
@@ -138,14 +140,14 @@ func tgActionRuns(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := n.waitTurn(t, p.(domain.TaskActionStarted).TurnID)
-	if m := payload[domain.MessageReceived](t, n, evs); m.Task == nil || m.Task.ID != taskID {
+	evs := n.waitTurn(t, p.(task.TaskActionStarted).TurnID)
+	if m := payload[turn.MessageReceived](t, n, evs); m.Task == nil || m.Task.ID != taskID {
 		t.Fatalf("action turn input %+v", m)
 	}
-	if c := payload[domain.ContextBuilt](t, n, evs); c.Model != "complex-model" {
+	if c := payload[turn.ContextBuilt](t, n, evs); c.Model != "complex-model" {
 		t.Fatalf("action model %q", c.Model)
 	}
-	applied := payload[domain.MarkersApplied](t, n, evs)
+	applied := payload[turn.MarkersApplied](t, n, evs)
 	if len(applied.Markers) != 1 || applied.Markers[0].Name != "ACTION_OUTCOME" {
 		t.Fatalf("markers %+v", applied.Markers)
 	}
@@ -153,7 +155,7 @@ func tgActionRuns(t *testing.T, n *tgNode, api *telegramtest.Server) {
 
 func (n *tgNode) taskEvents(t *testing.T, taskID, typ string) []domain.Event {
 	t.Helper()
-	evs, err := n.rt.Store.Load(context.Background(), domain.TaskStream(taskID), 1)
+	evs, err := n.rt.Store.Load(context.Background(), task.TaskStream(taskID), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +173,7 @@ func (n *tgNode) sendAndReply(t *testing.T, api *telegramtest.Server, text strin
 	t.Helper()
 	id := api.PushText(tgUser, tgUser, text)
 	evs := n.waitTurn(t, tgTurnID(tgUser, id))
-	return payload[domain.ReplySent](t, n, evs).Text
+	return payload[turn.ReplySent](t, n, evs).Text
 }
 
 func tgCancelledNeverFires(t *testing.T, n *tgNode, api *telegramtest.Server) {
@@ -206,7 +208,7 @@ func tgBlockedReminderFailed(t *testing.T, n *tgNode, api *telegramtest.Server) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := p.(domain.TaskDeliveryFailed); !f.Final || f.Class != "blocked" {
+	if f := p.(task.TaskDeliveryFailed); !f.Final || f.Class != "blocked" {
 		t.Fatalf("failure %+v", f)
 	}
 	waitFor(t, "the read model", func() bool {

@@ -10,7 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 const (
@@ -44,7 +44,7 @@ func TestTelegramEndToEnd(t *testing.T) {
 func tgMarkdownReply(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	id := api.PushText(tgUser, tgUser, "format this MDTEST")
 	evs := n.waitTurn(t, tgTurnID(tgUser, id))
-	if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+	if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 		t.Fatalf("status %s: %s", got, eventTypes(evs))
 	}
 	msgs := api.Messages(tgUser)
@@ -56,7 +56,7 @@ func tgMarkdownReply(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	if reply.ParseMode != "HTML" || reply.Text != want {
 		t.Fatalf("reply parse_mode %q text %q, want HTML %q", reply.ParseMode, reply.Text, want)
 	}
-	sent := payload[domain.ReplySent](t, n, evs)
+	sent := payload[turn.ReplySent](t, n, evs)
 	if sent.Chunks != 1 || sent.PlainText || len(sent.PlatformIDs) != 1 {
 		t.Fatalf("ReplySent %+v", sent)
 	}
@@ -74,7 +74,7 @@ func tgFloodControl(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	if calls[0].Text != calls[1].Text || calls[1].Text != "echo: are you there" {
 		t.Fatalf("retried %q, then %q", calls[0].Text, calls[1].Text)
 	}
-	if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+	if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 		t.Fatalf("status %s", got)
 	}
 }
@@ -84,7 +84,7 @@ func tgLongReply(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	id := api.PushText(tgUser, tgUser, "LONGTEST please")
 	evs := n.waitTurn(t, tgTurnID(tgUser, id))
 	chunks := api.Messages(tgUser)[before:]
-	sent := payload[domain.ReplySent](t, n, evs)
+	sent := payload[turn.ReplySent](t, n, evs)
 	if len(chunks) < 3 || sent.Chunks != len(chunks) || len(sent.PlatformIDs) != len(chunks) {
 		t.Fatalf("%d chunks sent, ReplySent %d chunks / %d ids", len(chunks), sent.Chunks, len(sent.PlatformIDs))
 	}
@@ -119,10 +119,10 @@ func tgPhoto(t *testing.T, n *tgNode, api *telegramtest.Server, promptLog string
 		{"file_id": "photo-big", "file_unique_id": "b1", "width": 1280, "height": 960},
 	}
 	id := api.PushUpdate(map[string]any{"message": msg})
-	turn := tgTurnID(tgUser, id)
-	evs := n.waitTurn(t, turn)
+	tn := tgTurnID(tgUser, id)
+	evs := n.waitTurn(t, tn)
 
-	received := payload[domain.MessageReceived](t, n, evs)
+	received := payload[turn.MessageReceived](t, n, evs)
 	if len(received.Attachments) != 1 {
 		t.Fatalf("attachments %+v", received.Attachments)
 	}
@@ -140,7 +140,7 @@ func tgPhoto(t *testing.T, n *tgNode, api *telegramtest.Server, promptLog string
 	if _, err := os.Stat(att.Path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("attachment still on disk after the turn: %v", err)
 	}
-	removed := payload[domain.AttachmentsRemoved](t, n, evs)
+	removed := payload[turn.AttachmentsRemoved](t, n, evs)
 	if len(removed.Paths) != 1 || removed.Paths[0] != att.Path {
 		t.Fatalf("AttachmentsRemoved %+v", removed)
 	}
@@ -150,19 +150,19 @@ func tgBlocked(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	before := len(sendMessages(api, tgUser))
 	api.FailNext("sendMessage", 1, 403, 0)
 	id := api.PushText(tgUser, tgUser, "still there?")
-	turn := tgTurnID(tgUser, id)
-	evs := n.waitTurn(t, turn)
-	failed := payload[domain.ReplyFailed](t, n, evs)
+	tn := tgTurnID(tgUser, id)
+	evs := n.waitTurn(t, tn)
+	failed := payload[turn.ReplyFailed](t, n, evs)
 	if failed.Class != "blocked" || !strings.Contains(failed.Error, "blocked") || strings.Contains(failed.Error, tgToken) {
 		t.Fatalf("ReplyFailed %+v", failed)
 	}
-	if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusUndelivered {
+	if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusUndelivered {
 		t.Fatalf("status %s", got)
 	}
 	waitFor(t, "the audit row", func() bool {
-		return n.queryInt(t, `SELECT count(*) FROM audit WHERE turn_id = $1`, turn) == 1
+		return n.queryInt(t, `SELECT count(*) FROM audit WHERE turn_id = $1`, tn) == 1
 	})
-	if got := n.queryInt(t, `SELECT count(*) FROM audit WHERE turn_id = $1 AND status = 'undelivered'`, turn); got != 1 {
+	if got := n.queryInt(t, `SELECT count(*) FROM audit WHERE turn_id = $1 AND status = 'undelivered'`, tn); got != 1 {
 		t.Fatal("the blocked reply is not audited as undelivered")
 	}
 	// No retry storm: one refused attempt, nothing after it.
@@ -175,12 +175,12 @@ func tgBlocked(t *testing.T, n *tgNode, api *telegramtest.Server) {
 func tgStrangerDenied(t *testing.T, n *tgNode, api *telegramtest.Server) {
 	id := api.PushText(tgStranger, tgStranger, "hello, who are you")
 	evs := n.waitTurn(t, tgTurnID(tgStranger, id))
-	if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusDenied {
+	if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusDenied {
 		t.Fatalf("status %s", got)
 	}
 	// Pairing is on by default: the stranger gets a code, the owner (the
 	// first allowed user) is told of it.
-	offer := payload[domain.AccessDenied](t, n, evs).Pairing
+	offer := payload[turn.AccessDenied](t, n, evs).Pairing
 	msgs := api.Messages(tgStranger)
 	if offer == nil || len(msgs) != 1 || !strings.Contains(msgs[0].Text, "Your pairing code is "+offer.Code) {
 		t.Fatalf("stranger got %+v (offer %+v)", msgs, offer)
@@ -200,8 +200,8 @@ func tgRestart(t *testing.T, n *tgNode, api *telegramtest.Server, vars map[strin
 	msg := telegramtest.Message(tgUser, tgUser, "remember me once")
 	msg["message_id"] = 777
 	api.PushUpdate(map[string]any{"message": msg})
-	turn := tgTurnID(tgUser, 777)
-	n.waitTurn(t, turn)
+	tn := tgTurnID(tgUser, 777)
+	n.waitTurn(t, tn)
 	replies := len(api.Messages(tgUser))
 	n.stop()
 
@@ -212,7 +212,7 @@ func tgRestart(t *testing.T, n *tgNode, api *telegramtest.Server, vars map[strin
 	// message stays answered once.
 	id := api.PushText(tgUser, tgUser, "after restart")
 	n2.waitTurn(t, tgTurnID(tgUser, id))
-	evs := n2.events(t, turn)
+	evs := n2.events(t, tn)
 	if c := countType(evs, "MessageReceived"); c != 1 || countType(evs, "ProviderCalled") != 1 || countType(evs, "ReplySent") != 1 {
 		t.Fatalf("redelivered message replayed: %s", eventTypes(evs))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/wait"
@@ -167,9 +168,9 @@ func (n *tgNode) waitTurn(t *testing.T, turnID string) []domain.Event {
 func payload[P domain.Payload](t *testing.T, n *tgNode, evs []domain.Event) P {
 	t.Helper()
 	var zero P
-	var sent domain.SentTexts
+	var sent turn.SentTexts
 	for _, e := range evs {
-		if e.Type != zero.EventType() && e.Type != (domain.ReplyReady{}).EventType() {
+		if e.Type != zero.EventType() && e.Type != (turn.ReplyReady{}).EventType() {
 			continue
 		}
 		p, err := n.rt.Registry.Decode(e)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // markdownClaude writes a Claude Code double whose every reply is md.
@@ -41,7 +41,7 @@ func TestTelegramMarkdownTablesNestingAndHTML(t *testing.T) {
 			n := startTelegramNode(t, telegramVars(baseVars(t, b, markdownClaude(t, md)), api, "42"))
 			id := api.PushText(tgUser, tgUser, "what is in stock?")
 			evs := n.waitTurn(t, tgTurnID(tgUser, id))
-			if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+			if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 				t.Fatalf("status %s: %s", got, eventTypes(evs))
 			}
 			msgs := api.Messages(tgUser)

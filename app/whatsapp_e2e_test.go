@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"go.mau.fi/whatsmeow/types"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"go.mau.fi/whatsmeow/types"
 )
 
 // The WhatsApp channel in the running pipeline, driven with constructed
@@ -58,7 +58,7 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 
 			deliver("WAMSG1", ana, "format this MDTEST")
 			evs := n.waitTurn(t, turnOf("WAMSG1"))
-			if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+			if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 				t.Fatalf("status %s: %s", got, eventTypes(evs))
 			}
 			sent := fake.Sent()
@@ -79,7 +79,7 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 
 			deliver("WAMSG2", stranger, "hi, can I use you?")
 			evs = n.waitTurn(t, turnOf("WAMSG2"))
-			if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusDenied {
+			if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusDenied {
 				t.Fatalf("stranger's turn status %s", got)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -88,7 +88,7 @@ func TestWhatsAppEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			offer := payload[domain.AccessDenied](t, n, evs).Pairing
+			offer := payload[turn.AccessDenied](t, n, evs).Pairing
 			if len(sent) != 4 || offer == nil || sent[2].To.User != ana || !strings.Contains(sent[2].Text, "/pair approve "+offer.Code) ||
 				sent[3].To.User != stranger || !strings.Contains(sent[3].Text, "Your pairing code is "+offer.Code) {
 				t.Fatalf("sent %+v", sent)
@@ -152,7 +152,7 @@ func TestWhatsAppPairingThroughTelegram(t *testing.T) {
 	if last := msgs[len(msgs)-1].Text; !strings.Contains(last, "WhatsApp is linked") {
 		t.Fatalf("last message %q", last)
 	}
-	stream, err := n.rt.Store.Load(context.Background(), domain.WhatsAppPairingStream, 1)
+	stream, err := n.rt.Store.Load(context.Background(), system.WhatsAppPairingStream, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,15 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"go.mau.fi/whatsmeow/types"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"go.mau.fi/whatsmeow/types"
 )
 
 // WhatsApp groups (OMEGA_WHATSAPP_GROUPS) keep their own conversation and
@@ -48,7 +47,7 @@ func TestWhatsAppGroupKeepsItsOwnConversation(t *testing.T) {
 					return ok
 				})
 				evs := n.waitTurn(t, intake.TurnID(channels.Incoming{Channel: whatsapp.Name, PlatformID: id}))
-				if got := payload[domain.TurnCompleted](t, n, evs).Status; got != domain.StatusOK {
+				if got := payload[turn.TurnCompleted](t, n, evs).Status; got != turn.StatusOK {
 					t.Fatalf("%s: status %s: %s", id, got, eventTypes(evs))
 				}
 			}

@@ -5,13 +5,12 @@ import (
 	"slices"
 	"testing"
 
-	"go.mau.fi/whatsmeow/types/events"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/whatsapp"
 	"github.com/omega-gateway/omega/channels/whatsapp/whatsapptest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
+	"go.mau.fi/whatsmeow/types/events"
 )
 
 // A dropped WhatsApp connection is recorded on channel-whatsapp and makes
@@ -27,7 +26,7 @@ func TestWhatsAppOutageIsRecorded(t *testing.T) {
 			fake := whatsapptest.New()
 			wa := whatsapp.NewWithClient(whatsapp.From(cfg.Channels), fake, quiet)
 			n := startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{wa}}, nil)
-			stream := domain.ChannelStream(whatsapp.Name)
+			stream := system.ChannelStream(whatsapp.Name)
 			recorded := func() []string {
 				evs, err := n.rt.Store.Load(context.Background(), stream, 1)
 				if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // StreamCache keeps recently loaded streams in memory so that loading a
@@ -284,7 +285,7 @@ func (c *StreamCache) apply(stream string, evs []domain.Event, atEnd bool) {
 	// awaits its reply, at once): it is the first to go when room is
 	// needed, so that the streams turns keep folding (senders' profiles,
 	// catalogues) stay while a thousand turns pass through.
-	cs.done = evs[len(evs)-1].Type == (domain.TurnCompleted{}).EventType()
+	cs.done = evs[len(evs)-1].Type == (turn.TurnCompleted{}).EventType()
 	if !cs.done {
 		c.lru.MoveToFront(el)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 func cacheEvents(stream string, from, to int64) []domain.Event {
@@ -196,7 +197,7 @@ func TestStreamCacheCompletedTurnsGoFirst(t *testing.T) {
 		stream := fmt.Sprintf("sender-%d", s)
 		c.Loaded(c.Token(), stream, 1, cacheEvents(stream, 1, 1))
 	}
-	completed := (domain.TurnCompleted{}).EventType()
+	completed := (turn.TurnCompleted{}).EventType()
 	for i := range 50 {
 		stream := fmt.Sprintf("turn-%d", i)
 		evs := cacheEvents(stream, 1, 3)

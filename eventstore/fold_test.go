@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 )
@@ -21,7 +22,7 @@ type facts struct {
 }
 
 func (f *facts) Apply(p domain.Payload, version int64, _ time.Time) {
-	if r, ok := p.(domain.FactRecorded); ok {
+	if r, ok := p.(sender.FactRecorded); ok {
 		f.values[r.Key] = r.Value
 	}
 	f.version = version
@@ -44,7 +45,7 @@ func open(t *testing.T) (eventstore.Store, *domain.Registry) {
 
 func record(key, value string) func(*facts) ([]domain.Payload, error) {
 	return func(*facts) ([]domain.Payload, error) {
-		return []domain.Payload{domain.FactRecorded{Key: key, Value: value}}, nil
+		return []domain.Payload{sender.FactRecorded{Key: key, Value: value}}, nil
 	}
 }
 
@@ -67,7 +68,7 @@ func TestUpdateDecidesAgainAfterAConflict(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			return []domain.Payload{domain.FactRecorded{Key: "seen", Value: f.values["food"]}}, nil
+			return []domain.Payload{sender.FactRecorded{Key: "seen", Value: f.values["food"]}}, nil
 		})
 	if err != nil {
 		t.Fatal(err)

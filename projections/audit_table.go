@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -74,23 +76,23 @@ func auditInsertFrom(tx *readmodel.Tx, rows string) string {
 }
 
 // callUsageOf is the provider call an event records, if any.
-func callUsageOf(p domain.Payload) (domain.CallUsage, bool) {
+func callUsageOf(p domain.Payload) (usage.CallUsage, bool) {
 	switch ev := p.(type) {
-	case domain.ProviderReplied:
+	case turn.ProviderReplied:
 		return ev.Usage(), true
-	case domain.ProviderFailed:
+	case turn.ProviderFailed:
 		// A failed call took provider time too.
-		return domain.CallUsage{DurationMs: ev.DurationMs}, true
-	case domain.PlanStepCompleted:
+		return usage.CallUsage{DurationMs: ev.DurationMs}, true
+	case turn.PlanStepCompleted:
 		if ev.Usage != nil {
 			return *ev.Usage, true
 		}
-	case domain.RouteDecided:
+	case turn.RouteDecided:
 		if ev.Usage != nil {
 			return *ev.Usage, true
 		}
 	}
-	return domain.CallUsage{}, false
+	return usage.CallUsage{}, false
 }
 
 // addUsage adds one provider call's usage to the turn.
@@ -100,7 +102,7 @@ type turnSet struct {
 	value  any
 }
 
-func addUsage(exec func(string, ...any) error, tx *readmodel.Tx, id string, u domain.CallUsage, also ...turnSet) error {
+func addUsage(exec func(string, ...any) error, tx *readmodel.Tx, id string, u usage.CallUsage, also ...turnSet) error {
 	reported := 0
 	if u.UsageReported {
 		reported = 1

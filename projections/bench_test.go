@@ -12,18 +12,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-gateway/omega/projections/projectionstest"
-
-	"github.com/omega-gateway/omega/projections/engine"
-	"github.com/omega-gateway/omega/projections/readmodel"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/projectionstest"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // The replay benchmark seeds a log of sender events once and keeps it
@@ -53,17 +52,17 @@ func replayEvents(b *testing.B) int {
 // senderPayloads returns the i-th sender's share of the log: a language
 // switch now and then, mostly facts recorded (often the same key again,
 // as real profiles do), and some removed.
-func senderPayloads(sender, n int) []domain.Payload {
+func senderPayloads(snd, n int) []domain.Payload {
 	out := make([]domain.Payload, 0, n)
 	for j := range n {
-		key := fmt.Sprintf("k%d", (j*7+sender)%25)
+		key := fmt.Sprintf("k%d", (j*7+snd)%25)
 		switch {
 		case j%20 == 0:
-			out = append(out, domain.LanguageSwitched{From: "en", To: []string{"es", "en", "de", "fr"}[(sender+j)%4]})
+			out = append(out, sender.LanguageSwitched{From: "en", To: []string{"es", "en", "de", "fr"}[(snd+j)%4]})
 		case j%10 == 5:
-			out = append(out, domain.FactRemoved{Key: key})
+			out = append(out, sender.FactRemoved{Key: key})
 		default:
-			out = append(out, domain.FactRecorded{Key: key, Value: fmt.Sprintf("value %d of sender %d", j, sender), Source: "user"})
+			out = append(out, sender.FactRecorded{Key: key, Value: fmt.Sprintf("value %d of sender %d", j, snd), Source: "user"})
 		}
 	}
 	return out
@@ -102,7 +101,7 @@ func seedReplay(b *testing.B, s eventstore.Store, n, writers int) {
 
 func appendSender(ctx context.Context, s eventstore.Store, i, count int) error {
 	id := strconv.Itoa(100000 + i)
-	stream := domain.SenderStream("telegram", id)
+	stream := sender.SenderStream("telegram", id)
 	md := domain.Metadata{Channel: "telegram", Sender: id}
 	ps := senderPayloads(i, count)
 	var version int64
@@ -297,17 +296,17 @@ func TestFactsBatchMatchesOneByOne(t *testing.T) {
 	for i := range 30 {
 		id := strconv.Itoa(i)
 		md := domain.Metadata{Channel: "telegram", Sender: id}
-		ps := []domain.Payload{domain.Welcomed{Name: "n" + id, Language: "en"}}
+		ps := []domain.Payload{sender.Welcomed{Name: "n" + id, Language: "en"}}
 		ps = append(ps, senderPayloads(i, 40)...)
-		ps = append(ps, domain.PersonalitySet{Personality: "terse"}, domain.FactRecorded{Key: "k1", Value: "late"})
+		ps = append(ps, sender.PersonalitySet{Personality: "terse"}, sender.FactRecorded{Key: "k1", Value: "late"})
 		if i%3 == 0 {
-			ps = append(ps, domain.FactsPurged{Count: 3}, domain.FactRecorded{Key: "k2", Value: "after purge"}, domain.Welcomed{Language: "de"})
+			ps = append(ps, sender.FactsPurged{Count: 3}, sender.FactRecorded{Key: "k2", Value: "after purge"}, sender.Welcomed{Language: "de"})
 		}
 		evs, err := domain.NewEvents(md, ps...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Append(ctx, domain.SenderStream("telegram", id), eventstore.Exact(0), evs...); err != nil {
+		if _, err := s.Append(ctx, sender.SenderStream("telegram", id), eventstore.Exact(0), evs...); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -40,7 +41,7 @@ func (Facts) Schema(d readmodel.Dialect, t func(string) string) []string {
 }
 
 // SenderOf splits a sender stream id into channel and sender id.
-func SenderOf(stream string) (sender, channel, id string, ok bool) {
+func SenderOf(stream string) (snd, channel, id string, ok bool) {
 	rest, found := strings.CutPrefix(stream, "sender-")
 	if !found {
 		return "", "", "", false
@@ -50,12 +51,12 @@ func SenderOf(stream string) (sender, channel, id string, ok bool) {
 }
 
 func (f Facts) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	sender, channel, id, ok := SenderOf(e.StreamID)
+	snd, channel, id, ok := SenderOf(e.StreamID)
 	if !ok {
 		return nil
 	}
 	switch e.Type {
-	case domain.Welcomed{}.EventType(), domain.FactRecorded{}.EventType(), domain.FactRemoved{}.EventType(), domain.FactsPurged{}.EventType(), domain.LanguageSwitched{}.EventType(), domain.PersonalitySet{}.EventType():
+	case sender.Welcomed{}.EventType(), sender.FactRecorded{}.EventType(), sender.FactRemoved{}.EventType(), sender.FactsPurged{}.EventType(), sender.LanguageSwitched{}.EventType(), sender.PersonalitySet{}.EventType():
 	default:
 		return nil
 	}
@@ -65,30 +66,30 @@ func (f Facts) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) erro
 	}
 	at := e.RecordedAt.UnixMicro()
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (sender, channel, sender_id, version) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (sender) DO UPDATE SET version = excluded.version`, tx.T("senders")), sender, channel, id, e.Version); err != nil {
-		return fmt.Errorf("upsert sender %s: %w", sender, err)
+		ON CONFLICT (sender) DO UPDATE SET version = excluded.version`, tx.T("senders")), snd, channel, id, e.Version); err != nil {
+		return fmt.Errorf("upsert sender %s: %w", snd, err)
 	}
 	var stmt string
 	var args []any
 	switch ev := p.(type) {
-	case domain.Welcomed:
+	case sender.Welcomed:
 		stmt = `UPDATE %s SET name = $2, welcomed_at = $3, language = CASE WHEN language = '' THEN $4 ELSE language END WHERE sender = $1`
-		stmt, args = fmt.Sprintf(stmt, tx.T("senders")), []any{sender, ev.Name, at, ev.Language}
-	case domain.LanguageSwitched:
-		stmt, args = fmt.Sprintf(`UPDATE %s SET language = $2 WHERE sender = $1`, tx.T("senders")), []any{sender, ev.To}
-	case domain.PersonalitySet:
-		stmt, args = fmt.Sprintf(`UPDATE %s SET personality = $2 WHERE sender = $1`, tx.T("senders")), []any{sender, ev.Personality}
-	case domain.FactRecorded:
+		stmt, args = fmt.Sprintf(stmt, tx.T("senders")), []any{snd, ev.Name, at, ev.Language}
+	case sender.LanguageSwitched:
+		stmt, args = fmt.Sprintf(`UPDATE %s SET language = $2 WHERE sender = $1`, tx.T("senders")), []any{snd, ev.To}
+	case sender.PersonalitySet:
+		stmt, args = fmt.Sprintf(`UPDATE %s SET personality = $2 WHERE sender = $1`, tx.T("senders")), []any{snd, ev.Personality}
+	case sender.FactRecorded:
 		stmt = fmt.Sprintf(`INSERT INTO %s (sender, key, value, source, updated_at) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (sender, key) DO UPDATE SET value = excluded.value, source = excluded.source, updated_at = excluded.updated_at`, tx.T("facts"))
-		args = []any{sender, ev.Key, ev.Value, ev.Source, at}
-	case domain.FactRemoved:
-		stmt, args = fmt.Sprintf(`DELETE FROM %s WHERE sender = $1 AND key = $2`, tx.T("facts")), []any{sender, ev.Key}
-	case domain.FactsPurged:
-		stmt, args = fmt.Sprintf(`DELETE FROM %s WHERE sender = $1`, tx.T("facts")), []any{sender}
+		args = []any{snd, ev.Key, ev.Value, ev.Source, at}
+	case sender.FactRemoved:
+		stmt, args = fmt.Sprintf(`DELETE FROM %s WHERE sender = $1 AND key = $2`, tx.T("facts")), []any{snd, ev.Key}
+	case sender.FactsPurged:
+		stmt, args = fmt.Sprintf(`DELETE FROM %s WHERE sender = $1`, tx.T("facts")), []any{snd}
 	}
 	if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
-		return fmt.Errorf("apply %s to %s: %w", e.Type, sender, err)
+		return fmt.Errorf("apply %s to %s: %w", e.Type, snd, err)
 	}
 	return nil
 }
@@ -101,12 +102,12 @@ func (f Facts) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) erro
 func (f Facts) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error {
 	b := newFactsBatch()
 	for _, e := range evs {
-		sender, channel, id, ok := SenderOf(e.StreamID)
+		snd, channel, id, ok := SenderOf(e.StreamID)
 		if !ok {
 			continue
 		}
 		switch e.Type {
-		case domain.Welcomed{}.EventType(), domain.FactsPurged{}.EventType():
+		case sender.Welcomed{}.EventType(), sender.FactsPurged{}.EventType():
 			if err := b.flush(ctx, tx); err != nil {
 				return err
 			}
@@ -114,7 +115,7 @@ func (f Facts) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Ev
 				return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
 			}
 			continue
-		case domain.FactRecorded{}.EventType(), domain.FactRemoved{}.EventType(), domain.LanguageSwitched{}.EventType(), domain.PersonalitySet{}.EventType():
+		case sender.FactRecorded{}.EventType(), sender.FactRemoved{}.EventType(), sender.LanguageSwitched{}.EventType(), sender.PersonalitySet{}.EventType():
 		default:
 			continue
 		}
@@ -122,7 +123,7 @@ func (f Facts) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Ev
 		if err != nil {
 			return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
 		}
-		b.add(sender, channel, id, e, p)
+		b.add(snd, channel, id, e, p)
 	}
 	return b.flush(ctx, tx)
 }
@@ -153,23 +154,23 @@ func newFactsBatch() *factsBatch {
 	return &factsBatch{senders: map[string]*senderChange{}, facts: map[factKey]factChange{}}
 }
 
-func (b *factsBatch) add(sender, channel, id string, e domain.Event, p domain.Payload) {
-	s := b.senders[sender]
+func (b *factsBatch) add(snd, channel, id string, e domain.Event, p domain.Payload) {
+	s := b.senders[snd]
 	if s == nil {
 		s = &senderChange{channel: channel, id: id}
-		b.senders[sender] = s
-		b.order = append(b.order, sender)
+		b.senders[snd] = s
+		b.order = append(b.order, snd)
 	}
 	s.version = e.Version
 	switch ev := p.(type) {
-	case domain.LanguageSwitched:
+	case sender.LanguageSwitched:
 		s.language = &ev.To
-	case domain.PersonalitySet:
+	case sender.PersonalitySet:
 		s.personality = &ev.Personality
-	case domain.FactRecorded:
-		b.setFact(factKey{sender, ev.Key}, factChange{value: ev.Value, source: ev.Source, at: e.RecordedAt.UnixMicro()})
-	case domain.FactRemoved:
-		b.setFact(factKey{sender, ev.Key}, factChange{removed: true})
+	case sender.FactRecorded:
+		b.setFact(factKey{snd, ev.Key}, factChange{value: ev.Value, source: ev.Source, at: e.RecordedAt.UnixMicro()})
+	case sender.FactRemoved:
+		b.setFact(factKey{snd, ev.Key}, factChange{removed: true})
 	}
 }
 
@@ -200,13 +201,13 @@ func (b *factsBatch) flushSenders(ctx context.Context, tx *readmodel.Tx) error {
 	type shape struct{ lang, pers bool }
 	groups := map[shape][]string{}
 	var shapes []shape
-	for _, sender := range b.order {
-		s := b.senders[sender]
+	for _, snd := range b.order {
+		s := b.senders[snd]
 		k := shape{s.language != nil, s.personality != nil}
 		if _, ok := groups[k]; !ok {
 			shapes = append(shapes, k)
 		}
-		groups[k] = append(groups[k], sender)
+		groups[k] = append(groups[k], snd)
 	}
 	for _, k := range shapes {
 		cols := []string{"sender", "channel", "sender_id", "version"}
@@ -222,9 +223,9 @@ func (b *factsBatch) flushSenders(ctx context.Context, tx *readmodel.Tx) error {
 			chunk := rows[:min(factsChunk, len(rows))]
 			rows = rows[len(chunk):]
 			args := make([]any, 0, len(chunk)*len(cols))
-			for _, sender := range chunk {
-				s := b.senders[sender]
-				args = append(args, sender, s.channel, s.id, s.version)
+			for _, snd := range chunk {
+				s := b.senders[snd]
+				args = append(args, snd, s.channel, s.id, s.version)
 				if k.lang {
 					args = append(args, *s.language)
 				}

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -52,7 +54,7 @@ func (q *Queries) queryRow(ctx context.Context, text string, args ...any) *sql.R
 }
 
 // OpenTurn is a turn that has not completed yet. Chat is the key of the
-// conversation it joins (domain.MessageReceived.Chat): the sender's in a
+// conversation it joins (turn.MessageReceived.Chat): the sender's in a
 // private chat, the group's in a group; the scheduler orders turns by it.
 type OpenTurn struct {
 	ID, Sender, Chat, Channel string
@@ -107,13 +109,13 @@ func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
 	var out []OpenTurn
 	var pos int64
 	for rows.Next() {
-		var id, sender, chat, channel sql.NullString
+		var id, snd, chat, channel sql.NullString
 		var acked, received sql.NullInt64
-		if err := rows.Scan(&pos, &id, &sender, &chat, &channel, &acked, &received); err != nil {
+		if err := rows.Scan(&pos, &id, &snd, &chat, &channel, &acked, &received); err != nil {
 			return nil, 0, fmt.Errorf("read open turns: %w", err)
 		}
 		if id.Valid {
-			out = append(out, OpenTurn{ID: id.String, Sender: sender.String, Chat: chat.String, Channel: channel.String,
+			out = append(out, OpenTurn{ID: id.String, Sender: snd.String, Chat: chat.String, Channel: channel.String,
 				Acked: acked.Int64 != 0, ReceivedAt: time.UnixMicro(received.Int64)})
 		}
 	}
@@ -124,10 +126,10 @@ func (q *Queries) OpenQueue(ctx context.Context) ([]OpenTurn, int64, error) {
 }
 
 // SenderTurns returns the ids of a sender's latest turns, oldest first.
-func (q *Queries) SenderTurns(ctx context.Context, sender domain.SenderRef, limit int) ([]string, error) {
-	ids, err := strings1(ctx, q.db, `SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT $2`, sender.Key(), limit)
+func (q *Queries) SenderTurns(ctx context.Context, snd sender.SenderRef, limit int) ([]string, error) {
+	ids, err := strings1(ctx, q.db, `SELECT turn_id FROM turns WHERE sender = $1 ORDER BY arrival DESC LIMIT $2`, snd.Key(), limit)
 	if err != nil {
-		return nil, fmt.Errorf("find turns of %s: %w", sender.Key(), err)
+		return nil, fmt.Errorf("find turns of %s: %w", snd.Key(), err)
 	}
 	// Oldest first reads like a conversation.
 	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
@@ -159,14 +161,14 @@ func strings1(ctx context.Context, db *sql.DB, q string, args ...any) ([]string,
 type RecentConversation struct {
 	ID      string
 	LastAt  time.Time
-	History []domain.HistoryMessage
+	History []turn.HistoryMessage
 }
 
 // RecentConversation returns the sender's latest conversation in the
 // project with its last limit messages, in one query (a turn's context
 // needs both, and a round trip less shortens every turn): false when the
 // sender has no conversation in the project or the latest is closed.
-func (q *Queries) RecentConversation(ctx context.Context, sender, project string, limit int) (RecentConversation, bool, error) {
+func (q *Queries) RecentConversation(ctx context.Context, snd, project string, limit int) (RecentConversation, bool, error) {
 	// The conversation's row, then its last messages read backwards
 	// along (conversation_id, at) and stopped at the limit: a join sorted
 	// afterwards would sort every message of a long conversation.
@@ -176,9 +178,9 @@ func (q *Queries) RecentConversation(ctx context.Context, sender, project string
 		UNION ALL
 		SELECT 1, '', 0, false, m.role, m.text, m.turn_id, m.at FROM (SELECT role, text, turn_id, at FROM messages
 			WHERE conversation_id = (SELECT id FROM c) ORDER BY at DESC, role ASC LIMIT $3) m
-		ORDER BY 1, 8 DESC, 5 ASC`, sender, project, max(limit, 0))
+		ORDER BY 1, 8 DESC, 5 ASC`, snd, project, max(limit, 0))
 	if err != nil {
-		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
+		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", snd, err)
 	}
 	defer rows.Close()
 	var (
@@ -188,22 +190,22 @@ func (q *Queries) RecentConversation(ctx context.Context, sender, project string
 	)
 	for rows.Next() {
 		var (
-			kind, last, at   int64
-			id               string
-			isClosed         bool
-			role, text, turn string
+			kind, last, at int64
+			id             string
+			isClosed       bool
+			role, text, tn string
 		)
-		if err := rows.Scan(&kind, &id, &last, &isClosed, &role, &text, &turn, &at); err != nil {
-			return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
+		if err := rows.Scan(&kind, &id, &last, &isClosed, &role, &text, &tn, &at); err != nil {
+			return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", snd, err)
 		}
 		if kind == 0 {
 			found, closed, out.ID, out.LastAt = true, isClosed, id, time.UnixMicro(last)
 			continue
 		}
-		out.History = append(out.History, domain.HistoryMessage{Role: role, Text: text, Turn: turn})
+		out.History = append(out.History, turn.HistoryMessage{Role: role, Text: text, Turn: tn})
 	}
 	if err := rows.Err(); err != nil {
-		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", sender, err)
+		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", snd, err)
 	}
 	if !found || closed {
 		return RecentConversation{}, false, nil
@@ -213,34 +215,34 @@ func (q *Queries) RecentConversation(ctx context.Context, sender, project string
 }
 
 // CountConversations returns how many conversations a sender has had.
-func (q *Queries) CountConversations(ctx context.Context, sender string) (int, error) {
+func (q *Queries) CountConversations(ctx context.Context, snd string) (int, error) {
 	var n int
-	if err := q.queryRow(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, sender).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count conversations of %s: %w", sender, err)
+	if err := q.queryRow(ctx, `SELECT count(*) FROM conversations WHERE sender = $1`, snd).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count conversations of %s: %w", snd, err)
 	}
 	return n, nil
 }
 
 // CountMessages returns how many messages a sender's conversations hold.
-func (q *Queries) CountMessages(ctx context.Context, sender string) (int, error) {
+func (q *Queries) CountMessages(ctx context.Context, snd string) (int, error) {
 	var n int
-	if err := q.queryRow(ctx, `SELECT count(*) FROM messages WHERE sender = $1`, sender).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count messages of %s: %w", sender, err)
+	if err := q.queryRow(ctx, `SELECT count(*) FROM messages WHERE sender = $1`, snd).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count messages of %s: %w", snd, err)
 	}
 	return n, nil
 }
 
 // History returns the last limit messages of a conversation, oldest
 // first, each naming the turn it comes from.
-func (q *Queries) History(ctx context.Context, conversationID string, limit int) ([]domain.HistoryMessage, error) {
+func (q *Queries) History(ctx context.Context, conversationID string, limit int) ([]turn.HistoryMessage, error) {
 	rows, err := q.query(ctx, `SELECT role, text, turn_id FROM messages WHERE conversation_id = $1 ORDER BY at DESC, role ASC LIMIT $2`, conversationID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
 	}
 	defer rows.Close()
-	var out []domain.HistoryMessage
+	var out []turn.HistoryMessage
 	for rows.Next() {
-		var m domain.HistoryMessage
+		var m turn.HistoryMessage
 		if err := rows.Scan(&m.Role, &m.Text, &m.Turn); err != nil {
 			return nil, fmt.Errorf("read history of %s: %w", conversationID, err)
 		}
@@ -279,13 +281,13 @@ func (q *Queries) OpenConversations(ctx context.Context, lastBefore time.Time) (
 	var out []OpenConversation
 	for rows.Next() {
 		var c OpenConversation
-		var sender string
+		var snd string
 		var last int64
-		if err := rows.Scan(&c.ID, &sender, &c.Project, &c.Messages, &last); err != nil {
+		if err := rows.Scan(&c.ID, &snd, &c.Project, &c.Messages, &last); err != nil {
 			return nil, fmt.Errorf("read open conversations: %w", err)
 		}
 		// Sender keys are "<channel>-<id>"; channel names have no dash.
-		c.Channel, c.SenderID, _ = strings.Cut(sender, "-")
+		c.Channel, c.SenderID, _ = strings.Cut(snd, "-")
 		c.LastAt = time.UnixMicro(last)
 		out = append(out, c)
 	}
@@ -304,24 +306,24 @@ func (q *Queries) OldestOpenConversation(ctx context.Context) (time.Time, bool, 
 
 // LatestConversation tells whether id is still the newest conversation
 // of its sender in its project.
-func (q *Queries) LatestConversation(ctx context.Context, sender, project, id string) (bool, error) {
+func (q *Queries) LatestConversation(ctx context.Context, snd, project, id string) (bool, error) {
 	var newer int
 	err := q.queryRow(ctx, `SELECT COUNT(*) FROM conversations n, conversations c
 		WHERE c.id = $3 AND n.sender = $1 AND n.project = $2 AND n.id <> c.id AND n.started_at > c.started_at`,
-		sender, project, id).Scan(&newer)
+		snd, project, id).Scan(&newer)
 	if err != nil {
-		return false, fmt.Errorf("read conversations of %s: %w", sender, err)
+		return false, fmt.Errorf("read conversations of %s: %w", snd, err)
 	}
 	return newer == 0, nil
 }
 
 // RecentSummaries returns a sender's latest conversation summaries in a
 // project, newest first.
-func (q *Queries) RecentSummaries(ctx context.Context, sender, project string, limit int) ([]string, error) {
+func (q *Queries) RecentSummaries(ctx context.Context, snd, project string, limit int) ([]string, error) {
 	out, err := strings1(ctx, q.db, `SELECT summary FROM summaries WHERE sender = $1 AND project = $2
-		ORDER BY closed_at DESC LIMIT $3`, sender, project, limit)
+		ORDER BY closed_at DESC LIMIT $3`, snd, project, limit)
 	if err != nil {
-		return nil, fmt.Errorf("read summaries of %s: %w", sender, err)
+		return nil, fmt.Errorf("read summaries of %s: %w", snd, err)
 	}
 	return out, nil
 }
@@ -333,10 +335,10 @@ type Fact struct {
 
 // Facts returns the facts about one sender, or about everyone when sender
 // is nil, ordered by sender and key.
-func (q *Queries) Facts(ctx context.Context, sender *domain.SenderRef) ([]Fact, error) {
+func (q *Queries) Facts(ctx context.Context, snd *sender.SenderRef) ([]Fact, error) {
 	query, args := `SELECT sender, key, value FROM facts ORDER BY sender, key`, []any{}
-	if sender != nil {
-		query, args = `SELECT sender, key, value FROM facts WHERE sender = $1 ORDER BY key`, []any{sender.Key()}
+	if snd != nil {
+		query, args = `SELECT sender, key, value FROM facts WHERE sender = $1 ORDER BY key`, []any{snd.Key()}
 	}
 	rows, err := q.query(ctx, query, args...)
 	if err != nil {
@@ -367,16 +369,16 @@ type TaskRow struct {
 }
 
 // ShortID is the id prefix shown to users and accepted by /cancel.
-func (t TaskRow) ShortID() string { return domain.ShortTaskID(t.ID) }
+func (t TaskRow) ShortID() string { return task.ShortTaskID(t.ID) }
 
 // SenderTasks returns a sender's tasks ordered by due time; pendingOnly
 // leaves out cancelled, done and failed ones.
-func (q *Queries) SenderTasks(ctx context.Context, sender string, pendingOnly bool) ([]TaskRow, error) {
+func (q *Queries) SenderTasks(ctx context.Context, snd string, pendingOnly bool) ([]TaskRow, error) {
 	query := taskColumns + ` WHERE sender = $1`
 	if pendingOnly {
 		query += ` AND status = 'pending'`
 	}
-	return q.tasks(ctx, query+` ORDER BY due_at, id`, sender)
+	return q.tasks(ctx, query+` ORDER BY due_at, id`, snd)
 }
 
 // AllTasks returns every sender's tasks ordered by due time; all includes

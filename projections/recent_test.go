@@ -6,12 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/omega-gateway/omega/projections/projectionstest"
-
-	"github.com/omega-gateway/omega/projections/engine"
-
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/projectionstest"
 )
 
 // RecentConversation: the latest conversation unless closed, with the
@@ -39,9 +37,9 @@ func TestRecentConversation(t *testing.T) {
 				exec(`INSERT INTO conversations (id, sender, project, started_at, last_at, messages, closed_at) VALUES ($1, $2, '', 1, $3, 0, $4)`,
 					id, sender, last, closedAt)
 			}
-			msg := func(conversation, turn, role, text string, at int64) {
+			msg := func(conversation, tn, role, text string, at int64) {
 				exec(`INSERT INTO messages (turn_id, role, conversation_id, sender, project, text, at) VALUES ($1, $2, $3, 'x', '', $4, $5)`,
-					turn, role, conversation, text, at)
+					tn, role, conversation, text, at)
 			}
 			conv("old", "http-ann", 10, false)
 			msg("old", "t0", "user", "from an older conversation", 5)
@@ -59,7 +57,7 @@ func TestRecentConversation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			texts := func(h []domain.HistoryMessage) []string {
+			texts := func(h []turn.HistoryMessage) []string {
 				var out []string
 				for _, m := range h {
 					out = append(out, m.Role+":"+m.Text+"@"+m.Turn)

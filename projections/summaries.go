@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/summary"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -30,14 +32,14 @@ func (Summaries) Schema(_ readmodel.Dialect, t func(string) string) []string {
 }
 
 func (Summaries) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	if e.Type != (domain.ConversationClosed{}).EventType() || domain.ConversationIDFromSummaryStream(e.StreamID) == "" {
+	if e.Type != (turn.ConversationClosed{}).EventType() || summary.ConversationIDFromSummaryStream(e.StreamID) == "" {
 		return nil
 	}
 	p, err := tx.Decode(e)
 	if err != nil {
 		return err
 	}
-	ev := p.(domain.ConversationClosed)
+	ev := p.(turn.ConversationClosed)
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (conversation_id, sender, project, summary, messages, reason, closed_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (conversation_id) DO NOTHING`, tx.T("summaries")),
 		ev.ConversationID, ev.Sender, ev.Project, ev.Summary, ev.Messages, ev.Reason, e.RecordedAt.UnixMicro()); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -19,7 +20,7 @@ type Tasks struct{}
 
 func (Tasks) Name() string { return "tasks" }
 
-// Version 2 bounded sender keys (see domain.SenderKey); 3 added the firing columns.
+// Version 2 bounded sender keys (see sender.SenderKey); 3 added the firing columns.
 func (Tasks) Version() int     { return 3 }
 func (Tasks) Tables() []string { return []string{"tasks"} }
 
@@ -55,7 +56,7 @@ func (Tasks) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error 
 		return nil
 	}
 	switch e.Type {
-	case domain.TaskScheduled{}.EventType(), domain.TaskCancelled{}.EventType(), domain.TaskUpdated{}.EventType(),
+	case task.TaskScheduled{}.EventType(), task.TaskCancelled{}.EventType(), task.TaskUpdated{}.EventType(),
 		"TaskFired", "TaskDueAdvanced", "TaskDelivered", "TaskDeliveryFailed", "TaskActionStarted":
 	default:
 		return nil
@@ -82,14 +83,14 @@ func (Tasks) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error 
 // being scheduled, changed or cancelled.
 func taskChange(p domain.Payload, at int64) (string, []any) {
 	switch ev := p.(type) {
-	case domain.TaskScheduled:
+	case task.TaskScheduled:
 		return `INSERT INTO %s (id, sender, channel, sender_id, chat_id, description, due_at, repeat, kind, project, status, turn_id, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (id) DO NOTHING`,
 			[]any{ev.ID, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Description,
-				ev.Due.UnixMicro(), ev.Repeat, ev.Kind, ev.Project, domain.TaskStatusPending, ev.TurnID, at}
-	case domain.TaskCancelled:
-		return `UPDATE %s SET status = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, domain.TaskStatusCancelled, at}
-	case domain.TaskUpdated:
+				ev.Due.UnixMicro(), ev.Repeat, ev.Kind, ev.Project, task.TaskStatusPending, ev.TurnID, at}
+	case task.TaskCancelled:
+		return `UPDATE %s SET status = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, task.TaskStatusCancelled, at}
+	case task.TaskUpdated:
 		var due any
 		if !ev.Due.IsZero() {
 			due = ev.Due.UnixMicro()
@@ -104,17 +105,17 @@ func taskChange(p domain.Payload, at int64) (string, []any) {
 // series goes next, how the last delivery ended.
 func firingChange(p domain.Payload, at int64) (string, []any) {
 	switch ev := p.(type) {
-	case domain.TaskFired:
+	case task.TaskFired:
 		return `UPDATE %s SET fired = $2, firing = $2, firing_due = $3,
 			status = CASE WHEN repeat IN ('daily', 'weekly', 'monthly', 'weekdays') THEN status ELSE 'done' END, updated_at = $4 WHERE id = $1`,
 			[]any{ev.ID, ev.Occurrence, ev.Due.UnixMicro(), at}
-	case domain.TaskDueAdvanced:
+	case task.TaskDueAdvanced:
 		return `UPDATE %s SET due_at = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, ev.Due.UnixMicro(), at}
-	case domain.TaskDelivered:
+	case task.TaskDelivered:
 		return `UPDATE %s SET firing = 0, firing_due = 0, last_error = '', updated_at = $2 WHERE id = $1`, []any{ev.ID, at}
-	case domain.TaskActionStarted:
+	case task.TaskActionStarted:
 		return `UPDATE %s SET firing = 0, firing_due = 0, last_error = '', updated_at = $2 WHERE id = $1`, []any{ev.ID, at}
-	case domain.TaskDeliveryFailed:
+	case task.TaskDeliveryFailed:
 		if !ev.Final {
 			return `UPDATE %s SET last_error = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, ev.Error, at}
 		}

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/summary"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -19,10 +22,10 @@ type Turns struct{}
 func (Turns) Name() string { return "turns" }
 
 // Version 2 added conversations.closed_at; 3 bounds sender keys and
-// replaces NUL (see domain.SenderKey, Tx.ExecContext); 4 adds usage (tokens,
+// replaces NUL (see sender.SenderKey, Tx.ExecContext); 4 adds usage (tokens,
 // cost, provider time over every call) and the audit's query columns and
 // indexes (see audit_table.go); 5 adds turns.chat, whose conversation a turn
-// joins: a group chat's own rather than its member's (domain.MessageReceived.Chat).
+// joins: a group chat's own rather than its member's (turn.MessageReceived.Chat).
 func (Turns) Version() int { return 5 }
 func (Turns) Tables() []string {
 	return []string{"turns", "conversations", "messages", "audit"}
@@ -81,8 +84,8 @@ func (Turns) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	}, auditSchema(t)...)
 }
 
-// SenderKey is how read models name a sender (see domain.SenderKey).
-func SenderKey(channel, senderID string) string { return domain.SenderKey(channel, senderID) }
+// SenderKey is how read models name a sender (see sender.SenderKey).
+func SenderKey(channel, senderID string) string { return sender.SenderKey(channel, senderID) }
 
 // turnStep is one event's effect on the turn tables: the turn, the time
 // it was recorded and how to run a statement within the projection's
@@ -99,23 +102,23 @@ type turnStep struct {
 // effect beyond the usage every call records. ProviderFailed and
 // PlanStepCompleted only add usage.
 var turnAppliers = map[string]func(turnStep, domain.Payload) error{
-	domain.MessageReceived{}.EventType():    applyTurn(turnReceived),
-	domain.AckSent{}.EventType():            applyTurn(turnAcked),
-	domain.ContextBuilt{}.EventType():       applyTurn(turnContextBuilt),
-	domain.RouteDecided{}.EventType():       applyTurn(turnRouteDecided),
-	domain.ProviderReplied{}.EventType():    usageOnly, // with its provider and model
-	domain.ProviderFailed{}.EventType():     usageOnly,
-	domain.PlanStepCompleted{}.EventType():  usageOnly,
-	domain.ReplyReady{}.EventType():         applyTurn(turnReplyReady),
-	domain.CommandAnswered{}.EventType():    applyTurn(turnCommandAnswered),
-	domain.ConversationClosed{}.EventType(): applyTurn(turnConversationClosed),
-	domain.TurnCompleted{}.EventType():      applyTurn(turnCompleted),
-	domain.MessagesMerged{}.EventType():     applyTurn(turnMessagesMerged),
+	turn.MessageReceived{}.EventType():    applyTurn(turnReceived),
+	turn.AckSent{}.EventType():            applyTurn(turnAcked),
+	turn.ContextBuilt{}.EventType():       applyTurn(turnContextBuilt),
+	turn.RouteDecided{}.EventType():       applyTurn(turnRouteDecided),
+	turn.ProviderReplied{}.EventType():    usageOnly, // with its provider and model
+	turn.ProviderFailed{}.EventType():     usageOnly,
+	turn.PlanStepCompleted{}.EventType():  usageOnly,
+	turn.ReplyReady{}.EventType():         applyTurn(turnReplyReady),
+	turn.CommandAnswered{}.EventType():    applyTurn(turnCommandAnswered),
+	turn.ConversationClosed{}.EventType(): applyTurn(turnConversationClosed),
+	turn.TurnCompleted{}.EventType():      applyTurn(turnCompleted),
+	turn.MessagesMerged{}.EventType():     applyTurn(turnMessagesMerged),
 }
 
 // turnMessagesMerged adds the merged messages to the turn's input, so the
 // conversation's history holds the burst as the model saw it.
-func turnMessagesMerged(s turnStep, ev domain.MessagesMerged) error {
+func turnMessagesMerged(s turnStep, ev turn.MessagesMerged) error {
 	if len(ev.Texts) == 0 {
 		return nil
 	}
@@ -144,7 +147,7 @@ func belongsToTurns(e domain.Event, turnID string) bool {
 	if turnID != "" {
 		return true
 	}
-	return e.Type == domain.ConversationClosed{}.EventType() && domain.ConversationIDFromSummaryStream(e.StreamID) != ""
+	return e.Type == turn.ConversationClosed{}.EventType() && summary.ConversationIDFromSummaryStream(e.StreamID) != ""
 }
 
 func (Turns) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
@@ -169,7 +172,7 @@ func (Turns) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error 
 	if u, ok := callUsageOf(p); ok {
 		// A reply also names its provider and model: one statement.
 		var also []turnSet
-		if r, ok := p.(domain.ProviderReplied); ok {
+		if r, ok := p.(turn.ProviderReplied); ok {
 			also = []turnSet{{"provider", r.Provider}, {"model", r.Model}}
 		}
 		if err := addUsage(s.exec, tx, id, u, also...); err != nil {
@@ -179,17 +182,17 @@ func (Turns) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error 
 	return apply(s, p)
 }
 
-func turnReceived(s turnStep, ev domain.MessageReceived) error {
+func turnReceived(s turnStep, ev turn.MessageReceived) error {
 	return s.exec(fmt.Sprintf(`INSERT INTO %[1]s (turn_id, sender, channel, sender_id, chat_id, chat, arrival, received_at, input)
 			SELECT $1, $2, $3, $4, $5, $6, COALESCE(MAX(arrival), 0) + 1, $7, $8 FROM %[1]s`, s.tx.T("turns")),
 		s.id, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Chat().Key(), s.at, ev.Text)
 }
 
-func turnAcked(s turnStep, _ domain.AckSent) error {
+func turnAcked(s turnStep, _ turn.AckSent) error {
 	return s.exec(fmt.Sprintf(`UPDATE %s SET acked = 1 WHERE turn_id = $1`, s.tx.T("turns")), s.id)
 }
 
-func turnContextBuilt(s turnStep, ev domain.ContextBuilt) error {
+func turnContextBuilt(s turnStep, ev turn.ContextBuilt) error {
 	// The model asked for; a reply names the one that answered.
 	set, args := `conversation_id = $2, project = $3, model = $4`, []any{ev.ConversationID, ev.Project, ev.Model}
 	if s.tx.Dialect == readmodel.Postgres {
@@ -235,7 +238,7 @@ SELECT count(*) FROM t`, s.tx.T("turns"), set, s.tx.T("conversations"), at, s.tx
 	return nil
 }
 
-func turnReplyReady(s turnStep, ev domain.ReplyReady) error {
+func turnReplyReady(s turnStep, ev turn.ReplyReady) error {
 	if s.tx.Dialect == readmodel.Postgres {
 		return s.messageInOneStatement("ReplyReady", "output = $2", []any{ev.Text}, "assistant", "t.output")
 	}
@@ -248,7 +251,7 @@ func turnReplyReady(s turnStep, ev domain.ReplyReady) error {
 	return addMessageText(s.exec, s.tx, c, "assistant", ev.Text, s.at)
 }
 
-func turnRouteDecided(s turnStep, ev domain.RouteDecided) error {
+func turnRouteDecided(s turnStep, ev turn.RouteDecided) error {
 	if ev.Direct {
 		return nil // the direct call's ProviderReplied names the model
 	}
@@ -258,15 +261,15 @@ func turnRouteDecided(s turnStep, ev domain.RouteDecided) error {
 
 // turnConversationClosed marks a conversation closed on purpose (forget)
 // or summarized: the next message starts a new one.
-func turnConversationClosed(s turnStep, ev domain.ConversationClosed) error {
+func turnConversationClosed(s turnStep, ev turn.ConversationClosed) error {
 	return s.exec(fmt.Sprintf(`UPDATE %s SET closed_at = $2 WHERE id = $1`, s.tx.T("conversations")), ev.ConversationID, s.at)
 }
 
-func turnCommandAnswered(s turnStep, ev domain.CommandAnswered) error {
+func turnCommandAnswered(s turnStep, ev turn.CommandAnswered) error {
 	return s.exec(fmt.Sprintf(`UPDATE %s SET output = $2 WHERE turn_id = $1`, s.tx.T("turns")), s.id, ev.Reply)
 }
 
-func turnCompleted(s turnStep, ev domain.TurnCompleted) error {
+func turnCompleted(s turnStep, ev turn.TurnCompleted) error {
 	if s.tx.Dialect == readmodel.Postgres {
 		// The audit row is copied from the updated turn in the same
 		// statement.
@@ -303,7 +306,7 @@ func addMessageText(exec func(string, ...any) error, tx *readmodel.Tx, c turnCon
 }
 
 // Sessions is the read model of provider sessions per sender (or group
-// chat, see domain.GroupRef) and project.
+// chat, see sender.GroupRef) and project.
 type Sessions struct{}
 
 func (Sessions) Name() string     { return "sessions" }
@@ -320,7 +323,7 @@ func (Sessions) Schema(_ readmodel.Dialect, t func(string) string) []string {
 }
 
 func (Sessions) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	sender, _, _, ok := SenderOf(e.StreamID)
+	snd, _, _, ok := SenderOf(e.StreamID)
 	if !ok || (e.Type != "SessionStarted" && e.Type != "SessionCleared") {
 		return nil
 	}
@@ -331,15 +334,15 @@ func (Sessions) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) err
 	var q string
 	var args []any
 	switch ev := p.(type) {
-	case domain.SessionStarted:
+	case sender.SessionStarted:
 		q = fmt.Sprintf(`INSERT INTO %s (sender, project, session_id, provider, updated_at) VALUES ($1, $2, $3, $4, $5)
 			ON CONFLICT (sender, project) DO UPDATE SET session_id = excluded.session_id, provider = excluded.provider, updated_at = excluded.updated_at`, tx.T("provider_sessions"))
-		args = []any{sender, ev.Project, ev.SessionID, ev.Provider, e.RecordedAt.UnixMicro()}
-	case domain.SessionCleared:
-		q, args = fmt.Sprintf(`DELETE FROM %s WHERE sender = $1 AND project = $2`, tx.T("provider_sessions")), []any{sender, ev.Project}
+		args = []any{snd, ev.Project, ev.SessionID, ev.Provider, e.RecordedAt.UnixMicro()}
+	case sender.SessionCleared:
+		q, args = fmt.Sprintf(`DELETE FROM %s WHERE sender = $1 AND project = $2`, tx.T("provider_sessions")), []any{snd, ev.Project}
 	}
 	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("sessions: apply %s of %s: %w", e.Type, sender, err)
+		return fmt.Errorf("sessions: apply %s of %s: %w", e.Type, snd, err)
 	}
 	return nil
 }

@@ -3,13 +3,13 @@ package providers
 import (
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/usage"
 )
 
 // CallUsage is what the call that returned r took (elapsed) and cost, as
 // the provider reported it, in the shape events record.
-func (r Response) CallUsage(elapsed time.Duration) *domain.CallUsage {
-	return &domain.CallUsage{
+func (r Response) CallUsage(elapsed time.Duration) *usage.CallUsage {
+	return &usage.CallUsage{
 		DurationMs: elapsed.Milliseconds(), InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 		CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens, CostUSD: r.CostUSD,
 		UsageReported: r.UsageReported, PromptBytes: r.PromptBytes, ReplyBytes: r.ReplyBytes,

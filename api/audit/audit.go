@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
@@ -41,7 +41,7 @@ func ParseFilter(get func(string) string, now time.Time) (auditlog.Filter, error
 		if !ok || channel == "" || id == "" {
 			return f, fmt.Errorf("%w: sender %q: want CHANNEL:ID, e.g. telegram:12345", auditlog.ErrBadFilter, s)
 		}
-		f.Sender = domain.SenderKey(channel, id)
+		f.Sender = sender.SenderKey(channel, id)
 	}
 	if f.Status != "" && !slices.Contains(auditlog.Statuses(), f.Status) {
 		return f, fmt.Errorf("%w: status %q: want one of %s", auditlog.ErrBadFilter, f.Status, strings.Join(auditlog.Statuses(), ", "))

@@ -12,14 +12,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/events"
-	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/projections/engine"
 )
 
 // State is what the gauges and the readiness probe measure
@@ -187,16 +190,16 @@ func (m *Metrics) observe(e domain.Event) {
 		m.logger.Warn("metrics: skip an event it cannot decode", "position", e.Position, "type", e.Type, "err", err)
 		return
 	}
-	if c, ok := domain.ProviderCallOf(p); ok {
+	if c, ok := usage.ProviderCallOf(p); ok {
 		m.call(c)
 	}
 	switch ev := p.(type) {
-	case domain.TurnCompleted:
+	case turn.TurnCompleted:
 		m.turns.WithLabelValues(ev.Status, e.Metadata.Channel).Inc()
 		m.turnLatency.WithLabelValues(e.Metadata.Channel).Observe(float64(ev.DurationMs) / 1000)
-	case domain.ProviderFailed:
+	case turn.ProviderFailed:
 		m.providerErrs.WithLabelValues(ev.Provider, ev.Class).Inc()
-	case domain.TaskFired:
+	case task.TaskFired:
 		if !ev.Due.IsZero() && !ev.FiredAt.IsZero() {
 			m.lateness.Observe(max(ev.FiredAt.Sub(ev.Due), 0).Seconds())
 		}
@@ -214,19 +217,19 @@ func isChannelHealth(t string) bool {
 // channelHealth follows the channels' recorded health changes.
 func (m *Metrics) channelHealth(p domain.Payload) {
 	switch ev := p.(type) {
-	case domain.ChannelDown:
+	case system.ChannelDown:
 		m.channelUp.WithLabelValues(ev.Channel).Set(0)
 		m.channelDowns.WithLabelValues(ev.Channel, "down").Inc()
-	case domain.ChannelStalled:
+	case system.ChannelStalled:
 		m.channelUp.WithLabelValues(ev.Channel).Set(0)
 		m.channelDowns.WithLabelValues(ev.Channel, "stalled").Inc()
-	case domain.ChannelRecovered:
+	case system.ChannelRecovered:
 		m.channelUp.WithLabelValues(ev.Channel).Set(1)
 	}
 }
 
 // call counts one provider call under its purpose.
-func (m *Metrics) call(c domain.ProviderCall) {
+func (m *Metrics) call(c usage.ProviderCall) {
 	outcome := "ok"
 	if c.Failed {
 		outcome = "error"

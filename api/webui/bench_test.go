@@ -11,10 +11,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
@@ -32,16 +34,16 @@ func longTurn(b *testing.B) (http.Handler, string) {
 	}
 	b.Cleanup(func() { store.Close() })
 	id := uuid.NewString()
-	ps := []domain.Payload{domain.MessageReceived{Channel: "telegram", SenderID: "ana", ChatID: "ana", Text: "do the long thing"},
-		domain.ContextBuilt{ConversationID: "c", Model: "opus", SectionsUsed: []string{"identity", "tools"}, System: "system prompt", Prompt: "prompt"}}
+	ps := []domain.Payload{turn.MessageReceived{Channel: "telegram", SenderID: "ana", ChatID: "ana", Text: "do the long thing"},
+		turn.ContextBuilt{ConversationID: "c", Model: "opus", SectionsUsed: []string{"identity", "tools"}, System: "system prompt", Prompt: "prompt"}}
 	for i := 1; len(ps) < 199; i++ {
 		ps = append(ps,
-			domain.PlanStepCompleted{Index: i, Text: fmt.Sprintf("step %d", i), Reply: fmt.Sprintf("reply of step %d\nwith a second line", i),
-				Usage: &domain.CallUsage{DurationMs: 1200, InputTokens: 900, OutputTokens: 120, UsageReported: true}},
-			domain.MarkersApplied{Step: i, Markers: []domain.AppliedMarker{{Name: "REMEMBER", Effect: "recorded"}}},
-			domain.PlanProgressSent{Index: i, Text: fmt.Sprintf("step %d done", i)})
+			turn.PlanStepCompleted{Index: i, Text: fmt.Sprintf("step %d", i), Reply: fmt.Sprintf("reply of step %d\nwith a second line", i),
+				Usage: &usage.CallUsage{DurationMs: 1200, InputTokens: 900, OutputTokens: 120, UsageReported: true}},
+			turn.MarkersApplied{Step: i, Markers: []markers.AppliedMarker{{Name: "REMEMBER", Effect: "recorded"}}},
+			turn.PlanProgressSent{Index: i, Text: fmt.Sprintf("step %d done", i)})
 	}
-	ps = append(ps[:199], domain.TurnCompleted{Status: "ok"})
+	ps = append(ps[:199], turn.TurnCompleted{Status: "ok"})
 	evs, err := domain.NewEvents(domain.Metadata{CorrelationID: id, Channel: "telegram", Sender: "ana"}, ps...)
 	if err != nil {
 		b.Fatal(err)

@@ -15,11 +15,12 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
@@ -100,10 +101,10 @@ func serve(t *testing.T, token string) *site {
 	for _, turn := range turns {
 		audittest.Append(t, store, turn)
 	}
-	profile, _ := domain.NewEvents(domain.Metadata{Channel: "telegram", Sender: "ana"}, domain.FactRecorded{Key: "city", Value: "Lisbon"})
-	task, _ := domain.NewEvents(domain.Metadata{}, domain.TaskScheduled{ID: "abcdef12-0000-4000-8000-000000000001", Description: "Call Juan",
-		Due: time.Date(2030, 5, 31, 9, 0, 0, 0, time.UTC), Repeat: domain.RepeatMonthly, Kind: domain.TaskKindReminder, Channel: "telegram", SenderID: "ana", ChatID: "ana"})
-	for stream, evs := range map[string][]domain.NewEvent{domain.SenderStream("telegram", "ana"): profile, domain.TaskStream("abcdef12-0000-4000-8000-000000000001"): task} {
+	profile, _ := domain.NewEvents(domain.Metadata{Channel: "telegram", Sender: "ana"}, sender.FactRecorded{Key: "city", Value: "Lisbon"})
+	tk, _ := domain.NewEvents(domain.Metadata{}, task.TaskScheduled{ID: "abcdef12-0000-4000-8000-000000000001", Description: "Call Juan",
+		Due: time.Date(2030, 5, 31, 9, 0, 0, 0, time.UTC), Repeat: task.RepeatMonthly, Kind: task.TaskKindReminder, Channel: "telegram", SenderID: "ana", ChatID: "ana"})
+	for stream, evs := range map[string][]domain.NewEvent{sender.SenderStream("telegram", "ana"): profile, task.TaskStream("abcdef12-0000-4000-8000-000000000001"): tk} {
 		if _, err := store.Append(t.Context(), stream, eventstore.Any, evs...); err != nil {
 			t.Fatal(err)
 		}

@@ -13,11 +13,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
@@ -53,7 +53,7 @@ func liveSite(t *testing.T, token string) (url, id string, hub *live.Hub) {
 
 	id = uuid.NewString()
 	evs, _ := domain.NewEvents(domain.Metadata{Channel: "telegram", Sender: "ana"},
-		domain.MessageReceived{Channel: "telegram", SenderID: "ana", ChatID: "ana", Text: "tell me a story", ReceivedAt: time.Now()})
+		turn.MessageReceived{Channel: "telegram", SenderID: "ana", ChatID: "ana", Text: "tell me a story", ReceivedAt: time.Now()})
 	if _, err := store.Append(t.Context(), domain.TurnStream(id), eventstore.NoStream, evs...); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/omega-gateway/omega/api/audit"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
@@ -184,12 +186,12 @@ type senderData struct {
 	View    auditlog.SenderView
 	Turns   []auditlog.Row
 	// Heartbeat is the global checklist; nil when the heartbeat is off.
-	Heartbeat *domain.Heartbeat
+	Heartbeat *heartbeat.Heartbeat
 }
 
 func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 	channel, id := r.PathValue("channel"), r.PathValue("id")
-	key := domain.SenderKey(channel, id)
+	key := sender.SenderKey(channel, id)
 	view, err := s.audit.Sender(r.Context(), key)
 	if err != nil {
 		s.fail(w, r, err)
@@ -202,7 +204,7 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 	}
 	data := senderData{Title: channel + ":" + id, Channel: channel, ID: id, View: view, Turns: page.Rows}
 	if s.checks != nil {
-		hb, err := s.checks.Load(r.Context(), domain.GlobalHeartbeat)
+		hb, err := s.checks.Load(r.Context(), heartbeat.GlobalHeartbeat)
 		if err != nil {
 			s.fail(w, r, err)
 			return

@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/promptstore"
@@ -34,15 +35,15 @@ func TestTurnPageShowsThePromptRecordedByReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	identity := strings.Repeat("You are omega and you keep every promise. ", 8)
-	built := domain.ContextBuilt{ConversationID: "turn-a", Model: "m", Message: "what now", Prompt: "what now",
+	built := turn.ContextBuilt{ConversationID: "turn-a", Model: "m", Message: "what now", Prompt: "what now",
 		System:       identity + "\n\nRespond in English.",
-		SystemPieces: []domain.TextPiece{{Text: identity, Stable: true}, {Text: "\n\nRespond in English."}}}
+		SystemPieces: []turn.TextPiece{{Text: identity, Stable: true}, {Text: "\n\nRespond in English."}}}
 	md := domain.Metadata{CorrelationID: "turn-a", Channel: "terminal", Sender: "ana"}
 	ref, err := texts.Record(ctx, built, "what now", md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := domain.NewEvents(md, domain.MessageReceived{Channel: "terminal", SenderID: "ana", Text: "what now"}, ref)
+	evs, err := domain.NewEvents(md, turn.MessageReceived{Channel: "terminal", SenderID: "ana", Text: "what now"}, ref)
 	if err != nil {
 		t.Fatal(err)
 	}

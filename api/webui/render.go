@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/api/audit"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
@@ -405,12 +405,12 @@ func senderHTML(s senderData) string {
 // intervalBy says who set the heartbeat interval; nothing where the event
 // does not say.
 var intervalBy = map[string]string{
-	domain.IntervalByAgent: " (set by the agent)",
-	domain.IntervalByCLI:   " (set with omega heartbeat interval)",
+	heartbeat.IntervalByAgent: " (set by the agent)",
+	heartbeat.IntervalByCLI:   " (set with omega heartbeat interval)",
 }
 
 // checklistHTML writes the heartbeat checklist; nil: the heartbeat is off.
-func checklistHTML(d *doc, hb *domain.Heartbeat) {
+func checklistHTML(d *doc, hb *heartbeat.Heartbeat) {
 	if hb == nil {
 		d.raw(`<p class="muted">The heartbeat is off.</p>`)
 		return

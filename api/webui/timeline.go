@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/handlers/promptstore"
 )
 
@@ -18,7 +21,7 @@ type timelineEntry struct {
 	Type    string
 	Class   string // for colour: auth-ok, auth-denied, provider, failed, reply, ...
 	Summary string
-	Markers []domain.AppliedMarker
+	Markers []markers.AppliedMarker
 	Texts   []foldedText
 }
 
@@ -36,14 +39,14 @@ func text(label, s string) foldedText {
 func (s *Server) timeline(ctx context.Context, evs []domain.Event) []timelineEntry {
 	out := make([]timelineEntry, 0, len(evs))
 	start := evs[0].RecordedAt
-	var sent domain.SentTexts
+	var sent turn.SentTexts
 	for _, e := range evs {
 		en := timelineEntry{At: e.RecordedAt, Type: e.Type, Rel: "+" + e.RecordedAt.Sub(start).Round(time.Millisecond).String()}
 		p, err := s.decoder.Decode(e)
 		if err == nil {
 			p = sent.Fill(p) // a reply sent as it was ready leaves its text to ReplyReady
 		}
-		if c, ok := p.(domain.ContextBuilt); ok && err == nil {
+		if c, ok := p.(turn.ContextBuilt); ok && err == nil {
 			// Recorded by reference: shown in full, as the provider got it.
 			p, err = promptstore.Resolve(ctx, s.log, s.decoder, domain.TurnIDFromStream(e.StreamID), c)
 		}
@@ -79,7 +82,7 @@ func describe(en *timelineEntry, p domain.Payload, e domain.Event) {
 // describeInput describes the message, the auth decision and the context.
 func describeInput(en *timelineEntry, p domain.Payload) bool {
 	switch ev := p.(type) {
-	case domain.MessageReceived:
+	case turn.MessageReceived:
 		en.Class = "input"
 		en.Summary = fmt.Sprintf("message from %s:%s", ev.Channel, ev.SenderID)
 		if ev.SenderName != "" {
@@ -92,14 +95,14 @@ func describeInput(en *timelineEntry, p domain.Payload) bool {
 			en.Summary += ", scheduled task " + ev.Task.ID
 		}
 		en.Texts = append(en.Texts, text("message", ev.Text))
-	case domain.AccessGranted:
+	case turn.AccessGranted:
 		en.Class, en.Summary = "auth-ok", "access granted: "+ev.Reason
-	case domain.AccessDenied:
+	case turn.AccessDenied:
 		en.Class, en.Summary = "auth-denied", "access denied: "+ev.Reason
-	case domain.CommandAnswered:
+	case turn.CommandAnswered:
 		en.Class, en.Summary = "reply", "command /"+ev.Command
 		en.Texts = append(en.Texts, text("reply", ev.Reply))
-	case domain.ContextBuilt:
+	case turn.ContextBuilt:
 		en.Class = "context"
 		en.Summary = fmt.Sprintf("context for %s: sections %s; %d facts, %d history messages", ev.Model, strings.Join(ev.SectionsUsed, ", "), ev.FactsCount, len(ev.History))
 		if ev.SessionID != "" {
@@ -119,7 +122,7 @@ func describeInput(en *timelineEntry, p domain.Payload) bool {
 // describeCall describes the route, provider calls and plan steps.
 func describeCall(en *timelineEntry, p domain.Payload) bool {
 	switch ev := p.(type) {
-	case domain.RouteDecided:
+	case turn.RouteDecided:
 		en.Class = "context"
 		if ev.Direct {
 			en.Summary = "route: answer directly"
@@ -138,25 +141,25 @@ func describeCall(en *timelineEntry, p domain.Payload) bool {
 		if len(ev.Steps) > 0 {
 			en.Texts = append(en.Texts, text("steps", strings.Join(ev.Steps, "\n")))
 		}
-	case domain.ProviderCalled:
+	case turn.ProviderCalled:
 		en.Class = "provider"
 		en.Summary = fmt.Sprintf("calling %s, model %s, attempt %d", ev.Provider, ev.Model, ev.Attempt)
-	case domain.ProviderReplied:
+	case turn.ProviderReplied:
 		en.Class = "provider"
 		u := ev.Usage()
 		en.Summary = fmt.Sprintf("%s replied (model %s, %s)", ev.Provider, ev.Model, callCost(&u))
 		en.Texts = append(en.Texts, foldedText{Label: "raw reply", Text: ev.Text, Folded: len(ev.Text) > 4000})
-	case domain.ProviderFailed:
+	case turn.ProviderFailed:
 		en.Class = "failed"
 		en.Summary = fmt.Sprintf("%s failed: %s, %s (%s)", ev.Provider, ev.Class, ev.Message, time.Duration(ev.DurationMs)*time.Millisecond)
-	case domain.PlanStepCompleted:
+	case turn.PlanStepCompleted:
 		en.Class = "provider"
 		en.Summary = fmt.Sprintf("step %d done: %s", ev.Index, ev.Text)
 		if ev.Usage != nil {
 			en.Summary += " (" + callCost(ev.Usage) + ")"
 		}
 		en.Texts = append(en.Texts, text("step reply", ev.Reply))
-	case domain.PlanStepFailed:
+	case turn.PlanStepFailed:
 		en.Class = "failed"
 		en.Summary = fmt.Sprintf("step %d attempt %d failed: %s, %s", ev.Index, ev.Attempt, ev.Class, ev.Message)
 	default:
@@ -168,22 +171,22 @@ func describeCall(en *timelineEntry, p domain.Payload) bool {
 // describeOutcome describes markers, replies and the completion.
 func describeOutcome(en *timelineEntry, p domain.Payload) bool {
 	switch ev := p.(type) {
-	case domain.MarkersApplied:
+	case turn.MarkersApplied:
 		en.Class, en.Summary, en.Markers = "markers", fmt.Sprintf("%d marker(s)", len(ev.Markers)), ev.Markers
-	case domain.ReplyReady:
+	case turn.ReplyReady:
 		en.Class, en.Summary = "reply", "reply ready"
 		en.Texts = append(en.Texts, text("reply", ev.Text))
-	case domain.ReplySent:
+	case turn.ReplySent:
 		en.Class = "reply"
 		en.Summary = fmt.Sprintf("%s sent in %d chunk(s)", ev.Kind, ev.Chunks)
 		en.Texts = append(en.Texts, text("sent", ev.Text))
-	case domain.ReplyFailed:
+	case turn.ReplyFailed:
 		en.Class, en.Summary = "failed", fmt.Sprintf("%s not sent: %s, %s", ev.Kind, ev.Class, ev.Error)
-	case domain.ReplyStreamStarted:
+	case turn.ReplyStreamStarted:
 		en.Class, en.Summary = "reply", streamSummary(ev)
-	case domain.TurnSuppressed:
+	case turn.TurnSuppressed:
 		en.Class, en.Summary = "other", "suppressed: "+ev.Reason
-	case domain.TurnCompleted:
+	case turn.TurnCompleted:
 		en.Class = "done"
 		en.Summary = fmt.Sprintf("completed: %s in %s", ev.Status, time.Duration(ev.DurationMs)*time.Millisecond)
 	default:
@@ -193,7 +196,7 @@ func describeOutcome(en *timelineEntry, p domain.Payload) bool {
 }
 
 // streamSummary says when a streamed reply began to show, and where.
-func streamSummary(ev domain.ReplyStreamStarted) string {
+func streamSummary(ev turn.ReplyStreamStarted) string {
 	s := "reply began to show"
 	if ev.VisibleMs > 0 {
 		s += fmt.Sprintf(" %s after the message", time.Duration(ev.VisibleMs)*time.Millisecond)
@@ -206,7 +209,7 @@ func streamSummary(ev domain.ReplyStreamStarted) string {
 
 // callCost says what a call took and cost; tokens the provider did not
 // report are said to be so, never shown as zero.
-func callCost(u *domain.CallUsage) string {
+func callCost(u *usage.CallUsage) string {
 	if u == nil {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 func TestDescribeWorkspaceImages(t *testing.T) {
@@ -11,12 +12,12 @@ func TestDescribeWorkspaceImages(t *testing.T) {
 		p           domain.Payload
 		class, want string
 	}{
-		{domain.WorkspaceImagesSnapshotted{Images: []domain.WorkspaceImage{{Path: "a.png"}}}, "other", "workspace: 1 image(s) before the call"},
-		{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{{Path: "chart.png"}},
-			Skipped: []domain.SkippedImage{{Path: "big.png", Size: 9, Reason: domain.ImageSkipTooLarge}}},
+		{turn.WorkspaceImagesSnapshotted{Images: []turn.WorkspaceImage{{Path: "a.png"}}}, "other", "workspace: 1 image(s) before the call"},
+		{turn.WorkspaceImagesFound{Images: []turn.WorkspaceImage{{Path: "chart.png"}},
+			Skipped: []turn.SkippedImage{{Path: "big.png", Size: 9, Reason: turn.ImageSkipTooLarge}}},
 			"reply", "1 workspace image(s) to send: chart.png; skipped big.png (9 B, too_large)"},
-		{domain.WorkspaceImageSent{Path: "chart.png", Size: 12}, "reply", "image sent: chart.png (12 B)"},
-		{domain.WorkspaceImageFailed{Path: "chart.png", Class: "blocked", Error: "403"}, "failed", "image not sent: chart.png: blocked, 403"},
+		{turn.WorkspaceImageSent{Path: "chart.png", Size: 12}, "reply", "image sent: chart.png (12 B)"},
+		{turn.WorkspaceImageFailed{Path: "chart.png", Class: "blocked", Error: "403"}, "failed", "image not sent: chart.png: blocked, 403"},
 	}
 	for _, tt := range tests {
 		var en timelineEntry

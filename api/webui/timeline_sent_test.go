@@ -7,6 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // A reply sent as it was ready, recorded without its text, shows the text
@@ -15,9 +16,9 @@ func TestTimelineShowsTheSentTextLeftToReplyReady(t *testing.T) {
 	reg := events.NewRegistry()
 	var evs []domain.Event
 	for _, p := range []domain.Payload{
-		domain.MessageReceived{Channel: "terminal", SenderID: "ana", Text: "hi"},
-		domain.ReplyReady{Text: "hello there"},
-		domain.ReplySent{Kind: "reply", Chunks: 1},
+		turn.MessageReceived{Channel: "terminal", SenderID: "ana", Text: "hi"},
+		turn.ReplyReady{Text: "hello there"},
+		turn.ReplySent{Kind: "reply", Chunks: 1},
 	} {
 		data, err := json.Marshal(p)
 		if err != nil {
@@ -33,7 +34,7 @@ func TestTimelineShowsTheSentTextLeftToReplyReady(t *testing.T) {
 }
 
 func TestStreamSummary(t *testing.T) {
-	got := streamSummary(domain.ReplyStreamStarted{VisibleMs: 812, PreviewID: "4711"})
+	got := streamSummary(turn.ReplyStreamStarted{VisibleMs: 812, PreviewID: "4711"})
 	if got != "reply began to show 812ms after the message in preview message 4711" {
 		t.Errorf("summary %q", got)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
@@ -47,7 +48,7 @@ type Decoder interface {
 
 // Checklists folds a heartbeat checklist from the log (heartbeat.Checklists).
 type Checklists interface {
-	Load(ctx context.Context, scope string) (domain.Heartbeat, error)
+	Load(ctx context.Context, scope string) (heartbeat.Heartbeat, error)
 }
 
 // Server serves /ui/.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/omega-gateway/omega/api/webui"
 	"github.com/omega-gateway/omega/app"
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
@@ -115,10 +115,10 @@ func TestShutdownEndsLiveStreams(t *testing.T) {
 	}
 }
 
-type fixedChecklist domain.Heartbeat
+type fixedChecklist heartbeat.Heartbeat
 
-func (c fixedChecklist) Load(context.Context, string) (domain.Heartbeat, error) {
-	return domain.Heartbeat(c), nil
+func (c fixedChecklist) Load(context.Context, string) (heartbeat.Heartbeat, error) {
+	return heartbeat.Heartbeat(c), nil
 }
 
 // The sender page shows the heartbeat checklist the log holds, its

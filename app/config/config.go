@@ -16,10 +16,9 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/registry"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -297,7 +296,7 @@ func (c Config) validateHeartbeat(p *problems) {
 	if c.HeartbeatInterval < time.Second {
 		bad("OMEGA_HEARTBEAT_INTERVAL must be at least 1s (got %s)", c.HeartbeatInterval)
 	}
-	if _, err := domain.ParseActiveHours(c.HeartbeatActiveHours); err != nil {
+	if _, err := heartbeat.ParseActiveHours(c.HeartbeatActiveHours); err != nil {
 		bad("OMEGA_HEARTBEAT_ACTIVE_HOURS: %v", err)
 	}
 	if _, _, err := c.HeartbeatDestination(); err != nil {

@@ -12,12 +12,12 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/intake"
 )
 
 // validating refuses what the gateway refuses, the way the gateway does.
 func validating(in channels.Incoming) error {
-	_, err := domain.ValidateIntake(domain.Intake{Channel: in.Channel, SenderID: in.SenderID, SenderName: in.SenderName,
+	_, err := intake.ValidateIntake(intake.Intake{Channel: in.Channel, SenderID: in.SenderID, SenderName: in.SenderName,
 		ChatID: in.ChatID, PlatformID: in.PlatformID, Text: in.Text}, 0)
 	if err != nil {
 		return fmt.Errorf("receive: %w", err)

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 
-	ta "github.com/mymmrac/telego/telegoapi"
+	"github.com/omega-gateway/omega/domain/intake"
 
+	ta "github.com/mymmrac/telego/telegoapi"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 )
 
 // mediaAttempts is how often an update whose media cannot be fetched is
@@ -119,7 +119,7 @@ func (c *Channel) handle(ctx context.Context, id int64, raw json.RawMessage, del
 			if err = deliver(ctx, in); err == nil {
 				return nil
 			}
-			if errors.Is(err, domain.ErrInvalidMessage) {
+			if errors.Is(err, intake.ErrInvalidMessage) {
 				// Retrying cannot help, and holding the offset would block
 				// every update after this one.
 				c.log.Warn("telegram update refused at intake; skipped", "update_id", id, "chat", in.ChatID, "sender", in.SenderID, "err", err)

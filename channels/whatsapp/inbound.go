@@ -10,12 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain/intake"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
-
-	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 )
 
 // toIncoming maps a WhatsApp message to the pipeline's form. ok is false
@@ -196,7 +195,7 @@ func (c *Channel) handleMessage(evt *events.Message) bool {
 		c.seen.Add(id)
 		return true
 	}
-	if err := deliver(ctx, in); errors.Is(err, domain.ErrInvalidMessage) {
+	if err := deliver(ctx, in); errors.Is(err, intake.ErrInvalidMessage) {
 		// Redelivery cannot help: acknowledge and skip it.
 		c.log.Warn("whatsapp: message refused at intake; skipped", "message_id", id, "chat", in.ChatID, "sender", in.SenderID, "err", err)
 		c.seen.Add(id)

@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/domain/intake"
 	"go.mau.fi/whatsmeow/proto/waE2E"
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 )
 
 var (
@@ -283,7 +282,7 @@ func TestSeenSetEvictsOldest(t *testing.T) {
 // could not help, and the messages after it still arrive.
 func TestInboundRefusedAtIntakeIsAcknowledged(t *testing.T) {
 	_, fc, rec := started(t, Config{})
-	rec.err = fmt.Errorf("receive: %w", &domain.InvalidMessageError{Field: "text", Reason: "holds a NUL byte"})
+	rec.err = fmt.Errorf("receive: %w", &intake.InvalidMessageError{Field: "text", Reason: "holds a NUL byte"})
 	if !fc.handler(msgEvent("R1", direct(alice), text("bad\x00"))) {
 		t.Fatal("refused message left unacknowledged: WhatsApp would redeliver it for ever")
 	}

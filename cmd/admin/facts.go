@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
-
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/handlers/senders"
+	"github.com/spf13/cobra"
 )
 
 func factsCmd() *cobra.Command {
@@ -23,7 +23,7 @@ func factsCmd() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			var who *domain.SenderRef
+			var who *sender.SenderRef
 			if len(args) > 0 {
 				ref, _, err := cli.SenderArgs(cmd, args, 0)
 				if err != nil {
@@ -38,7 +38,7 @@ func factsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SENDER\tKEY\tVALUE")
 			for _, f := range facts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", domain.SenderLabel(f.Sender), f.Key, f.Value)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", sender.SenderLabel(f.Sender), f.Key, f.Value)
 			}
 			return tw.Flush()
 		},

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
+	heartbeatdom "github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/handlers/heartbeat"
+	"github.com/spf13/cobra"
 )
 
 // heartbeatCmd manages checklists by recording events; HEARTBEAT.md files
@@ -22,7 +22,7 @@ func heartbeatCmd() *cobra.Command {
 	var project string
 	cmd := &cobra.Command{Use: "heartbeat", Short: "Show and change the heartbeat checklist (global, or --project)"}
 	cmd.PersistentFlags().StringVar(&project, "project", "", "the project's checklist instead of the global one")
-	scope := func() string { return cmp.Or(project, domain.GlobalHeartbeat) }
+	scope := func() string { return cmp.Or(project, heartbeatdom.GlobalHeartbeat) }
 	run := func(fn func(*cobra.Command, heartbeat.Checklists, []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			a, err := cli.Open(cmd.Context(), app.OpenOptions{})
@@ -54,7 +54,7 @@ func heartbeatCmd() *cobra.Command {
 	add := &cobra.Command{Use: "add ITEM", Short: "Add an item (a duplicate, in any case, is ignored)", Args: cobra.MinimumNArgs(1),
 		RunE: run(func(cmd *cobra.Command, c heartbeat.Checklists, args []string) error {
 			item := strings.Join(args, " ")
-			_, err := c.Decide(cmd.Context(), scope(), "cli/heartbeat/add", func(hb domain.Heartbeat) ([]domain.Payload, error) {
+			_, err := c.Decide(cmd.Context(), scope(), "cli/heartbeat/add", func(hb heartbeatdom.Heartbeat) ([]domain.Payload, error) {
 				return hb.Add(item), nil
 			})
 			return err
@@ -63,10 +63,10 @@ func heartbeatCmd() *cobra.Command {
 		RunE: run(func(cmd *cobra.Command, c heartbeat.Checklists, args []string) error {
 			keyword := strings.Join(args, " ")
 			removed := 0
-			_, err := c.Decide(cmd.Context(), scope(), "cli/heartbeat/rm", func(hb domain.Heartbeat) ([]domain.Payload, error) {
+			_, err := c.Decide(cmd.Context(), scope(), "cli/heartbeat/rm", func(hb heartbeatdom.Heartbeat) ([]domain.Payload, error) {
 				ps := hb.Remove(keyword)
 				for _, p := range ps {
-					removed += len(p.(domain.HeartbeatItemRemoved).Removed)
+					removed += len(p.(heartbeatdom.HeartbeatItemRemoved).Removed)
 				}
 				return ps, nil
 			})
@@ -81,8 +81,8 @@ func heartbeatCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("interval %q: want minutes", args[0])
 			}
-			_, err = c.Decide(cmd.Context(), scope(), "cli/heartbeat/interval", func(hb domain.Heartbeat) ([]domain.Payload, error) {
-				return hb.SetInterval(m, domain.IntervalByCLI)
+			_, err = c.Decide(cmd.Context(), scope(), "cli/heartbeat/interval", func(hb heartbeatdom.Heartbeat) ([]domain.Payload, error) {
+				return hb.SetInterval(m, heartbeatdom.IntervalByCLI)
 			})
 			return err
 		})}

@@ -5,12 +5,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/identity"
 	"github.com/omega-gateway/omega/handlers/access"
+	"github.com/spf13/cobra"
 )
 
 // pairingCmd is sender pairing on the command line: list the requests of
@@ -70,7 +69,7 @@ func pairingCmd() *cobra.Command {
 			Use: "revoke CHANNEL:SENDER", Short: "Revoke an approved sender (records PairingRevoked)",
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				who, err := domain.ParseIdentity(args[0])
+				who, err := identity.ParseIdentity(args[0])
 				if err != nil {
 					return err
 				}

@@ -8,14 +8,15 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/effects"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/spf13/cobra"
 )
 
 func tasksCmd() *cobra.Command {
@@ -45,7 +46,7 @@ func tasksCmd() *cobra.Command {
 					if t.LastError != "" {
 						status += " (" + t.LastError + ")"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ShortID(), domain.SenderLabel(t.Sender), t.Due.In(loc).Format("2006-01-02 15:04 MST"),
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ShortID(), sender.SenderLabel(t.Sender), t.Due.In(loc).Format("2006-01-02 15:04 MST"),
 						t.Repeat, t.Kind, status, t.Description)
 				}
 				return tw.Flush()
@@ -78,7 +79,7 @@ func cancelTask(cmd *cobra.Command, a *app.App, read *projections.Queries, prefi
 	}
 	var match []projections.TaskRow
 	for _, t := range tasks {
-		if t.Status == domain.TaskStatusPending && strings.HasPrefix(t.ID, strings.ToLower(prefix)) {
+		if t.Status == task.TaskStatusPending && strings.HasPrefix(t.ID, strings.ToLower(prefix)) {
 			match = append(match, t)
 		}
 	}
@@ -89,20 +90,20 @@ func cancelTask(cmd *cobra.Command, a *app.App, read *projections.Queries, prefi
 	default:
 		return fmt.Errorf("%s matches %d pending tasks: give more of the id", prefix, len(match))
 	}
-	task := match[0]
-	err = cli.Do(cmd.Context(), a, &effects.CancelTask{TaskID: task.ID, Reason: "cli",
-		Meta: domain.Metadata{CorrelationID: "cli", CausationID: "cli/cancel/" + task.ID}})
+	tk := match[0]
+	err = cli.Do(cmd.Context(), a, &effects.CancelTask{TaskID: tk.ID, Reason: "cli",
+		Meta: domain.Metadata{CorrelationID: "cli", CausationID: "cli/cancel/" + tk.ID}})
 	var failed *messaging.CommandError
-	if errors.As(err, &failed) && strings.Contains(failed.Reason, domain.ErrTaskNotPending.Error()) {
-		return fmt.Errorf("task %s is no longer pending", task.ShortID())
+	if errors.As(err, &failed) && strings.Contains(failed.Reason, task.ErrTaskNotPending.Error()) {
+		return fmt.Errorf("task %s is no longer pending", tk.ShortID())
 	}
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]string{"id": task.ID, "status": domain.TaskStatusCancelled})
+		return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]string{"id": tk.ID, "status": task.TaskStatusCancelled})
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "cancelled %s: %s\n", task.ShortID(), task.Description)
+	fmt.Fprintf(cmd.OutOrStdout(), "cancelled %s: %s\n", tk.ShortID(), tk.Description)
 	return nil
 }
 
@@ -132,7 +133,7 @@ type taskJSON struct {
 func printTasksJSON(cmd *cobra.Command, tasks []projections.TaskRow) error {
 	out := make([]taskJSON, len(tasks))
 	for i, t := range tasks {
-		out[i] = taskJSON{ID: t.ID, Sender: domain.SenderLabel(t.Sender), Description: t.Description, Due: t.Due, Repeat: t.Repeat, Kind: t.Kind,
+		out[i] = taskJSON{ID: t.ID, Sender: sender.SenderLabel(t.Sender), Description: t.Description, Due: t.Due, Repeat: t.Repeat, Kind: t.Kind,
 			Project: t.Project, Status: t.Status, Fired: t.Fired, LastError: t.LastError}
 	}
 	enc := json.NewEncoder(cmd.OutOrStdout())

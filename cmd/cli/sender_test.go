@@ -5,14 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/spf13/cobra"
-
-	"github.com/omega-gateway/omega/domain"
 )
 
 // senderArgs runs SenderArgs with two more arguments expected and
 // returns what it read and what it printed on stderr.
-func senderArgs(args ...string) (domain.SenderRef, string, string, error) {
+func senderArgs(args ...string) (sender.SenderRef, string, string, error) {
 	var errOut bytes.Buffer
 	cmd := &cobra.Command{}
 	cmd.SetErr(&errOut)
@@ -23,7 +22,7 @@ func senderArgs(args ...string) (domain.SenderRef, string, string, error) {
 // A sender is CHANNEL:ID; the older two-word form still works, with a
 // note; a wrong count is refused in words.
 func TestSenderArgs(t *testing.T) {
-	want := domain.SenderRef{Channel: "telegram", ID: "42"}
+	want := sender.SenderRef{Channel: "telegram", ID: "42"}
 	who, rest, note, err := senderArgs("telegram:42", "name", "Ana")
 	if err != nil || who != want || rest != "name Ana" || note != "" {
 		t.Errorf("CHANNEL:ID form: %+v %q %q %v", who, rest, note, err)

@@ -12,14 +12,13 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/cmd/cli"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/providers/registry"
+	"github.com/spf13/cobra"
 )
 
 // NewCommand is `omega doctor`; a failed check exits with status 1.
@@ -203,7 +202,7 @@ func checkPoisoned(ctx context.Context, c *checkup, a *app.App) {
 	case len(poisoned) == 0:
 		c.ok("projection", "no event skipped by a read model")
 	default:
-		c.warn("projection", fmt.Sprintf("%d event(s) skipped by read models (recorded in stream %s):", len(poisoned), domain.ProjectionPoisonStream))
+		c.warn("projection", fmt.Sprintf("%d event(s) skipped by read models (recorded in stream %s):", len(poisoned), system.ProjectionPoisonStream))
 		for _, p := range poisoned {
 			fmt.Fprintf(c.w, "      %s skipped %s at position %d (%s): %s\n", p.Projection, p.Type, p.Position, p.StreamID, p.Error)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Log is where turns are read from.
@@ -63,7 +64,7 @@ func Messages(ctx context.Context, log Log, dec Decoder, turnIDs []string) ([]Me
 			return nil, fmt.Errorf("load turn %s: %w", id, err)
 		}
 		user, bot := Message{TurnID: id, Role: "user"}, Message{TurnID: id, Role: "assistant"}
-		var sent domain.SentTexts
+		var sent turn.SentTexts
 		for _, e := range evs {
 			p, err := dec.Decode(e)
 			if err != nil {
@@ -82,14 +83,14 @@ func Messages(ctx context.Context, log Log, dec Decoder, turnIDs []string) ([]Me
 // take records what one event of a turn says of its message and reply.
 func take(user, bot *Message, p domain.Payload, at time.Time) {
 	switch ev := p.(type) {
-	case domain.MessageReceived:
+	case turn.MessageReceived:
 		user.At, user.Text = at, ev.Text
 		if ev.Task != nil {
 			user.Role = RoleTask
 		}
-	case domain.ContextBuilt:
+	case turn.ContextBuilt:
 		user.ConversationID, bot.ConversationID = ev.ConversationID, ev.ConversationID
-	case domain.ProviderReplied:
+	case turn.ProviderReplied:
 		bot.Provider, bot.Model = ev.Provider, ev.Model
 		if u := ev.Usage(); u.UsageReported {
 			in, out := u.InputTokens, u.OutputTokens
@@ -99,14 +100,14 @@ func take(user, bot *Message, p domain.Payload, at time.Time) {
 				bot.CostUSD = &c
 			}
 		}
-	case domain.ReplyReady:
+	case turn.ReplyReady:
 		bot.At, bot.Text = at, ev.Text
-	case domain.CommandAnswered:
+	case turn.CommandAnswered:
 		bot.At, bot.Text = at, ev.Reply
-	case domain.ReplySent:
+	case turn.ReplySent:
 		// What was sent, confirmations of markers included.
 		bot.At, bot.Text = at, ev.Text
-	case domain.TurnCompleted:
+	case turn.TurnCompleted:
 		bot.Status = ev.Status
 		if bot.At.IsZero() {
 			bot.At = at

@@ -6,6 +6,10 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/selfheal"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/task"
 )
 
 // Kinds of the messages omega sends outside a turn.
@@ -78,23 +82,23 @@ func Notices(ctx context.Context, log Reader, dec Decoder, to Recipient) ([]Mess
 func (s *noticeScan) take(e domain.Event, p domain.Payload) {
 	at := e.RecordedAt.UTC()
 	switch ev := p.(type) {
-	case domain.TaskScheduled:
+	case task.TaskScheduled:
 		s.tasks[ev.ID] = s.to.is(ev.Channel, ev.SenderID) || s.to.is(ev.Channel, ev.ChatID)
-	case domain.TaskDelivered:
+	case task.TaskDelivered:
 		if s.tasks[ev.ID] {
 			s.add(e.StreamID, Message{At: at, Kind: KindReminder, Text: ev.Text, Status: "sent"}, false)
 		}
-	case domain.HeartbeatAlertStarted:
+	case heartbeat.HeartbeatAlertStarted:
 		if ev.Target == s.to.Channel+":"+s.to.ID {
 			s.add(e.StreamID, Message{At: at, Kind: KindHeartbeatAlert, Text: ev.Text}, true)
 		}
-	case domain.HeartbeatAlertSent:
+	case heartbeat.HeartbeatAlertSent:
 		s.settle(e.StreamID, "sent")
-	case domain.HeartbeatAlertFailed:
+	case heartbeat.HeartbeatAlertFailed:
 		s.settle(e.StreamID, "failed")
-	case domain.SelfHealOwnerNotified:
+	case selfheal.SelfHealOwnerNotified:
 		s.selfHeal(e.StreamID, at, ev)
-	case domain.OwnerAlerted:
+	case system.OwnerAlerted:
 		if s.to.is(ev.Channel, ev.Chat) {
 			s.add("", Message{At: at, Kind: KindOwnerAlert, Text: ev.Text, Status: statusOf(ev.Error)}, false)
 		}
@@ -103,7 +107,7 @@ func (s *noticeScan) take(e domain.Event, p domain.Payload) {
 
 // selfHeal takes an escalation: it is recorded before it is sent, and
 // again with the error when sending failed.
-func (s *noticeScan) selfHeal(stream string, at time.Time, ev domain.SelfHealOwnerNotified) {
+func (s *noticeScan) selfHeal(stream string, at time.Time, ev selfheal.SelfHealOwnerNotified) {
 	if !s.to.Owner {
 		return
 	}

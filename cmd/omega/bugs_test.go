@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/learning"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections/reports"
 )
@@ -21,9 +22,9 @@ func TestBugsCLI(t *testing.T) {
 				stream string
 				p      domain.Payload
 			}{
-				{domain.BugReportsStream, domain.BugReported{Description: "the reminder fired twice", Sender: "telegram-42"}},
-				{domain.LimitationsStream, domain.LimitationReported{Title: "No calendar", Description: "I cannot read calendars", Plan: "add a calendar tool"}},
-				{domain.BugReportsStream, domain.BugReported{Description: "a reply was cut", Sender: "telegram-42"}},
+				{learning.BugReportsStream, learning.BugReported{Description: "the reminder fired twice", Sender: "telegram-42"}},
+				{learning.LimitationsStream, learning.LimitationReported{Title: "No calendar", Description: "I cannot read calendars", Plan: "add a calendar tool"}},
+				{learning.BugReportsStream, learning.BugReported{Description: "a reply was cut", Sender: "telegram-42"}},
 			} {
 				evs, err := domain.NewEvents(md, c.p)
 				if err != nil {

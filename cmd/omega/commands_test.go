@@ -9,19 +9,20 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
 // seedTask records a pending monthly reminder with the given id.
 func seedTask(t *testing.T, s eventstore.Store, id, description string, due time.Time) {
 	t.Helper()
-	ev, err := domain.NewEventFrom(domain.TaskScheduled{ID: id, Description: description,
-		Due: due, Repeat: domain.RepeatMonthly, Kind: domain.TaskKindReminder, Channel: "telegram", SenderID: "42", ChatID: "42"},
+	ev, err := domain.NewEventFrom(task.TaskScheduled{ID: id, Description: description,
+		Due: due, Repeat: task.RepeatMonthly, Kind: task.TaskKindReminder, Channel: "telegram", SenderID: "42", ChatID: "42"},
 		domain.Metadata{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(context.Background(), domain.TaskStream(id), eventstore.NoStream, ev); err != nil {
+	if _, err := s.Append(context.Background(), task.TaskStream(id), eventstore.NoStream, ev); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -203,8 +204,8 @@ func TestCrashResume(t *testing.T) {
 
 			startServe(t, bin, env)
 			waitHTTP(t, url)
-			for _, turn := range []map[string]any{slow, queued, other} {
-				id := turn["turn_id"].(string)
+			for _, tn := range []map[string]any{slow, queued, other} {
+				id := tn["turn_id"].(string)
 				resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(url + "/api/turns/" + id + "?wait=45s")
 				if err != nil {
 					t.Fatal(err)
@@ -218,8 +219,8 @@ func TestCrashResume(t *testing.T) {
 			}
 
 			s := open()
-			for _, turn := range []map[string]any{slow, queued, other} {
-				id := turn["turn_id"].(string)
+			for _, tn := range []map[string]any{slow, queued, other} {
+				id := tn["turn_id"].(string)
 				evs, err := s.Load(context.Background(), domain.TurnStream(id), 1)
 				if err != nil {
 					t.Fatal(err)
@@ -228,7 +229,7 @@ func TestCrashResume(t *testing.T) {
 				for _, e := range evs {
 					counts[e.Type]++
 				}
-				if counts["MessageReceived"] != 1 || counts["ReplySent"] != 1 || counts[domain.TurnCompleted{}.EventType()] != 1 || counts["ProviderReplied"] != 1 {
+				if counts["MessageReceived"] != 1 || counts["ReplySent"] != 1 || counts[turn.TurnCompleted{}.EventType()] != 1 || counts["ProviderReplied"] != 1 {
 					t.Fatalf("turn %s events: %v", id, counts)
 				}
 			}
@@ -282,7 +283,7 @@ func BenchmarkResumeAfterKill(b *testing.B) {
 				first := startServe(b, bin, env)
 				waitHTTP(b, url)
 				text := fmt.Sprintf("slow question %d", i)
-				turn := postMessage(b, url, fmt.Sprintf("kill-%d", i), text, "0s")
+				tn := postMessage(b, url, fmt.Sprintf("kill-%d", i), text, "0s")
 				waitCalls(b, callLog, text, 1)
 				_ = first.cmd.Process.Signal(syscall.SIGKILL)
 				_ = first.cmd.Wait()
@@ -295,7 +296,7 @@ func BenchmarkResumeAfterKill(b *testing.B) {
 				called := time.Now()
 				fromStart, fromReady = append(fromStart, called.Sub(start)), append(fromReady, called.Sub(ready))
 
-				resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(url + "/api/turns/" + turn["turn_id"].(string) + "?wait=45s")
+				resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(url + "/api/turns/" + tn["turn_id"].(string) + "?wait=45s")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,20 +5,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/omega-gateway/omega/cmd/export"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/spf13/cobra"
 )
 
 func exportCmd() *cobra.Command {
-	var sender, conversation, format string
+	var snd, conversation, format string
 	cmd := &cobra.Command{
 		Use:   "export --sender CHANNEL:ID [--conversation ID] [--format md|jsonl]",
 		Short: "Write a sender's conversations from the log: a Markdown transcript or JSON lines",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			channel, id, ok := strings.Cut(sender, ":")
+			channel, id, ok := strings.Cut(snd, ":")
 			if !ok || channel == "" || id == "" {
 				return errors.New("--sender must be CHANNEL:ID, e.g. telegram:12345")
 			}
@@ -32,7 +31,7 @@ func exportCmd() *cobra.Command {
 			defer a.Close()
 			// Every turn: a command turn records no conversation of its
 			// own, and the transcript places it in the one it fell in.
-			ids, err := log.TurnsOf(cmd.Context(), domain.SenderKey(channel, id), "")
+			ids, err := log.TurnsOf(cmd.Context(), sender.SenderKey(channel, id), "")
 			if err != nil {
 				return err
 			}
@@ -51,10 +50,10 @@ func exportCmd() *cobra.Command {
 			if format == "jsonl" {
 				return export.JSONL(cmd.OutOrStdout(), msgs)
 			}
-			return export.Markdown(cmd.OutOrStdout(), sender, msgs)
+			return export.Markdown(cmd.OutOrStdout(), snd, msgs)
 		},
 	}
-	cmd.Flags().StringVar(&sender, "sender", "", "whose conversations, CHANNEL:ID (required)")
+	cmd.Flags().StringVar(&snd, "sender", "", "whose conversations, CHANNEL:ID (required)")
 	cmd.Flags().StringVar(&conversation, "conversation", "", "only this conversation")
 	cmd.Flags().StringVar(&format, "format", "md", "md or jsonl")
 	return cmd

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/internal/pgtest"
@@ -198,7 +199,7 @@ func TestServeOutlivesDatabaseOutage(t *testing.T) {
 			t.Fatal(err)
 		}
 		counts := typeCounts(evs)
-		if counts["ReplySent"] != 1 || counts[domain.TurnCompleted{}.EventType()] != 1 {
+		if counts["ReplySent"] != 1 || counts[turn.TurnCompleted{}.EventType()] != 1 {
 			t.Errorf("turn %s events: %v", id, counts)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -19,12 +20,12 @@ func TestPairingCLI(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			s := openCLIStore(t, backend)
-			ev, err := domain.NewEventFrom(domain.PairingRequested{Code: "K7M2QX", Channel: "telegram", SenderID: "99", SenderName: "Ana",
+			ev, err := domain.NewEventFrom(access.PairingRequested{Code: "K7M2QX", Channel: "telegram", SenderID: "99", SenderName: "Ana",
 				ChatID: "99", TurnID: "t1", ExpiresAt: time.Now().Add(time.Hour)}, domain.Metadata{CorrelationID: "t1"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Append(context.Background(), domain.SenderPairingStream, eventstore.NoStream, ev); err != nil {
+			if _, err := s.Append(context.Background(), access.SenderPairingStream, eventstore.NoStream, ev); err != nil {
 				t.Fatal(err)
 			}
 			s.Close()
@@ -63,7 +64,7 @@ func TestPairingCLI(t *testing.T) {
 			}
 			s = reopenCLIStore(t, backend)
 			defer s.Close()
-			evs, err := s.Load(context.Background(), domain.SenderPairingStream, 1)
+			evs, err := s.Load(context.Background(), access.SenderPairingStream, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -30,7 +30,7 @@ func TestPoisonedEventInReplayAndDoctor(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := domain.NewEvent{ID: uuid.New(), Type: "FactRecorded", Data: json.RawMessage(`{"key": 5}`)}
-	res, err := a.Store.Append(ctx, domain.SenderStream("telegram", "1"), eventstore.Any, bad)
+	res, err := a.Store.Append(ctx, sender.SenderStream("telegram", "1"), eventstore.Any, bad)
 	a.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/summary"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -119,23 +121,23 @@ func countCalls(t *testing.T, callLog, what string) int {
 
 // summaryOf returns the summary stream's events of the conversation the
 // turn belongs to.
-func summaryOf(t *testing.T, s eventstore.Store, turn string) []domain.Event {
+func summaryOf(t *testing.T, s eventstore.Store, tn string) []domain.Event {
 	t.Helper()
 	ctx := context.Background()
-	evs, err := s.Load(ctx, domain.TurnStream(turn), 1)
+	evs, err := s.Load(ctx, domain.TurnStream(tn), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c domain.ContextBuilt
+	var c turn.ContextBuilt
 	for _, e := range evs {
 		if e.Type == "ContextBuilt" {
 			_ = json.Unmarshal(e.Data, &c)
 		}
 	}
 	if c.ConversationID == "" {
-		t.Fatalf("turn %s built no context", turn)
+		t.Fatalf("turn %s built no context", tn)
 	}
-	evs, err = s.Load(ctx, domain.SummaryStream(c.ConversationID), 1)
+	evs, err = s.Load(ctx, summary.SummaryStream(c.ConversationID), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +156,9 @@ func typeCounts(evs []domain.Event) map[string]int {
 // process exits, with status 0.
 func TestShutdownSummarizesActiveConversation(t *testing.T) {
 	eachShutdownBackend(t, nil, func(t *testing.T, bin string, e shutdownEnv, p *proc) {
-		turn := postMessage(t, e.url, "erin", "hello", "20s")
-		if turn["status"] != "ok" {
-			t.Fatalf("turn: %v", turn)
+		tn := postMessage(t, e.url, "erin", "hello", "20s")
+		if tn["status"] != "ok" {
+			t.Fatalf("turn: %v", tn)
 		}
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -164,7 +166,7 @@ func TestShutdownSummarizesActiveConversation(t *testing.T) {
 		if code := exitOf(t, p, 20*time.Second); code != 0 {
 			t.Fatalf("exit status %d", code)
 		}
-		counts := typeCounts(summaryOf(t, e.open(), turn["turn_id"].(string)))
+		counts := typeCounts(summaryOf(t, e.open(), tn["turn_id"].(string)))
 		if counts["SummaryWritten"] != 1 || counts["ConversationClosed"] != 1 || countCalls(t, e.callLog, "summary") != 1 {
 			t.Fatalf("summary events %v, summary calls %d", counts, countCalls(t, e.callLog, "summary"))
 		}
@@ -183,7 +185,7 @@ func TestShutdownBoundAndSecondSignal(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(e.dir, "slow-summary"), nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		turn := postMessage(t, e.url, "finn", "hello", "20s")
+		tn := postMessage(t, e.url, "finn", "hello", "20s")
 		start := time.Now()
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -208,7 +210,7 @@ func TestShutdownBoundAndSecondSignal(t *testing.T) {
 			t.Fatalf("exit status after a second signal: %d", code)
 		}
 		s := e.open()
-		counts := typeCounts(summaryOf(t, s, turn["turn_id"].(string)))
+		counts := typeCounts(summaryOf(t, s, tn["turn_id"].(string)))
 		if counts["SummaryRequested"] != 1 || counts["SummaryWritten"] != 0 || counts["ConversationClosed"] != 0 {
 			t.Fatalf("after two interrupted shutdowns: %v", counts)
 		}
@@ -219,13 +221,13 @@ func TestShutdownBoundAndSecondSignal(t *testing.T) {
 		startServe(t, bin, append(e.env, "OMEGA_CONVERSATION_IDLE=1s"))
 		waitHTTP(t, e.url)
 		deadline := time.Now().Add(30 * time.Second)
-		for typeCounts(summaryOf(t, s, turn["turn_id"].(string)))["ConversationClosed"] == 0 {
+		for typeCounts(summaryOf(t, s, tn["turn_id"].(string)))["ConversationClosed"] == 0 {
 			if time.Now().After(deadline) {
 				t.Fatal("the conversation was not summarized after the restart")
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		counts = typeCounts(summaryOf(t, s, turn["turn_id"].(string)))
+		counts = typeCounts(summaryOf(t, s, tn["turn_id"].(string)))
 		if counts["SummaryRequested"] != 1 || counts["SummaryWritten"] != 1 || counts["ConversationClosed"] != 1 {
 			t.Fatalf("after the restart: %v", counts)
 		}
@@ -236,7 +238,7 @@ func TestShutdownBoundAndSecondSignal(t *testing.T) {
 // process exits 0 and the turn completes after the restart with one reply.
 func TestShutdownTurnInFlightCompletesAfterRestart(t *testing.T) {
 	eachShutdownBackend(t, nil, func(t *testing.T, bin string, e shutdownEnv, p *proc) {
-		turn := postMessage(t, e.url, "gus", "a slow question", "0s")
+		tn := postMessage(t, e.url, "gus", "a slow question", "0s")
 		waitCalls(t, e.callLog, "a slow question", 1)
 		if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -246,7 +248,7 @@ func TestShutdownTurnInFlightCompletesAfterRestart(t *testing.T) {
 		}
 		startServe(t, bin, e.env)
 		waitHTTP(t, e.url)
-		id := turn["turn_id"].(string)
+		id := tn["turn_id"].(string)
 		resp, err := (&http.Client{Timeout: 60 * time.Second}).Get(e.url + "/api/turns/" + id + "?wait=45s")
 		if err != nil {
 			t.Fatal(err)
@@ -299,9 +301,9 @@ func TestShutdownSummarizesBehindAnOpenTransaction(t *testing.T) {
 	if _, err := held.Exec(`SELECT pg_current_xact_id()`); err != nil {
 		t.Fatal(err)
 	}
-	turn := <-answered
-	if turn["status"] != "ok" {
-		t.Fatalf("turn: %v", turn)
+	tn := <-answered
+	if tn["status"] != "ok" {
+		t.Fatalf("turn: %v", tn)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -313,7 +315,7 @@ func TestShutdownSummarizesBehindAnOpenTransaction(t *testing.T) {
 	if code := exitOf(t, p, 20*time.Second); code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
-	counts := typeCounts(summaryOf(t, e.open(), turn["turn_id"].(string)))
+	counts := typeCounts(summaryOf(t, e.open(), tn["turn_id"].(string)))
 	if counts["SummaryWritten"] != 1 || counts["ConversationClosed"] != 1 {
 		t.Fatalf("summary events %v:\n%s", counts, p.log)
 	}

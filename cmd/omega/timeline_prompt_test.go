@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/terminal"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/promptctx"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/prompts"
@@ -76,7 +76,7 @@ func chatTurns(t *testing.T, lines ...string) {
 
 // contextLine returns the ContextBuilt data `omega timeline --json`
 // printed for a turn.
-func contextLine(t *testing.T, out string) domain.ContextBuilt {
+func contextLine(t *testing.T, out string) turn.ContextBuilt {
 	t.Helper()
 	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
 		var ev struct {
@@ -87,7 +87,7 @@ func contextLine(t *testing.T, out string) domain.ContextBuilt {
 			t.Fatalf("%v: %s", err, line)
 		}
 		if ev.Type == "ContextBuilt" {
-			var c domain.ContextBuilt
+			var c turn.ContextBuilt
 			if err := json.Unmarshal(ev.Data, &c); err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func contextLine(t *testing.T, out string) domain.ContextBuilt {
 		}
 	}
 	t.Fatalf("no context in\n%s", out)
-	return domain.ContextBuilt{}
+	return turn.ContextBuilt{}
 }
 
 // omega timeline shows a turn's prompt in full although the turn
@@ -144,7 +144,7 @@ func TestTimelineShowsThePromptInFull(t *testing.T) {
 
 // oldTurn records a turn whose context schema 1 recorded in full, as
 // omega wrote it before, and returns its id.
-func oldTurn(t *testing.T, like domain.ContextBuilt) string {
+func oldTurn(t *testing.T, like turn.ContextBuilt) string {
 	t.Helper()
 	cfg, err := config.Load()
 	if err != nil {
@@ -158,8 +158,8 @@ func oldTurn(t *testing.T, like domain.ContextBuilt) string {
 	defer a.Close()
 	id := uuid.NewString()
 	md := domain.Metadata{CorrelationID: id, Channel: "terminal", Sender: "oldtimer"}
-	evs, err := domain.NewEvents(md, domain.MessageReceived{Channel: "terminal", SenderID: "oldtimer", ChatID: "oldtimer", Text: "an old question", Trusted: true},
-		domain.AccessGranted{Reason: "owner channel terminal"})
+	evs, err := domain.NewEvents(md, turn.MessageReceived{Channel: "terminal", SenderID: "oldtimer", ChatID: "oldtimer", Text: "an old question", Trusted: true},
+		turn.AccessGranted{Reason: "owner channel terminal"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +169,8 @@ func oldTurn(t *testing.T, like domain.ContextBuilt) string {
 	v1md := md
 	v1md.SchemaVersion = 1
 	evs = append(evs, domain.NewEvent{ID: uuid.New(), Type: "ContextBuilt", Data: json.RawMessage(v1), Metadata: v1md})
-	rest, err := domain.NewEvents(md, domain.ProviderCalled{Provider: "quote", Model: "m", Attempt: 1}, domain.ReplyReady{Text: "an old answer"},
-		domain.TurnCompleted{Status: domain.StatusOK})
+	rest, err := domain.NewEvents(md, turn.ProviderCalled{Provider: "quote", Model: "m", Attempt: 1}, turn.ReplyReady{Text: "an old answer"},
+		turn.TurnCompleted{Status: turn.StatusOK})
 	if err != nil {
 		t.Fatal(err)
 	}

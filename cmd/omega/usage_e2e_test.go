@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/usage"
 )
 
 // usageClaude answers each kind of call omega makes (the prompt arrives
@@ -82,7 +82,7 @@ func TestEveryProviderCallIsAccountedByPurpose(t *testing.T) {
 			for {
 				_, body = httpBody(t, url+"/metrics")
 				missing := 0
-				for _, p := range domain.Purposes() {
+				for _, p := range usage.Purposes() {
 					if calls(body, p) == "" {
 						missing++
 					}
@@ -95,10 +95,10 @@ func TestEveryProviderCallIsAccountedByPurpose(t *testing.T) {
 				}
 				time.Sleep(200 * time.Millisecond)
 			}
-			if got := calls(body, domain.PurposePlanStep); got != "2" {
+			if got := calls(body, usage.PurposePlanStep); got != "2" {
 				t.Errorf("plan steps counted %s, want 2", got)
 			}
-			for _, p := range domain.Purposes() {
+			for _, p := range usage.Purposes() {
 				var n, in float64
 				fmt.Sscan(calls(body, p), &n)
 				fmt.Sscan(metricValue(body, fmt.Sprintf(`omega_provider_tokens_total{kind="input",purpose=%q}`, p)), &in)
@@ -111,14 +111,14 @@ func TestEveryProviderCallIsAccountedByPurpose(t *testing.T) {
 			// may trail the log a moment).
 			byPurpose := map[string]auditStat{}
 			deadline = time.Now().Add(30 * time.Second)
-			for len(byPurpose) < len(domain.Purposes()) {
+			for len(byPurpose) < len(usage.Purposes()) {
 				if time.Now().After(deadline) {
 					t.Fatalf("audit stats by purpose: %v", byPurpose)
 				}
 				time.Sleep(200 * time.Millisecond)
 				byPurpose = auditByPurpose(t, url)
 			}
-			for _, p := range domain.Purposes() {
+			for _, p := range usage.Purposes() {
 				if s := byPurpose[p]; s.Calls < 1 || s.InputTokens != 10*s.Calls || s.OutputTokens != 5*s.Calls || s.Reported != s.Calls {
 					t.Errorf("audit stats for %s: %+v", p, s)
 				}
@@ -127,7 +127,7 @@ func TestEveryProviderCallIsAccountedByPurpose(t *testing.T) {
 			if code != 200 {
 				t.Fatalf("/ui/usage: %d\n%s", code, page)
 			}
-			for _, p := range domain.Purposes() {
+			for _, p := range usage.Purposes() {
 				s := byPurpose[p]
 				row := fmt.Sprintf("<td>%s</td><td>%d</td>", p, s.Calls)
 				if !strings.Contains(page, row) || !strings.Contains(page, fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens)) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 )
@@ -21,7 +22,7 @@ func TestPrintEventsFilters(t *testing.T) {
 	}
 	defer s.Close()
 	for _, stream := range []string{"turn-a", "turn-b"} {
-		evs, err := domain.NewEvents(domain.Metadata{}, domain.AckSent{Text: "1"}, domain.AckSent{Text: "2"}, domain.TurnCompleted{Status: "replied"})
+		evs, err := domain.NewEvents(domain.Metadata{}, turn.AckSent{Text: "1"}, turn.AckSent{Text: "2"}, turn.TurnCompleted{Status: "replied"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,16 +9,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/access"
+	"github.com/omega-gateway/omega/domain/identity"
+	"github.com/omega-gateway/omega/domain/selfheal"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/senders"
+	"github.com/spf13/cobra"
 )
 
 func timelineCmd() *cobra.Command {
-	var sender string
+	var snd string
 	var limit int
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -32,7 +37,7 @@ A heartbeat cycle's stream (heartbeat-global-20260101T090000Z) or the selfheal
 stream is shown the same way: each provider call and reply, markers, alerts.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (len(args) == 1) == (sender != "") {
+			if (len(args) == 1) == (snd != "") {
 				return fmt.Errorf("give a TURN_ID or --sender CHANNEL:ID")
 			}
 			a, err := cli.Open(cmd.Context(), app.OpenOptions{MustExist: true})
@@ -41,12 +46,12 @@ stream is shown the same way: each provider call and reply, markers, alerts.`,
 			}
 			defer a.Close()
 			ids := args
-			if sender != "" {
-				if ids, err = senderTurns(cmd.Context(), a, sender, limit); err != nil {
+			if snd != "" {
+				if ids, err = senderTurns(cmd.Context(), a, snd, limit); err != nil {
 					return err
 				}
 				if len(ids) == 0 {
-					return fmt.Errorf("no turns recorded for %s", sender)
+					return fmt.Errorf("no turns recorded for %s", snd)
 				}
 			}
 			for i, id := range ids {
@@ -60,14 +65,14 @@ stream is shown the same way: each provider call and reply, markers, alerts.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&sender, "sender", "", "show the latest turns of CHANNEL:ID (e.g. telegram:12345)")
+	cmd.Flags().StringVar(&snd, "sender", "", "show the latest turns of CHANNEL:ID (e.g. telegram:12345)")
 	cmd.Flags().IntVar(&limit, "limit", 5, "how many turns --sender shows")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON object per event")
 	return cmd
 }
 
-func senderTurns(ctx context.Context, a *app.App, sender string, limit int) ([]string, error) {
-	channel, id, ok := strings.Cut(sender, ":")
+func senderTurns(ctx context.Context, a *app.App, snd string, limit int) ([]string, error) {
+	channel, id, ok := strings.Cut(snd, ":")
 	if !ok {
 		return nil, fmt.Errorf("--sender must be CHANNEL:ID, e.g. telegram:12345")
 	}
@@ -77,7 +82,7 @@ func senderTurns(ctx context.Context, a *app.App, sender string, limit int) ([]s
 	if err := a.Engine.CatchUp(ctx); err != nil {
 		return nil, err
 	}
-	return a.Queries.SenderTurns(ctx, domain.SenderRef{Channel: channel, ID: id}, limit)
+	return a.Queries.SenderTurns(ctx, sender.SenderRef{Channel: channel, ID: id}, limit)
 }
 
 func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, asJSON bool) error {
@@ -93,7 +98,7 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 	if err != nil {
 		return err
 	}
-	if m, ok := first.(domain.MessageReceived); ok {
+	if m, ok := first.(turn.MessageReceived); ok {
 		if evs, err = withSenderEvents(ctx, a, m, turnID, evs); err != nil {
 			return err
 		}
@@ -102,7 +107,7 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 		}
 	}
 	start := evs[0].RecordedAt
-	var sent domain.SentTexts
+	var sent turn.SentTexts
 	for _, e := range evs {
 		p, err := a.Registry.Decode(e)
 		if err != nil {
@@ -133,7 +138,7 @@ func printTimeline(ctx context.Context, w io.Writer, a *app.App, turnID string, 
 // shows the prompt in full, as it was given to the provider, in the
 // shape schema 1 recorded it.
 func withPrompt(ctx context.Context, a *app.App, p domain.Payload, e domain.Event) (domain.Payload, domain.Event, error) {
-	c, ok := p.(domain.ContextBuilt)
+	c, ok := p.(turn.ContextBuilt)
 	if !ok {
 		return p, e, nil
 	}
@@ -150,8 +155,8 @@ func withPrompt(ctx context.Context, a *app.App, p domain.Payload, e domain.Even
 
 // withSentText gives a reply sent as it was ready the text it left to
 // ReplyReady, so that --json shows what was sent.
-func withSentText(sent *domain.SentTexts, p domain.Payload, e domain.Event) (domain.Payload, domain.Event, error) {
-	r, ok := p.(domain.ReplySent)
+func withSentText(sent *turn.SentTexts, p domain.Payload, e domain.Event) (domain.Payload, domain.Event, error) {
+	r, ok := p.(turn.ReplySent)
 	p = sent.Fill(p)
 	if !ok || !r.LeavesTextToReady() {
 		return p, e, nil
@@ -164,7 +169,7 @@ func withSentText(sent *domain.SentTexts, p domain.Payload, e domain.Event) (dom
 // timelineStream is the stream a timeline shows: check-ins and
 // self-healing are streams of their own, driven like turns.
 func timelineStream(turnID string) string {
-	if strings.HasPrefix(turnID, "heartbeat-") || turnID == domain.SelfHealStream {
+	if strings.HasPrefix(turnID, "heartbeat-") || turnID == selfheal.SelfHealStream {
 		return turnID
 	}
 	return domain.TurnStream(turnID)
@@ -174,12 +179,12 @@ func timelineStream(turnID string) string {
 // stream (the linked identity's, if any) and on the pairing and identity
 // streams (a pairing code offered, a /pair or /link decision) to the
 // turn's events, in the order they were recorded.
-func withSenderEvents(ctx context.Context, a *app.App, m domain.MessageReceived, turnID string, evs []domain.Event) ([]domain.Event, error) {
+func withSenderEvents(ctx context.Context, a *app.App, m turn.MessageReceived, turnID string, evs []domain.Event) ([]domain.Event, error) {
 	profile, err := senders.MustNew(a.Store, a.Registry).ProfileStream(ctx, m.Channel, m.SenderID)
 	if err != nil {
 		return nil, err
 	}
-	for _, stream := range []string{profile, domain.SenderPairingStream, domain.IdentityStream} {
+	for _, stream := range []string{profile, access.SenderPairingStream, identity.IdentityStream} {
 		related, err := a.Store.Load(ctx, stream, 1)
 		if err != nil {
 			return nil, err
@@ -225,7 +230,7 @@ func summaryTable(ss ...summarizer) map[string]func(domain.Payload) string {
 }
 
 var summaries = summaryTable(
-	on(func(e domain.MessageReceived) string {
+	on(func(e turn.MessageReceived) string {
 		s := "text=" + quoted(e.Text, 120)
 		if len(e.Attachments) > 0 {
 			s += fmt.Sprintf(" attachments=%d", len(e.Attachments))
@@ -235,32 +240,32 @@ var summaries = summaryTable(
 		}
 		return s
 	}),
-	on(func(e domain.AccessGranted) string { return e.Reason }),
-	on(func(e domain.AccessDenied) string { return e.Reason }),
-	on(func(e domain.PairingRequested) string {
+	on(func(e turn.AccessGranted) string { return e.Reason }),
+	on(func(e turn.AccessDenied) string { return e.Reason }),
+	on(func(e access.PairingRequested) string {
 		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " expires=" + e.ExpiresAt.Format(time.RFC3339)
 	}),
-	on(func(e domain.PairingOwnerNotified) string {
+	on(func(e access.PairingOwnerNotified) string {
 		return "code=" + e.Code + " target=" + e.Target + " " + e.Error
 	}),
-	on(func(e domain.PairingApproved) string {
+	on(func(e access.PairingApproved) string {
 		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By
 	}),
-	on(func(e domain.PairingRejected) string {
+	on(func(e access.PairingRejected) string {
 		return "code=" + e.Code + " sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By
 	}),
-	on(func(e domain.PairingRevoked) string { return "sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By }),
-	on(func(e domain.IdentityLinked) string { return e.Alias + " → " + e.Canonical + " by=" + e.By }),
-	on(func(e domain.IdentityUnlinked) string { return e.Alias + " ↛ " + e.Canonical + " by=" + e.By }),
-	on(func(e domain.WelcomeSent) string { return "language=" + e.Language + errSuffix(e.Error) }),
-	on(func(e domain.AckSent) string {
+	on(func(e access.PairingRevoked) string { return "sender=" + e.Channel + ":" + e.SenderID + " by=" + e.By }),
+	on(func(e identity.IdentityLinked) string { return e.Alias + " → " + e.Canonical + " by=" + e.By }),
+	on(func(e identity.IdentityUnlinked) string { return e.Alias + " ↛ " + e.Canonical + " by=" + e.By }),
+	on(func(e turn.WelcomeSent) string { return "language=" + e.Language + errSuffix(e.Error) }),
+	on(func(e turn.AckSent) string {
 		if e.Skipped {
 			return "skipped (no pacing slot to spare): " + quoted(e.Text, 60)
 		}
 		return quoted(e.Text, 80)
 	}),
-	on(func(e domain.CommandAnswered) string { return e.Command + " -> " + quoted(e.Reply, 100) }),
-	on(func(e domain.ContextBuilt) string {
+	on(func(e turn.CommandAnswered) string { return e.Command + " -> " + quoted(e.Reply, 100) }),
+	on(func(e turn.ContextBuilt) string {
 		size := len(e.System) + len(e.Prompt)
 		if e.Continuation {
 			size = len(e.Prompt) // a resumed session already holds the system prompt
@@ -277,7 +282,7 @@ var summaries = summaryTable(
 		}
 		return s
 	}),
-	on(func(e domain.ProviderCalled) string {
+	on(func(e turn.ProviderCalled) string {
 		s := fmt.Sprintf("%s model=%s attempt=%d", e.Provider, e.Model, e.Attempt)
 		if e.SessionID != "" {
 			s += " resume=" + short(e.SessionID)
@@ -287,29 +292,29 @@ var summaries = summaryTable(
 		}
 		return s
 	}),
-	on(func(e domain.ProviderReplied) string {
+	on(func(e turn.ProviderReplied) string {
 		return fmt.Sprintf("%s %s in %s, %dB, tokens %d/%d, session=%s text=%s", e.Provider, e.Model, time.Duration(e.DurationMs)*time.Millisecond, e.ReplyBytes, e.InputTokens, e.OutputTokens, short(e.SessionID), quoted(e.Text, 200))
 	}),
-	on(func(e domain.ProviderFailed) string {
+	on(func(e turn.ProviderFailed) string {
 		s := fmt.Sprintf("%s class=%s %s", e.Provider, e.Class, quoted(e.Message, 160))
 		if e.RetryFullContext {
 			s += " (retrying with full context)"
 		}
 		return s
 	}),
-	on(func(e domain.ReplyReady) string { return quoted(e.Text, 200) }),
-	on(func(e domain.TurnSuppressed) string { return e.Reason }),
-	on(func(e domain.ReplySent) string {
+	on(func(e turn.ReplyReady) string { return quoted(e.Text, 200) }),
+	on(func(e turn.TurnSuppressed) string { return e.Reason }),
+	on(func(e turn.ReplySent) string {
 		return fmt.Sprintf("kind=%s chunks=%d plain=%v", e.Kind, e.Chunks, e.PlainText)
 	}),
-	on(func(e domain.ReplyFailed) string {
+	on(func(e turn.ReplyFailed) string {
 		return fmt.Sprintf("kind=%s class=%s %s", e.Kind, e.Class, quoted(e.Error, 120))
 	}),
-	on(func(e domain.AttachmentsRemoved) string { return fmt.Sprintf("%d file(s)", len(e.Paths)) }),
-	on(func(e domain.TurnCompleted) string {
+	on(func(e turn.AttachmentsRemoved) string { return fmt.Sprintf("%d file(s)", len(e.Paths)) }),
+	on(func(e turn.TurnCompleted) string {
 		return fmt.Sprintf("status=%s in %s", e.Status, time.Duration(e.DurationMs)*time.Millisecond)
 	}),
-	on(func(e domain.MarkersApplied) string {
+	on(func(e turn.MarkersApplied) string {
 		parts := make([]string, len(e.Markers))
 		for i, m := range e.Markers {
 			parts[i] = m.Name + ": " + m.Effect
@@ -320,36 +325,36 @@ var summaries = summaryTable(
 		}
 		return s
 	}),
-	on(func(e domain.ConversationClosed) string { return "conversation=" + short(e.ConversationID) }),
-	on(func(e domain.RouteDecided) string { return routeSummary(e) }),
-	on(func(e domain.PlanStepCompleted) string {
+	on(func(e turn.ConversationClosed) string { return "conversation=" + short(e.ConversationID) }),
+	on(func(e turn.RouteDecided) string { return routeSummary(e) }),
+	on(func(e turn.PlanStepCompleted) string {
 		return fmt.Sprintf("step %d %s -> %s", e.Index, quoted(e.Text, 60), quoted(e.Reply, 160))
 	}),
-	on(func(e domain.PlanStepFailed) string {
+	on(func(e turn.PlanStepFailed) string {
 		return fmt.Sprintf("step %d attempt %d class=%s %s", e.Index, e.Attempt, e.Class, quoted(e.Message, 120))
 	}),
-	on(func(e domain.PlanProgressSent) string {
+	on(func(e turn.PlanProgressSent) string {
 		s := "announced " + quoted(e.Text, 160)
 		if e.Index > 0 {
 			s = fmt.Sprintf("step %d %s", e.Index, quoted(e.Text, 80))
 		}
 		return s + errSuffix(e.Error)
 	}),
-	on(func(e domain.TaskScheduled) string {
+	on(func(e task.TaskScheduled) string {
 		return fmt.Sprintf("%s %s due=%s repeat=%s %s", e.Kind, short(e.ID), e.Due.Format(time.RFC3339), e.Repeat, quoted(e.Description, 80))
 	}),
-	on(func(e domain.TaskCancelled) string { return short(e.ID) + " by " + e.Reason }),
-	on(func(e domain.TaskUpdated) string { return short(e.ID) + " " + quoted(e.Description, 80) }),
-	on(func(e domain.Welcomed) string { return "language=" + e.Language }),
-	on(func(e domain.SessionStarted) string {
+	on(func(e task.TaskCancelled) string { return short(e.ID) + " by " + e.Reason }),
+	on(func(e task.TaskUpdated) string { return short(e.ID) + " " + quoted(e.Description, 80) }),
+	on(func(e sender.Welcomed) string { return "language=" + e.Language }),
+	on(func(e sender.SessionStarted) string {
 		return fmt.Sprintf("project=%q session=%s", e.Project, short(e.SessionID))
 	}),
-	on(func(e domain.SessionCleared) string { return fmt.Sprintf("project=%q %s", e.Project, e.Reason) }),
-	on(func(e domain.FactRecorded) string { return e.Key + "=" + quoted(e.Value, 60) }),
-	on(func(e domain.LanguageSwitched) string { return e.From + " -> " + e.To }),
+	on(func(e sender.SessionCleared) string { return fmt.Sprintf("project=%q %s", e.Project, e.Reason) }),
+	on(func(e sender.FactRecorded) string { return e.Key + "=" + quoted(e.Value, 60) }),
+	on(func(e sender.LanguageSwitched) string { return e.From + " -> " + e.To }),
 )
 
-func routeSummary(e domain.RouteDecided) string {
+func routeSummary(e turn.RouteDecided) string {
 	if !e.Direct {
 		return fmt.Sprintf("plan of %d steps model=%s: %s", len(e.Steps), e.Model, strings.Join(e.Steps, " | "))
 	}

@@ -4,24 +4,24 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // The workspace images a turn sent, one line each in `omega timeline`.
 func init() {
 	for _, s := range []summarizer{
-		on(func(e domain.WorkspaceImagesSnapshotted) string {
+		on(func(e turn.WorkspaceImagesSnapshotted) string {
 			dir := e.Dir
 			if dir == "" {
 				dir = "the workspace"
 			}
 			return fmt.Sprintf("%d image(s) in %s before the call", len(e.Images), dir)
 		}),
-		on(func(e domain.WorkspaceImagesFound) string { return imagesFoundSummary(e) }),
-		on(func(e domain.WorkspaceImageSent) string {
+		on(func(e turn.WorkspaceImagesFound) string { return imagesFoundSummary(e) }),
+		on(func(e turn.WorkspaceImageSent) string {
 			return fmt.Sprintf("%s %dB sha256=%s sent as %s", e.Path, e.Size, short(e.SHA256), strings.Join(e.PlatformIDs, ","))
 		}),
-		on(func(e domain.WorkspaceImageFailed) string {
+		on(func(e turn.WorkspaceImageFailed) string {
 			return fmt.Sprintf("%s not sent: class=%s %s", e.Path, e.Class, quoted(e.Error, 120))
 		}),
 	} {
@@ -29,7 +29,7 @@ func init() {
 	}
 }
 
-func imagesFoundSummary(e domain.WorkspaceImagesFound) string {
+func imagesFoundSummary(e turn.WorkspaceImagesFound) string {
 	send := make([]string, len(e.Images))
 	for i, img := range e.Images {
 		send[i] = fmt.Sprintf("%s (%dB)", img.Path, img.Size)

@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // --json shows the text a reply sent as it was ready, which its event
 // leaves to ReplyReady; other events print as recorded.
 func TestTimelineJSONShowsTheSentText(t *testing.T) {
-	var sent domain.SentTexts
+	var sent turn.SentTexts
 	var out []string
-	for _, p := range []domain.Payload{domain.ReplyReady{Text: "hello"}, domain.ReplySent{Kind: "reply", Chunks: 1}} {
+	for _, p := range []domain.Payload{turn.ReplyReady{Text: "hello"}, turn.ReplySent{Kind: "reply", Chunks: 1}} {
 		data, err := json.Marshal(p)
 		if err != nil {
 			t.Fatal(err)

@@ -7,12 +7,13 @@ import (
 	"fmt"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/promptstore"
 )
 
 // contextType is the event whose texts may be recorded by reference.
-var contextType = domain.ContextBuilt{}.EventType()
+var contextType = turn.ContextBuilt{}.EventType()
 
 // withTexts returns evs with each ContextBuilt's data replaced by its
 // texts in full (resolved from src), so that a context recorded by
@@ -29,7 +30,7 @@ func withTexts(ctx context.Context, src promptstore.Loader, reg promptstore.Deco
 		if err != nil {
 			return nil, err
 		}
-		full, err := promptstore.Resolve(ctx, src, reg, domain.TurnIDFromStream(e.StreamID), p.(domain.ContextBuilt))
+		full, err := promptstore.Resolve(ctx, src, reg, domain.TurnIDFromStream(e.StreamID), p.(turn.ContextBuilt))
 		if err != nil {
 			return nil, fmt.Errorf("resolve the context of %s: %w", e.StreamID, err)
 		}
@@ -52,12 +53,12 @@ func copyTexts(ctx context.Context, src promptstore.Loader, reg promptstore.Deco
 		if err != nil {
 			return err
 		}
-		for _, h := range promptstore.Referenced(p.(domain.ContextBuilt)) {
+		for _, h := range promptstore.Referenced(p.(turn.ContextBuilt)) {
 			if done[h] {
 				continue
 			}
 			done[h] = true
-			evs, err := src.Load(ctx, domain.PromptTextStream(h), 1)
+			evs, err := src.Load(ctx, turn.PromptTextStream(h), 1)
 			if err != nil {
 				return fmt.Errorf("read prompt text %s: %w", h, err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // A two-character change in a long system prompt shows as the one line
@@ -19,15 +20,15 @@ func TestCompareShowsTheChangedLines(t *testing.T) {
 	}
 	changed := slices.Clone(prompt)
 	changed[100] = "Rule 100: be helpful and BRIEF!"
-	turn := func(system, reply string) []string {
+	tn := func(system, reply string) []string {
 		return normalize([]domain.Event{
-			event(t, domain.MessageReceived{Channel: "telegram", SenderID: "42", Text: "hi"}),
+			event(t, turn.MessageReceived{Channel: "telegram", SenderID: "42", Text: "hi"}),
 			{Type: "ContextBuilt", Data: []byte(fmt.Sprintf(`{"system":%q}`, system))},
-			event(t, domain.ReplyReady{Text: reply}),
+			event(t, turn.ReplyReady{Text: reply}),
 		})
 	}
-	recorded := turn(strings.Join(prompt, "\n"), "hello")
-	diff, kinds := compare(recorded, turn(strings.Join(changed, "\n"), "hello"))
+	recorded := tn(strings.Join(prompt, "\n"), "hello")
+	diff, kinds := compare(recorded, tn(strings.Join(changed, "\n"), "hello"))
 	text := strings.Join(diff, "\n")
 	if len(diff) > 12 || !strings.Contains(text, "-    Rule 100: be helpful and brief.") || !strings.Contains(text, "+    Rule 100: be helpful and BRIEF!") {
 		t.Fatalf("diff of a two-character change (%d lines):\n%s", len(diff), text)
@@ -38,7 +39,7 @@ func TestCompareShowsTheChangedLines(t *testing.T) {
 	if !slices.Equal(kinds, []string{"prompt"}) {
 		t.Fatalf("changed %q, want prompt", kinds)
 	}
-	if _, kinds := compare(recorded, turn(strings.Join(prompt, "\n"), "bye")); !slices.Equal(kinds, []string{"reply"}) {
+	if _, kinds := compare(recorded, tn(strings.Join(prompt, "\n"), "bye")); !slices.Equal(kinds, []string{"reply"}) {
 		t.Fatalf("changed %q, want reply", kinds)
 	}
 	if diff, kinds := compare(recorded, recorded); diff != nil || kinds != nil {

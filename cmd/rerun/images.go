@@ -7,6 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/workspace"
 )
 
@@ -18,8 +19,8 @@ import (
 type replayImages struct {
 	live    bool
 	watched bool // the turn recorded a snapshot
-	before  []domain.WorkspaceImage
-	found   domain.WorkspaceImagesFound
+	before  []turn.WorkspaceImage
+	found   turn.WorkspaceImagesFound
 	readErr map[string]error // images whose recorded read failed
 }
 
@@ -27,11 +28,11 @@ func recordedImages(decoded []domain.Payload, live bool) *replayImages {
 	r := &replayImages{live: live, readErr: map[string]error{}}
 	for _, p := range decoded {
 		switch ev := p.(type) {
-		case domain.WorkspaceImagesSnapshotted:
+		case turn.WorkspaceImagesSnapshotted:
 			r.watched, r.before = true, ev.Images
-		case domain.WorkspaceImagesFound:
+		case turn.WorkspaceImagesFound:
 			r.found = ev
-		case domain.WorkspaceImageFailed:
+		case turn.WorkspaceImageFailed:
 			switch ev.Class {
 			case "changed":
 				r.readErr[ev.Path] = fmt.Errorf("%s: %w", ev.Path, workspace.ErrChanged)
@@ -47,21 +48,21 @@ func recordedImages(decoded []domain.Payload, live bool) *replayImages {
 // snapshot failed) re-runs without one too.
 var errNotWatched = errors.New("re-run: the recorded turn has no workspace snapshot")
 
-func (r *replayImages) Snapshot(context.Context, string) ([]domain.WorkspaceImage, error) {
+func (r *replayImages) Snapshot(context.Context, string) ([]turn.WorkspaceImage, error) {
 	if !r.watched {
 		return nil, errNotWatched
 	}
 	return r.before, nil
 }
 
-func (r *replayImages) Find(ctx context.Context, dir string, before []domain.WorkspaceImage, inbound []domain.AttachmentRef) (domain.WorkspaceImagesFound, error) {
+func (r *replayImages) Find(ctx context.Context, dir string, before []turn.WorkspaceImage, inbound []turn.AttachmentRef) (turn.WorkspaceImagesFound, error) {
 	if r.live {
 		return workspace.Images{}.Find(ctx, dir, before, inbound)
 	}
 	return r.found, nil
 }
 
-func (r *replayImages) Read(ctx context.Context, dir string, img domain.WorkspaceImage) ([]byte, error) {
+func (r *replayImages) Read(ctx context.Context, dir string, img turn.WorkspaceImage) ([]byte, error) {
 	if r.live {
 		return workspace.Images{}.Read(ctx, dir, img)
 	}
@@ -77,9 +78,9 @@ func photoOutcomes(decoded []domain.Payload) []error {
 	var out []error
 	for _, p := range decoded {
 		switch ev := p.(type) {
-		case domain.WorkspaceImageSent:
+		case turn.WorkspaceImageSent:
 			out = append(out, nil)
-		case domain.WorkspaceImageFailed:
+		case turn.WorkspaceImageFailed:
 			if ev.Class != "changed" && ev.Class != "unreadable" {
 				out = append(out, &sendFailure{msg: ev.Error, class: failureClass(ev.Class)})
 			}
@@ -110,7 +111,7 @@ func failureClass(name string) error {
 // for images (its channel showed them).
 func watchedImages(decoded []domain.Payload) bool {
 	for _, p := range decoded {
-		if _, ok := p.(domain.WorkspaceImagesSnapshotted); ok {
+		if _, ok := p.(turn.WorkspaceImagesSnapshotted); ok {
 			return true
 		}
 	}

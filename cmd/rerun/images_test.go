@@ -7,6 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/workspace"
 )
 
@@ -14,17 +15,17 @@ import (
 // as the recorded turn went, so the same decisions produce the same events.
 func TestReplayedImagesAnswerAsRecorded(t *testing.T) {
 	ctx := context.Background()
-	a := domain.WorkspaceImage{Path: "a.png", Size: 1, SHA256: "aa"}
-	b := domain.WorkspaceImage{Path: "b.png", Size: 1, SHA256: "bb"}
-	c := domain.WorkspaceImage{Path: "c.png", Size: 1, SHA256: "cc"}
-	d := domain.WorkspaceImage{Path: "d.png", Size: 1, SHA256: "dd"}
+	a := turn.WorkspaceImage{Path: "a.png", Size: 1, SHA256: "aa"}
+	b := turn.WorkspaceImage{Path: "b.png", Size: 1, SHA256: "bb"}
+	c := turn.WorkspaceImage{Path: "c.png", Size: 1, SHA256: "cc"}
+	d := turn.WorkspaceImage{Path: "d.png", Size: 1, SHA256: "dd"}
 	decoded := []domain.Payload{
-		domain.WorkspaceImagesSnapshotted{Dir: "/live", Images: []domain.WorkspaceImage{{Path: "old.png"}}},
-		domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b, c, d}},
-		domain.WorkspaceImageSent{Path: "a.png"},
-		domain.WorkspaceImageFailed{Path: "b.png", Class: "changed", Error: "b.png: changed"},
-		domain.WorkspaceImageFailed{Path: "c.png", Class: "blocked", Error: "bot was blocked"},
-		domain.WorkspaceImageFailed{Path: "d.png", Class: "unreadable", Error: "permission denied"},
+		turn.WorkspaceImagesSnapshotted{Dir: "/live", Images: []turn.WorkspaceImage{{Path: "old.png"}}},
+		turn.WorkspaceImagesFound{Images: []turn.WorkspaceImage{a, b, c, d}},
+		turn.WorkspaceImageSent{Path: "a.png"},
+		turn.WorkspaceImageFailed{Path: "b.png", Class: "changed", Error: "b.png: changed"},
+		turn.WorkspaceImageFailed{Path: "c.png", Class: "blocked", Error: "bot was blocked"},
+		turn.WorkspaceImageFailed{Path: "d.png", Class: "unreadable", Error: "permission denied"},
 	}
 	r := recordedImages(decoded, false)
 	if before, err := r.Snapshot(ctx, "/scratch"); err != nil || len(before) != 1 || before[0].Path != "old.png" {

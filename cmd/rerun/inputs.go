@@ -9,36 +9,39 @@ import (
 
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/learning"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // recordedInputs are the decision inputs the turn named (its access
 // decision records their hash). A turn recorded before inputs were
 // recorded gets legacyInputs, and a note says so.
-func recordedInputs(ctx context.Context, src Source, reg *domain.Registry, cfg config.Config, decoded []domain.Payload, msg domain.MessageReceived) (domain.DecisionInputs, string, error) {
+func recordedInputs(ctx context.Context, src Source, reg *domain.Registry, cfg config.Config, decoded []domain.Payload, msg turn.MessageReceived) (system.DecisionInputs, string, error) {
 	hash := inputsHash(decoded)
 	if hash == "" {
 		return legacyInputs(cfg, decoded, msg), "the turn names no recorded decision inputs: allowlists follow its recorded decision, the rest this shell's configuration", nil
 	}
-	evs, err := src.Load(ctx, domain.DecisionInputsStream(hash), 1)
+	evs, err := src.Load(ctx, system.DecisionInputsStream(hash), 1)
 	if err != nil {
-		return domain.DecisionInputs{}, "", fmt.Errorf("load the decision inputs %s: %w", hash, err)
+		return system.DecisionInputs{}, "", fmt.Errorf("load the decision inputs %s: %w", hash, err)
 	}
 	if len(evs) == 0 {
-		return domain.DecisionInputs{}, "", fmt.Errorf("the turn names decision inputs %s, which are not in the log", hash)
+		return system.DecisionInputs{}, "", fmt.Errorf("the turn names decision inputs %s, which are not in the log", hash)
 	}
 	p, err := reg.Decode(evs[0])
 	if err != nil {
-		return domain.DecisionInputs{}, "", fmt.Errorf("decode the decision inputs %s: %w", hash, err)
+		return system.DecisionInputs{}, "", fmt.Errorf("decode the decision inputs %s: %w", hash, err)
 	}
-	return p.(domain.DecisionInputs), "", nil
+	return p.(system.DecisionInputs), "", nil
 }
 
 func inputsHash(decoded []domain.Payload) string {
 	for _, p := range decoded {
 		switch ev := p.(type) {
-		case domain.AccessGranted:
+		case turn.AccessGranted:
 			return ev.Inputs
-		case domain.AccessDenied:
+		case turn.AccessDenied:
 			return ev.Inputs
 		}
 	}
@@ -47,7 +50,7 @@ func inputsHash(decoded []domain.Payload) string {
 
 // withInputs is the scratch run's configuration: the recorded routing
 // inputs replace the shell's (recorded false: the turn recorded none).
-func withInputs(cfg config.Config, in domain.DecisionInputs, recorded bool) config.Config {
+func withInputs(cfg config.Config, in system.DecisionInputs, recorded bool) config.Config {
 	if recorded {
 		cfg.Classify, cfg.HistoryLimit, cfg.ConversationIdle = in.Classify, in.HistoryLimit, in.ConversationIdle
 		cfg.Provider.ModelFast = cmp.Or(in.ModelFast, cfg.Provider.ModelFast)
@@ -59,8 +62,8 @@ func withInputs(cfg config.Config, in domain.DecisionInputs, recorded bool) conf
 // legacyInputs are this shell's configured inputs with the turn's channel
 // allowlist made to agree with the decision the turn recorded: what
 // decided it was not recorded, the decision was.
-func legacyInputs(cfg config.Config, decoded []domain.Payload, msg domain.MessageReceived) domain.DecisionInputs {
-	in := domain.DecisionInputs{Allowed: map[string][]string{}, Pairing: cfg.PairingEnabled, PairingCodeTTL: cfg.PairingCodeTTL,
+func legacyInputs(cfg config.Config, decoded []domain.Payload, msg turn.MessageReceived) system.DecisionInputs {
+	in := system.DecisionInputs{Allowed: map[string][]string{}, Pairing: cfg.PairingEnabled, PairingCodeTTL: cfg.PairingCodeTTL,
 		PairingMaxCodes: cfg.PairingMaxCodes, Timezone: cmp.Or(cfg.Timezone, "Local"),
 		Classify: cfg.Classify, ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex,
 		HistoryLimit: cfg.HistoryLimit, ConversationIdle: cfg.ConversationIdle}
@@ -70,9 +73,9 @@ func legacyInputs(cfg config.Config, decoded []domain.Payload, msg domain.Messag
 	in.OwnerChannel, in.OwnerChat, _ = cfg.HeartbeatDestination() // invalid: no owner, as the turn would report
 	for _, p := range decoded {
 		switch ev := p.(type) {
-		case domain.AccessGranted:
+		case turn.AccessGranted:
 			agree(in.Allowed, ev.Reason, msg)
-		case domain.AccessDenied:
+		case turn.AccessDenied:
 			agree(in.Allowed, ev.Reason, msg)
 		}
 	}
@@ -93,7 +96,7 @@ var reasons = []struct {
 	{regexp.MustCompile(`^no allowlist configured for channel `), false, false},
 }
 
-func agree(allowed map[string][]string, reason string, msg domain.MessageReceived) {
+func agree(allowed map[string][]string, reason string, msg turn.MessageReceived) {
 	for _, r := range reasons {
 		if !r.re.MatchString(reason) {
 			continue
@@ -115,7 +118,7 @@ func agree(allowed map[string][]string, reason string, msg domain.MessageReceive
 // (OwnerAlerted on the bug report and limitation streams), in order; an
 // alert more than were recorded is itself a difference.
 type recordedOwner struct {
-	alerts []domain.OwnerAlerted
+	alerts []system.OwnerAlerted
 }
 
 func (o *recordedOwner) Alert(context.Context, string) (string, string, error) {
@@ -133,13 +136,13 @@ func (o *recordedOwner) Alert(context.Context, string) (string, string, error) {
 // ownerAlerts are the owner alerts the turn caused, in log order.
 func ownerAlerts(ctx context.Context, src Source, reg *domain.Registry, turnID string) (*recordedOwner, error) {
 	var evs []domain.Event
-	for _, stream := range []string{domain.BugReportsStream, domain.LimitationsStream} {
+	for _, stream := range []string{learning.BugReportsStream, learning.LimitationsStream} {
 		got, err := src.Load(ctx, stream, 1)
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", stream, err)
 		}
 		for _, e := range got {
-			if e.Type == (domain.OwnerAlerted{}).EventType() && e.Metadata.CorrelationID == turnID {
+			if e.Type == (system.OwnerAlerted{}).EventType() && e.Metadata.CorrelationID == turnID {
 				evs = append(evs, e)
 			}
 		}
@@ -151,7 +154,7 @@ func ownerAlerts(ctx context.Context, src Source, reg *domain.Registry, turnID s
 		if err != nil {
 			return nil, fmt.Errorf("decode an owner alert: %w", err)
 		}
-		o.alerts = append(o.alerts, p.(domain.OwnerAlerted))
+		o.alerts = append(o.alerts, p.(system.OwnerAlerted))
 	}
 	return o, nil
 }

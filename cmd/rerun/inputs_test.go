@@ -6,12 +6,13 @@ import (
 
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // A turn recorded before decision inputs were re-runs with the allowlist
 // its recorded decision implies, whatever the shell configures.
 func TestLegacyInputsFollowTheRecordedDecision(t *testing.T) {
-	msg := domain.MessageReceived{Channel: "telegram", SenderID: "42"}
+	msg := turn.MessageReceived{Channel: "telegram", SenderID: "42"}
 	var shell config.Config // no Telegram, no WhatsApp
 	tests := []struct {
 		reason string
@@ -25,9 +26,9 @@ func TestLegacyInputsFollowTheRecordedDecision(t *testing.T) {
 		{"no allowlist configured for channel telegram (deny by default)", nil, false},
 	}
 	for _, tt := range tests {
-		var decided domain.Payload = domain.AccessDenied{Reason: tt.reason}
+		var decided domain.Payload = turn.AccessDenied{Reason: tt.reason}
 		if tt.reason == "allowlisted on telegram" || tt.reason[:6] == "paired" {
-			decided = domain.AccessGranted{Reason: tt.reason}
+			decided = turn.AccessGranted{Reason: tt.reason}
 		}
 		in := legacyInputs(shell, []domain.Payload{msg, decided}, msg)
 		got, listed := in.Allowed["telegram"]

@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 var (
@@ -17,18 +18,18 @@ var (
 	// (an acknowledgement is sent only when the answer is slow), not on
 	// any decision the turn made. A streamed reply's start says how the
 	// reply showed, not what it was: re-runs compare the final events.
-	clocked = map[string]bool{domain.AckSent{}.EventType(): true, domain.ReplyStreamStarted{}.EventType(): true}
+	clocked = map[string]bool{turn.AckSent{}.EventType(): true, turn.ReplyStreamStarted{}.EventType(): true}
 	// unrecordedEmpty are events the driver no longer records when they
 	// would say nothing (an empty finding of workspace images), so an
 	// older turn's empty one compares equal to its absence.
-	unrecordedEmpty = map[string]bool{domain.WorkspaceImagesFound{}.EventType(): true}
+	unrecordedEmpty = map[string]bool{turn.WorkspaceImagesFound{}.EventType(): true}
 )
 
 // normalize renders each event as one comparable line: its type and its
 // data without volatile fields, ids replaced. Clocked events are left out.
 func normalize(evs []domain.Event) []string {
 	out := make([]string, 0, len(evs))
-	var sent domain.SentTexts
+	var sent turn.SentTexts
 	for _, e := range evs {
 		if clocked[e.Type] || unrecordedEmpty[e.Type] && string(e.Data) == "{}" {
 			continue
@@ -49,21 +50,21 @@ func normalize(evs []domain.Event) []string {
 // withSentText gives a ReplySent the text it left to the ReplyReady
 // before it, so that a turn recorded before the text was left out
 // compares equal to its re-run.
-func withSentText(sent *domain.SentTexts, e domain.Event, data map[string]any) {
+func withSentText(sent *turn.SentTexts, e domain.Event, data map[string]any) {
 	var p domain.Payload
 	switch e.Type {
-	case domain.ReplyReady{}.EventType():
-		var r domain.ReplyReady
+	case turn.ReplyReady{}.EventType():
+		var r turn.ReplyReady
 		_ = json.Unmarshal(e.Data, &r) // data decoded already
 		p = r
-	case domain.ReplySent{}.EventType():
-		var r domain.ReplySent
+	case turn.ReplySent{}.EventType():
+		var r turn.ReplySent
 		_ = json.Unmarshal(e.Data, &r)
 		p = r
 	default:
 		return
 	}
-	if r, ok := sent.Fill(p).(domain.ReplySent); ok && r.Text != "" {
+	if r, ok := sent.Fill(p).(turn.ReplySent); ok && r.Text != "" {
 		data["text"] = r.Text
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 func event(t *testing.T, p domain.Payload) domain.Event {
@@ -21,17 +22,17 @@ func event(t *testing.T, p domain.Payload) domain.Event {
 // the same decision; a different reply is not.
 func TestNormalizeIgnoresTheClockOnly(t *testing.T) {
 	recorded := []domain.Event{
-		event(t, domain.AckSent{Text: "Got it"}),
-		event(t, domain.ReplySent{Text: "hello"}),
+		event(t, turn.AckSent{Text: "Got it"}),
+		event(t, turn.ReplySent{Text: "hello"}),
 	}
 	tests := []struct {
 		name      string
 		produced  []domain.Event
 		identical bool
 	}{
-		{"no acknowledgement", []domain.Event{event(t, domain.ReplySent{Text: "hello"})}, true},
+		{"no acknowledgement", []domain.Event{event(t, turn.ReplySent{Text: "hello"})}, true},
 		{"same events", recorded, true},
-		{"different reply", []domain.Event{event(t, domain.ReplySent{Text: "bye"})}, false},
+		{"different reply", []domain.Event{event(t, turn.ReplySent{Text: "bye"})}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,15 +48,15 @@ func TestNormalizeIgnoresTheClockOnly(t *testing.T) {
 // recorded re-runs identical without it; a finding that lists an image
 // still counts.
 func TestNormalizeIgnoresAnEmptyImageFinding(t *testing.T) {
-	sent := event(t, domain.ReplySent{Text: "hello"})
-	done := event(t, domain.TurnCompleted{Status: "ok"})
-	chart := domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{{Path: "chart.png"}}}
+	sent := event(t, turn.ReplySent{Text: "hello"})
+	done := event(t, turn.TurnCompleted{Status: "ok"})
+	chart := turn.WorkspaceImagesFound{Images: []turn.WorkspaceImage{{Path: "chart.png"}}}
 	tests := []struct {
 		name      string
 		recorded  []domain.Event
 		identical bool
 	}{
-		{"empty finding", []domain.Event{sent, event(t, domain.WorkspaceImagesFound{}), done}, true},
+		{"empty finding", []domain.Event{sent, event(t, turn.WorkspaceImagesFound{}), done}, true},
 		{"a finding with an image", []domain.Event{sent, event(t, chart), done}, false},
 	}
 	for _, tt := range tests {
@@ -71,15 +72,15 @@ func TestNormalizeIgnoresAnEmptyImageFinding(t *testing.T) {
 // A reply recorded with its text compares equal to one that leaves it to
 // ReplyReady; a different text does not.
 func TestNormalizeReadsTheSentText(t *testing.T) {
-	ready := event(t, domain.ReplyReady{Text: "hello"})
-	recorded := []domain.Event{ready, event(t, domain.ReplySent{Kind: "reply", Text: "hello", Chunks: 1})}
+	ready := event(t, turn.ReplyReady{Text: "hello"})
+	recorded := []domain.Event{ready, event(t, turn.ReplySent{Kind: "reply", Text: "hello", Chunks: 1})}
 	tests := []struct {
 		name      string
 		produced  []domain.Event
 		identical bool
 	}{
-		{"text left to ReplyReady", []domain.Event{ready, event(t, domain.ReplySent{Kind: "reply", Chunks: 1})}, true},
-		{"a different ready text", []domain.Event{event(t, domain.ReplyReady{Text: "bye"}), event(t, domain.ReplySent{Kind: "reply", Chunks: 1})}, false},
+		{"text left to ReplyReady", []domain.Event{ready, event(t, turn.ReplySent{Kind: "reply", Chunks: 1})}, true},
+		{"a different ready text", []domain.Event{event(t, turn.ReplyReady{Text: "bye"}), event(t, turn.ReplySent{Kind: "reply", Chunks: 1})}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/providers/registry"
@@ -25,7 +27,7 @@ func recordedCalls(decoded []domain.Payload) []call {
 	var out []call
 	for _, p := range decoded {
 		switch ev := p.(type) {
-		case domain.RouteDecided:
+		case turn.RouteDecided:
 			switch {
 			case ev.Error == "provider unavailable", ev.Prefilter:
 				// No call was made.
@@ -34,23 +36,23 @@ func recordedCalls(decoded []domain.Payload) []call {
 			default:
 				out = append(out, call{resp: usageResponse(ev.Raw, ev.Model, ev.Usage)})
 			}
-		case domain.PlanStepCompleted:
+		case turn.PlanStepCompleted:
 			out = append(out, call{resp: usageResponse(ev.Reply, "", ev.Usage)})
-		case domain.PlanStepFailed:
+		case turn.PlanStepFailed:
 			out = append(out, call{err: recordedError(ev.Class, ev.Message)})
-		case domain.ProviderReplied:
+		case turn.ProviderReplied:
 			u := ev.Usage()
 			r := usageResponse(ev.Text, ev.Model, &u)
 			r.SessionID, r.NumTurns, r.Resumes = ev.SessionID, ev.NumTurns, ev.Resumes
 			out = append(out, call{resp: r})
-		case domain.ProviderFailed:
+		case turn.ProviderFailed:
 			out = append(out, call{err: recordedError(ev.Class, ev.Message)})
 		}
 	}
 	return out
 }
 
-func usageResponse(text, model string, u *domain.CallUsage) providers.Response {
+func usageResponse(text, model string, u *usage.CallUsage) providers.Response {
 	r := providers.Response{Text: text, Model: model, ReplyBytes: len(text)}
 	if u != nil {
 		r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheWriteTokens = u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens
@@ -199,9 +201,9 @@ func (waitingProvider) Complete(ctx context.Context, _ providers.Request) (provi
 func providerName(decoded []domain.Payload, cfg config.Config) string {
 	for _, p := range decoded {
 		switch ev := p.(type) {
-		case domain.ProviderCalled:
+		case turn.ProviderCalled:
 			return ev.Provider
-		case domain.ProviderReplied:
+		case turn.ProviderReplied:
 			return ev.Provider
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/prompts"
 )
 
@@ -79,7 +80,7 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 			return res, fmt.Errorf("decode %s of turn %s: %w", e.Type, turnID, err)
 		}
 	}
-	msg := decoded[0].(domain.MessageReceived)
+	msg := decoded[0].(turn.MessageReceived)
 	state, err := senderState(ctx, src, recorded, msg)
 	if err != nil {
 		return res, err
@@ -122,7 +123,7 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 
 // recordedCapabilities are what the turn's process could do (nil when
 // the turn recorded none).
-func recordedCapabilities(built domain.ContextBuilt) *prompts.Capabilities {
+func recordedCapabilities(built turn.ContextBuilt) *prompts.Capabilities {
 	if len(built.Capabilities) == 0 {
 		return nil
 	}
@@ -134,7 +135,7 @@ func recordedCapabilities(built domain.ContextBuilt) *prompts.Capabilities {
 // inputs and the outcomes of its owner alerts. (A pairing code it offered
 // is in the copied pairing stream: the offer is recorded before the
 // turn's first step.)
-func replayOf(ctx context.Context, src Source, reg *domain.Registry, cfg config.Config, turnID string, decoded []domain.Payload, msg domain.MessageReceived) (*app.Replay, string, error) {
+func replayOf(ctx context.Context, src Source, reg *domain.Registry, cfg config.Config, turnID string, decoded []domain.Payload, msg turn.MessageReceived) (*app.Replay, string, error) {
 	inputs, note, err := recordedInputs(ctx, src, reg, cfg, decoded, msg)
 	if err != nil {
 		return nil, "", err
@@ -154,11 +155,11 @@ func cmpOr(a, b string) string {
 }
 
 // recordedContext is the turn's recorded context (zero when it built none).
-func recordedContext(decoded []domain.Payload) domain.ContextBuilt {
+func recordedContext(decoded []domain.Payload) turn.ContextBuilt {
 	for _, p := range decoded {
-		if c, ok := p.(domain.ContextBuilt); ok {
+		if c, ok := p.(turn.ContextBuilt); ok {
 			return c
 		}
 	}
-	return domain.ContextBuilt{}
+	return turn.ContextBuilt{}
 }

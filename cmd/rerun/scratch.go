@@ -13,6 +13,7 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -54,7 +55,7 @@ func hints(cfg config.Config) map[string]string {
 }
 
 // runScratch runs the turn in a scratch store and returns its events.
-func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, state, recorded []domain.Event, decoded []domain.Payload, msg domain.MessageReceived) ([]domain.Event, error) {
+func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, state, recorded []domain.Event, decoded []domain.Payload, msg turn.MessageReceived) ([]domain.Event, error) {
 	ctx, cancel := context.WithTimeout(ctx, cmpDur(o.Timeout, 2*time.Minute))
 	defer cancel()
 	a, err := app.Open(ctx, cfg, o.Logger, app.OpenOptions{})
@@ -73,7 +74,7 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 	}
 	ch := &recorder{name: msg.Channel, hint: hints(cfg)[msg.Channel], photos: photoOutcomes(decoded), images: watchedImages(decoded)}
 	for _, p := range decoded {
-		if s, ok := p.(domain.ReplySent); ok {
+		if s, ok := p.(turn.ReplySent); ok {
 			ch.chunks = append(ch.chunks, s.Chunks)
 		}
 	}

@@ -10,18 +10,23 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/access"
+	"github.com/omega-gateway/omega/domain/catalog"
+	"github.com/omega-gateway/omega/domain/identity"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // senderState returns the events that make up the sender's state as the
 // turn started (before the turn's first step): the sender's profile
 // stream and the sender's earlier turns and summaries, and the skills, in
 // log order.
-func senderState(ctx context.Context, src Source, turn []domain.Event, msg domain.MessageReceived) ([]domain.Event, error) {
-	cutoff := turn[0].ID
-	if len(turn) > 1 {
-		cutoff = turn[1].ID
+func senderState(ctx context.Context, src Source, tn []domain.Event, msg turn.MessageReceived) ([]domain.Event, error) {
+	cutoff := tn[0].ID
+	if len(tn) > 1 {
+		cutoff = tn[1].ID
 	}
-	profile := domain.SenderStream(msg.Channel, msg.SenderID)
+	profile := sender.SenderStream(msg.Channel, msg.SenderID)
 	later := map[string]bool{} // turns that arrived after this one
 	var out []domain.Event
 	links := &linkedProfile{}
@@ -37,14 +42,14 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 			if e.ID == cutoff {
 				return links.merge(out, msg), nil
 			}
-			if e.StreamID == turn[0].StreamID {
+			if e.StreamID == tn[0].StreamID {
 				continue
 			}
 			links.see(e)
 			if !copied(e, profile, msg) {
 				continue
 			}
-			if e.Type == "MessageReceived" && e.Position > turn[0].Position {
+			if e.Type == "MessageReceived" && e.Position > tn[0].Position {
 				later[e.StreamID] = true
 			}
 			if !later[e.StreamID] {
@@ -58,12 +63,12 @@ func senderState(ctx context.Context, src Source, turn []domain.Event, msg domai
 // copied reports whether an event before the turn is part of the state a
 // re-run copies: the sender's own (see belongs), and the skills with
 // their lessons as they were.
-func copied(e domain.Event, profile string, msg domain.MessageReceived) bool {
+func copied(e domain.Event, profile string, msg turn.MessageReceived) bool {
 	return isSkillStream(e.StreamID) || belongs(e, profile, msg)
 }
 
 func isSkillStream(id string) bool {
-	return id == domain.SkillsStream || strings.HasPrefix(id, domain.SkillStream(""))
+	return id == catalog.SkillsStream || strings.HasPrefix(id, catalog.SkillStream(""))
 }
 
 // projectDefinitions are the project definitions the turn's context read:
@@ -72,7 +77,7 @@ func projectDefinitions(ctx context.Context, src Source, version int64) ([]domai
 	if version <= 0 {
 		return nil, nil
 	}
-	evs, err := src.Load(ctx, domain.ProjectsStream, 1)
+	evs, err := src.Load(ctx, catalog.ProjectsStream, 1)
 	if err != nil {
 		return nil, fmt.Errorf("load the project definitions: %w", err)
 	}
@@ -87,11 +92,11 @@ func projectDefinitions(ctx context.Context, src Source, version int64) ([]domai
 // profile a sender uses (identity links), decided on those streams as a
 // whole. Tasks stay out: in the scratch their due times would fire now,
 // beside the turn.
-func belongs(e domain.Event, profile string, msg domain.MessageReceived) bool {
+func belongs(e domain.Event, profile string, msg turn.MessageReceived) bool {
 	if strings.HasPrefix(e.StreamID, "task-") {
 		return false
 	}
-	global := e.StreamID == domain.SenderPairingStream || e.StreamID == domain.IdentityStream
+	global := e.StreamID == access.SenderPairingStream || e.StreamID == identity.IdentityStream
 	return global || e.StreamID == profile || (e.Metadata.Channel == msg.Channel && e.Metadata.Sender == msg.SenderID)
 }
 
@@ -99,7 +104,7 @@ func belongs(e domain.Event, profile string, msg domain.MessageReceived) bool {
 // before a turn, so that a linked sender's re-run starts from the
 // canonical identity's profile, as the turn did.
 type linkedProfile struct {
-	ids      domain.Identities
+	ids      identity.Identities
 	registry *domain.Registry
 	profiles map[string][]domain.Event
 	order    map[int64]int // position -> delivery order (positions are not that order on PostgreSQL)
@@ -111,7 +116,7 @@ func (l *linkedProfile) see(e domain.Event) {
 	}
 	l.order[e.Position] = len(l.order)
 	switch {
-	case e.StreamID == domain.IdentityStream:
+	case e.StreamID == identity.IdentityStream:
 		if l.registry == nil {
 			l.registry = app.NewRegistry()
 		}
@@ -128,7 +133,7 @@ func (l *linkedProfile) see(e domain.Event) {
 
 // merge adds the canonical profile's events to out (in log order) when
 // the sender was linked to another identity.
-func (l *linkedProfile) merge(out []domain.Event, msg domain.MessageReceived) []domain.Event {
+func (l *linkedProfile) merge(out []domain.Event, msg turn.MessageReceived) []domain.Event {
 	canonical := l.ids.Resolve(msg.Sender()).Stream()
 	if canonical == msg.Sender().Stream() {
 		return out

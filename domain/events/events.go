@@ -7,17 +7,28 @@ import (
 	"slices"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/access"
+	"github.com/omega-gateway/omega/domain/catalog"
+	"github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/learning"
+	"github.com/omega-gateway/omega/domain/selfheal"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/summary"
+	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 )
 
 // NewRegistry returns a registry of every event type omega writes.
 func NewRegistry() *domain.Registry {
 	r := domain.NewRegistry()
 	for _, register := range []func(*domain.Registry){
-		domain.RegisterSystemEvents, domain.RegisterSenderEvents, domain.RegisterTurnEvents,
-		domain.RegisterWhatsAppEvents, domain.RegisterTaskEvents, domain.RegisterHeartbeatChecklistEvents,
-		domain.RegisterSelfHealEvents, domain.RegisterLearningEvents, domain.RegisterSkillEvents,
-		domain.RegisterHeartbeatCycleEvents, domain.RegisterSummaryEvents, domain.RegisterProjectEvents,
-		domain.RegisterAccessEvents, domain.RegisterInputsEvents,
+		system.RegisterSystemEvents, sender.RegisterEvents, turn.RegisterEvents,
+		system.RegisterWhatsAppEvents, task.RegisterEvents, heartbeat.RegisterHeartbeatChecklistEvents,
+		selfheal.RegisterEvents, learning.RegisterEvents, catalog.RegisterSkillEvents,
+		heartbeat.RegisterHeartbeatCycleEvents, summary.RegisterEvents, catalog.RegisterProjectEvents,
+		access.RegisterEvents, system.RegisterInputsEvents,
 	} {
 		register(r)
 	}
@@ -25,12 +36,12 @@ func NewRegistry() *domain.Registry {
 }
 
 // ProviderCallTypes lists, sorted, the event types that may record a
-// provider call (domain.ProviderCallOf), so that readers decode only those.
+// provider call (usage.ProviderCallOf), so that readers decode only those.
 func ProviderCallTypes() []string {
 	r := NewRegistry()
 	var out []string
 	for _, t := range r.Types() {
-		if _, ok := r.Sample(t).(domain.CallRecorder); ok {
+		if _, ok := r.Sample(t).(usage.CallRecorder); ok {
 			out = append(out, t)
 		}
 	}

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/sanitize"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Gathered is what a turn's context is assembled from: the message, its
@@ -18,8 +20,8 @@ import (
 // store and replays the same from the same reads.
 type Gathered struct {
 	TurnID   string
-	Received *domain.MessageReceived
-	Profile  domain.SenderProfile
+	Received *turn.MessageReceived
+	Profile  sender.SenderProfile
 	Language string // the reply's language, canonical name
 	Now      time.Time
 	Location *time.Location
@@ -29,12 +31,12 @@ type Gathered struct {
 	// ConversationID is the conversation the turn belongs to: the turn's
 	// own id when it starts a new one.
 	ConversationID string
-	History        []domain.HistoryMessage
+	History        []turn.HistoryMessage
 	Tasks          []Task
 	Lessons        []string
 	Outcomes       []string
 	Summaries      []string
-	Projects       domain.Projects
+	Projects       catalog.Projects
 	// Skills lists every skill, "name: description"; MatchedSkills are
 	// those the message triggered and MCPServers their servers.
 	Skills        []string
@@ -52,7 +54,7 @@ type Gathered struct {
 
 // ProjectOf is the project a turn's context is set in: a scheduled
 // action's task project, else the sender's active one.
-func ProjectOf(m *domain.MessageReceived, profile domain.SenderProfile) string {
+func ProjectOf(m *turn.MessageReceived, profile sender.SenderProfile) string {
 	if m.Task != nil {
 		return m.Task.Project
 	}
@@ -64,7 +66,7 @@ func ProjectOf(m *domain.MessageReceived, profile domain.SenderProfile) string {
 // becomes an instruction to omega, even when the model repeats it. A
 // scheduled action's text is omega's own (its description is neutralized
 // when written). clean is the sanitized text, what skills match against.
-func UserMessage(m *domain.MessageReceived) (message string, clean sanitize.Result) {
+func UserMessage(m *turn.MessageReceived) (message string, clean sanitize.Result) {
 	clean = sanitize.Clean(m.Text)
 	message = clean.Text
 	if m.Task == nil {
@@ -76,7 +78,7 @@ func UserMessage(m *domain.MessageReceived) (message string, clean sanitize.Resu
 	return message, clean
 }
 
-func attachmentLines(as []domain.AttachmentRef) string {
+func attachmentLines(as []turn.AttachmentRef) string {
 	var lines []string
 	for _, a := range as {
 		kind := "file"
@@ -91,7 +93,7 @@ func attachmentLines(as []domain.AttachmentRef) string {
 // Assemble builds what the provider is given from what was gathered. The
 // conversation, its summaries and the session are the chat's: a group
 // turn sees only what was said in that group.
-func Assemble(g Gathered) domain.ContextBuilt {
+func Assemble(g Gathered) turn.ContextBuilt {
 	m := g.Received
 	message, clean := UserMessage(m)
 	project, session, model := g.Profile.ActiveProject, g.Session, g.ModelFast
@@ -130,7 +132,7 @@ func Assemble(g Gathered) domain.ContextBuilt {
 		Summaries:       g.Summaries,
 		NewConversation: newConversation,
 	})
-	built := domain.ContextBuilt{
+	built := turn.ContextBuilt{
 		ConversationID:   g.ConversationID,
 		Project:          project,
 		Language:         g.Language,
@@ -158,7 +160,7 @@ func Assemble(g Gathered) domain.ContextBuilt {
 
 // neutralizeHistory neutralizes the user's side of the history (the
 // context records it so) and returns it as prompt turns as well.
-func neutralizeHistory(history []domain.HistoryMessage) ([]domain.HistoryMessage, []Turn) {
+func neutralizeHistory(history []turn.HistoryMessage) ([]turn.HistoryMessage, []Turn) {
 	history = slices.Clone(history)
 	turns := make([]Turn, len(history))
 	for i, h := range history {

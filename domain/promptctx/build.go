@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Prompt section names, as they appear as "## Name" in SYSTEM_PROMPT.md.
@@ -121,8 +121,8 @@ type Output struct {
 	// Continuation are made of: their concatenation is the text, each
 	// section or block one piece, marked stable when it is the same from
 	// turn to turn (prompt files, fixed rules), so that a context records
-	// each sizeable piece once (domain.ContextBuilt.ByReference).
-	SystemPieces, ContinuationPieces []domain.TextPiece
+	// each sizeable piece once (turn.ContextBuilt.ByReference).
+	SystemPieces, ContinuationPieces []turn.TextPiece
 }
 
 // stable are the sections and blocks that come from prompt files or fixed
@@ -188,7 +188,7 @@ func Build(in Input) Output {
 
 // continuation is the seed's minimal context update: the session already
 // carries identity, soul, system rules, the profile and the history.
-func continuation(in Input, gate Sections, lang string) (text string, pieces []domain.TextPiece, names []string) {
+func continuation(in Input, gate Sections, lang string) (text string, pieces []turn.TextPiece, names []string) {
 	var c builder
 	c.add(BlockTime, timeLine(in))
 	c.add(BlockLanguage, "Respond in "+lang+".")
@@ -209,8 +209,8 @@ func continuation(in Input, gate Sections, lang string) (text string, pieces []d
 	}
 	addData(&c, in, gate)
 	c.add(BlockSkillInstructions, skillInstructions(in.MatchedSkills))
-	pieces = append(append([]domain.TextPiece{{Text: "[Context update]\n"}}, c.pieces()...),
-		domain.TextPiece{Text: "\n[End of context update]\n\n"}, domain.TextPiece{Text: in.Message})
+	pieces = append(append([]turn.TextPiece{{Text: "[Context update]\n"}}, c.pieces()...),
+		turn.TextPiece{Text: "\n[End of context update]\n\n"}, turn.TextPiece{Text: in.Message})
 	return "[Context update]\n" + c.String() + "\n[End of context update]\n\n" + in.Message, pieces, c.names
 }
 
@@ -444,13 +444,13 @@ func (b *builder) String() string { return strings.Join(b.parts, "\n\n") }
 
 // pieces are the parts with the separators between them: their
 // concatenation is String().
-func (b *builder) pieces() []domain.TextPiece {
-	out := make([]domain.TextPiece, 0, 2*len(b.parts))
+func (b *builder) pieces() []turn.TextPiece {
+	out := make([]turn.TextPiece, 0, 2*len(b.parts))
 	for i, p := range b.parts {
 		if i > 0 {
-			out = append(out, domain.TextPiece{Text: "\n\n"})
+			out = append(out, turn.TextPiece{Text: "\n\n"})
 		}
-		out = append(out, domain.TextPiece{Text: p, Stable: stable[b.names[i]]})
+		out = append(out, turn.TextPiece{Text: p, Stable: stable[b.names[i]]})
 	}
 	return out
 }

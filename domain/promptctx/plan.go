@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Classification context limits (seed: build_classification_context).
@@ -20,7 +20,7 @@ Only for complex work (changes across many files, deep research, work whose part
 // ClassificationContext is the lightweight context the classifier sees:
 // the active project, the last few messages (each cut short) and the
 // skill names. Empty parts are left out; no input gives "".
-func ClassificationContext(project string, history []domain.HistoryMessage, skills []string) string {
+func ClassificationContext(project string, history []turn.HistoryMessage, skills []string) string {
 	var parts []string
 	if project != "" {
 		parts = append(parts, "Active project: "+project)

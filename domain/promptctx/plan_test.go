@@ -4,20 +4,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/promptctx"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 func TestClassificationContext(t *testing.T) {
 	long := strings.Repeat("é", 100)
-	history := []domain.HistoryMessage{
+	history := []turn.HistoryMessage{
 		{Role: "user", Text: "first"}, {Role: "assistant", Text: "second"},
 		{Role: "user", Text: "third\nline"}, {Role: "assistant", Text: long},
 	}
 	tests := []struct {
 		name    string
 		project string
-		history []domain.HistoryMessage
+		history []turn.HistoryMessage
 		skills  []string
 		want    string
 	}{

@@ -9,13 +9,13 @@ import (
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
 // MetaCommandID carries the id a sender chose for a command; its outcome
-// is recorded in the stream domain.CommandStream(id).
+// is recorded in the stream system.CommandStream(id).
 const MetaCommandID = "command_id"
 
 // commandRecheck bounds how long Wait trusts the store's change signals,
@@ -84,7 +84,7 @@ func Wait(ctx context.Context, store eventstore.Store, registry *domain.Registry
 
 // commandOutcome reads the command's stream; done reports an outcome.
 func commandOutcome(ctx context.Context, store eventstore.Store, registry *domain.Registry, id string) (bool, error) {
-	evs, err := store.Load(ctx, domain.CommandStream(id), 0)
+	evs, err := store.Load(ctx, system.CommandStream(id), 0)
 	if err != nil {
 		return false, fmt.Errorf("load outcome of command %s: %w", id, err)
 	}
@@ -94,9 +94,9 @@ func commandOutcome(ctx context.Context, store eventstore.Store, registry *domai
 			return false, fmt.Errorf("outcome of command %s: %w", id, err)
 		}
 		switch o := p.(type) {
-		case domain.CommandHandled:
+		case system.CommandHandled:
 			return true, nil
-		case domain.CommandFailed:
+		case system.CommandFailed:
 			return true, &CommandError{Name: o.Name, Reason: o.Error}
 		}
 	}
@@ -118,7 +118,7 @@ func (h recordedHandler) Handle(ctx context.Context, cmd any) error {
 	// Delivery is at least once: a process that stops right after handling
 	// may lose the ack (the sender's CLI exits once it sees the outcome),
 	// and the command comes again. Its recorded outcome says it ran.
-	seen, err := h.store.StreamVersion(ctx, domain.CommandStream(id))
+	seen, err := h.store.StreamVersion(ctx, system.CommandStream(id))
 	if err != nil {
 		return fmt.Errorf("outcome of command %s: %w", id, err)
 	}
@@ -129,9 +129,9 @@ func (h recordedHandler) Handle(ctx context.Context, cmd any) error {
 	var rejected *RejectedError
 	switch {
 	case err == nil:
-		return recordOutcome(ctx, h.store, id, domain.CommandHandled{CommandID: id, Name: name})
+		return recordOutcome(ctx, h.store, id, system.CommandHandled{CommandID: id, Name: name})
 	case errors.As(err, &rejected):
-		return recordOutcome(ctx, h.store, id, domain.CommandFailed{CommandID: id, Name: name, Error: err.Error()})
+		return recordOutcome(ctx, h.store, id, system.CommandFailed{CommandID: id, Name: name, Error: err.Error()})
 	}
 	return err // retried; the poison queue records the final failure
 }
@@ -141,7 +141,7 @@ func recordOutcome(ctx context.Context, store eventstore.Store, id string, p dom
 	if err != nil {
 		return err
 	}
-	if _, err := store.Append(ctx, domain.CommandStream(id), eventstore.Any, ne); err != nil {
+	if _, err := store.Append(ctx, system.CommandStream(id), eventstore.Any, ne); err != nil {
 		return fmt.Errorf("record outcome of command %s: %w", id, err)
 	}
 	return nil

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/handlers/senders"
@@ -47,7 +47,7 @@ func startBuses(t *testing.T, s store, reg *domain.Registry) *messaging.Buses {
 
 func outcome(t *testing.T, s store, reg *domain.Registry, id string) domain.Payload {
 	t.Helper()
-	evs, err := s.Load(context.Background(), domain.CommandStream(id), 0)
+	evs, err := s.Load(context.Background(), system.CommandStream(id), 0)
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("command %s stream: %d events, %v", id, len(evs), err)
 	}
@@ -74,7 +74,7 @@ func TestCommandOutcomes(t *testing.T) {
 			if err := messaging.Wait(ctx, s, reg, id, 10*time.Second); err != nil {
 				t.Fatalf("wait handled: %v", err)
 			}
-			if got, ok := outcome(t, s, reg, id).(domain.CommandHandled); !ok || got.Name != "RecordFact" || got.CommandID != id {
+			if got, ok := outcome(t, s, reg, id).(system.CommandHandled); !ok || got.Name != "RecordFact" || got.CommandID != id {
 				t.Fatalf("outcome %+v", got)
 			}
 			profile, err := senders.MustNew(s, reg).Load(ctx, "telegram", "42")
@@ -131,7 +131,7 @@ func TestCommandHandledByAnotherProcess(t *testing.T) {
 	if err := messaging.Wait(ctx, sender, reg, id, 10*time.Second); err != nil {
 		t.Fatalf("wait: %v", err)
 	}
-	if _, ok := outcome(t, sender, reg, id).(domain.CommandHandled); !ok {
+	if _, ok := outcome(t, sender, reg, id).(system.CommandHandled); !ok {
 		t.Fatal("no CommandHandled")
 	}
 }

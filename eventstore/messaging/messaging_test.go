@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
@@ -74,7 +75,7 @@ func TestBuses(t *testing.T) {
 			var seen []string
 			attempts := 0
 			err = b.Events.AddHandlersGroup("facts-seen",
-				cqrs.NewGroupEventHandler(func(ctx context.Context, e *domain.FactRecorded) error {
+				cqrs.NewGroupEventHandler(func(ctx context.Context, e *sender.FactRecorded) error {
 					if e.Key == "poison" {
 						mu.Lock()
 						attempts++
@@ -122,7 +123,7 @@ func TestBuses(t *testing.T) {
 			}
 			var poisoned []domain.Event
 			for time.Now().Before(deadline) {
-				poisoned, err = s.Load(ctx, domain.PoisonStream("facts-seen"), 1)
+				poisoned, err = s.Load(ctx, system.PoisonStream("facts-seen"), 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -138,7 +139,7 @@ func TestBuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mp := p.(domain.MessagePoisoned)
+			mp := p.(system.MessagePoisoned)
 			if mp.Name != "FactRecorded" || mp.Reason == "" || mp.Handler != "facts-seen" {
 				t.Fatalf("poison record = %+v", mp)
 			}
@@ -157,7 +158,7 @@ func TestStoreSubscriberResumes(t *testing.T) {
 	ctx := context.Background()
 	appendN := func(n int) {
 		for i := 0; i < n; i++ {
-			evs, _ := domain.NewEvents(domain.Metadata{}, domain.FactRecorded{Key: "k", Value: "v"})
+			evs, _ := domain.NewEvents(domain.Metadata{}, sender.FactRecorded{Key: "k", Value: "v"})
 			if _, err := s.Append(ctx, "sender-t-1", eventstore.Any, evs...); err != nil {
 				t.Fatal(err)
 			}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -31,7 +31,7 @@ func (p *PoisonPublisher) Publish(topic string, msgs ...*message.Message) error 
 		if handler == "" {
 			handler = topic
 		}
-		ev := domain.MessagePoisoned{
+		ev := system.MessagePoisoned{
 			Handler:   handler,
 			Topic:     m.Metadata.Get(middleware.PoisonedTopicKey),
 			Reason:    m.Metadata.Get(middleware.ReasonForPoisonedKey),
@@ -49,12 +49,12 @@ func (p *PoisonPublisher) Publish(topic string, msgs ...*message.Message) error 
 		if ctx == nil || ctx.Err() != nil {
 			ctx = context.Background()
 		}
-		if _, err := p.store.Append(ctx, domain.PoisonStream(handler), eventstore.Any, ne); err != nil {
+		if _, err := p.store.Append(ctx, system.PoisonStream(handler), eventstore.Any, ne); err != nil {
 			return fmt.Errorf("record poisoned message %s of %s: %w", m.UUID, handler, err)
 		}
 		// A command's sender waits for its outcome in the command's stream.
 		if id := m.Metadata.Get(MetaCommandID); id != "" {
-			failed := domain.CommandFailed{CommandID: id, Name: ev.Name, Error: ev.Reason}
+			failed := system.CommandFailed{CommandID: id, Name: ev.Name, Error: ev.Reason}
 			if err := recordOutcome(ctx, p.store, id, failed); err != nil {
 				return err
 			}

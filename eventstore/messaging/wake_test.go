@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/handlers/senders"
@@ -54,7 +54,7 @@ func TestCommandsWakeIdleSubscribersOnPostgres(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		evs, err := handling.Load(ctx, domain.SenderStream("telegram", "7"), 1)
+		evs, err := handling.Load(ctx, sender.SenderStream("telegram", "7"), 1)
 		if err != nil {
 			t.Fatal(err)
 		}

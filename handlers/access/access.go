@@ -18,7 +18,10 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/pipeline"
@@ -40,7 +43,7 @@ type Config struct {
 	// channel listed here (even with no ids) is one where unknown senders
 	// may pair, and the senders listed are owners.
 	Allowed map[string][]string
-	Policy  domain.PairingPolicy
+	Policy  access.PairingPolicy
 	// Channels sends the owner's and approved senders' notices.
 	Channels pipeline.ChannelSet
 	// OwnerChannel and OwnerChat are where the owner is told of a new
@@ -82,30 +85,30 @@ func New(cfg Config) (*Service, error) {
 	return &Service{cfg: cfg, senders: profiles}, nil
 }
 
-func (s *Service) pairing(ctx context.Context) (domain.SenderPairing, error) {
-	var st domain.SenderPairing
-	_, err := eventstore.Fold(ctx, s.cfg.Store, s.cfg.Registry, domain.SenderPairingStream, &st)
+func (s *Service) pairing(ctx context.Context) (access.SenderPairing, error) {
+	var st access.SenderPairing
+	_, err := eventstore.Fold(ctx, s.cfg.Store, s.cfg.Registry, access.SenderPairingStream, &st)
 	return st, err
 }
 
 // update runs a decision on the pairing stream.
-func (s *Service) update(ctx context.Context, md domain.Metadata, decide func(domain.SenderPairing) ([]domain.Payload, error)) (domain.SenderPairing, error) {
-	st, _, err := eventstore.Update(ctx, s.cfg.Store, s.cfg.Registry, domain.SenderPairingStream, md,
-		func() *domain.SenderPairing { return &domain.SenderPairing{} },
-		func(p *domain.SenderPairing) ([]domain.Payload, error) { return decide(*p) })
+func (s *Service) update(ctx context.Context, md domain.Metadata, decide func(access.SenderPairing) ([]domain.Payload, error)) (access.SenderPairing, error) {
+	st, _, err := eventstore.Update(ctx, s.cfg.Store, s.cfg.Registry, access.SenderPairingStream, md,
+		func() *access.SenderPairing { return &access.SenderPairing{} },
+		func(p *access.SenderPairing) ([]domain.Payload, error) { return decide(*p) })
 	return *st, err
 }
 
 // Applies implements pipeline.PairingGate: private messages from people
 // on a channel with an allowlist may pair; owner channels, groups and
 // scheduled actions may not.
-func (s *Service) Applies(m *domain.MessageReceived) bool {
+func (s *Service) Applies(m *turn.MessageReceived) bool {
 	_, listed := s.cfg.Allowed[m.Channel]
 	return listed && !m.Trusted && !m.IsGroup && m.Task == nil && !m.Heartbeat
 }
 
 // Approved implements pipeline.PairingGate.
-func (s *Service) Approved(ctx context.Context, m *domain.MessageReceived) (bool, error) {
+func (s *Service) Approved(ctx context.Context, m *turn.MessageReceived) (bool, error) {
 	st, err := s.pairing(ctx)
 	if err != nil {
 		return false, err
@@ -116,44 +119,44 @@ func (s *Service) Approved(ctx context.Context, m *domain.MessageReceived) (bool
 // IsOwner reports whether the message's sender may decide pairings and
 // links: a sender on an owner channel or on a configured allowlist (not
 // one approved by pairing).
-func (s *Service) IsOwner(m *domain.MessageReceived) bool {
+func (s *Service) IsOwner(m *turn.MessageReceived) bool {
 	return m.Trusted || slices.Contains(s.cfg.Allowed[m.Channel], m.SenderID)
 }
 
 // Offer implements pipeline.PairingGate: it records the sender's code (a
 // new one, or the one still valid), tells the owner of a new one, and
 // returns the denial that carries it.
-func (s *Service) Offer(ctx context.Context, turnID string, m *domain.MessageReceived) (domain.AccessDenied, error) {
-	req := domain.PairingRequested{Channel: m.Channel, SenderID: m.SenderID, SenderName: m.SenderName, ChatID: m.ChatID,
+func (s *Service) Offer(ctx context.Context, turnID string, m *turn.MessageReceived) (turn.AccessDenied, error) {
+	req := access.PairingRequested{Channel: m.Channel, SenderID: m.SenderID, SenderName: m.SenderName, ChatID: m.ChatID,
 		TurnID: turnID, Language: i18n.Detect(m.Text)}
-	var offer domain.PairingOffer
+	var offer access.PairingOffer
 	md := domain.Metadata{CorrelationID: turnID, CausationID: turnID, Channel: m.Channel, Sender: m.SenderID}
-	st, err := s.update(ctx, md, func(p domain.SenderPairing) ([]domain.Payload, error) {
-		o, evs, err := p.Offer(s.cfg.Now(), req, s.cfg.Policy, func() (string, error) { return domain.NewPairingCode(s.cfg.Random) })
+	st, err := s.update(ctx, md, func(p access.SenderPairing) ([]domain.Payload, error) {
+		o, evs, err := p.Offer(s.cfg.Now(), req, s.cfg.Policy, func() (string, error) { return access.NewPairingCode(s.cfg.Random) })
 		offer = o
 		return evs, err
 	})
 	if err != nil {
-		return domain.AccessDenied{}, fmt.Errorf("pairing offer: %w", err)
+		return turn.AccessDenied{}, fmt.Errorf("pairing offer: %w", err)
 	}
 	who := m.Channel + ":" + m.SenderID
 	switch {
 	case offer.Limited:
-		return domain.AccessDenied{Reason: "unknown sender " + who + " asked for too many pairing codes (rate limited)", Pairing: &offer}, nil
+		return turn.AccessDenied{Reason: "unknown sender " + who + " asked for too many pairing codes (rate limited)", Pairing: &offer}, nil
 	case offer.Fresh:
 		if r := st.Requests[offer.Code]; r != nil && !r.OwnerNotified {
 			s.notifyOwner(ctx, md, *r)
 		}
-		return domain.AccessDenied{Reason: "unknown sender " + who + ": pairing code " + offer.Code + " issued", Pairing: &offer}, nil
+		return turn.AccessDenied{Reason: "unknown sender " + who + ": pairing code " + offer.Code + " issued", Pairing: &offer}, nil
 	}
-	return domain.AccessDenied{Reason: "unknown sender " + who + ": pairing code " + offer.Code + " still valid", Pairing: &offer}, nil
+	return turn.AccessDenied{Reason: "unknown sender " + who + ": pairing code " + offer.Code + " still valid", Pairing: &offer}, nil
 }
 
 // notifyOwner tells the owner of a new request in their language and
 // records that it did (or why it could not).
-func (s *Service) notifyOwner(ctx context.Context, md domain.Metadata, r domain.PairingRequest) {
+func (s *Service) notifyOwner(ctx context.Context, md domain.Metadata, r access.PairingRequest) {
 	target := s.cfg.OwnerChannel + ":" + s.cfg.OwnerChat
-	note := domain.PairingOwnerNotified{Code: r.Code, Target: target}
+	note := access.PairingOwnerNotified{Code: r.Code, Target: target}
 	if err := s.send(ctx, s.cfg.OwnerChannel, s.cfg.OwnerChat, func(lang string) string {
 		name := r.SenderName
 		if name == "" {
@@ -165,7 +168,7 @@ func (s *Service) notifyOwner(ctx context.Context, md domain.Metadata, r domain.
 		note.Error = err.Error()
 	}
 	md.CausationID += "/owner"
-	if _, err := s.update(ctx, md, func(domain.SenderPairing) ([]domain.Payload, error) { return []domain.Payload{note}, nil }); err != nil {
+	if _, err := s.update(ctx, md, func(access.SenderPairing) ([]domain.Payload, error) { return []domain.Payload{note}, nil }); err != nil {
 		s.cfg.Logger.Warn("pairing: owner notice not recorded", "code", r.Code, "err", err)
 	}
 }
@@ -195,20 +198,20 @@ func (s *Service) send(ctx context.Context, channel, chat string, text func(lang
 // not one.
 func decisionText(lang, code string, err error) (string, error) {
 	switch {
-	case errors.Is(err, domain.ErrPairingUnknown):
+	case errors.Is(err, access.ErrPairingUnknown):
 		return i18n.AccessText(lang, i18n.AccessCodeUnknown, code), nil
-	case errors.Is(err, domain.ErrPairingExpired):
+	case errors.Is(err, access.ErrPairingExpired):
 		return i18n.AccessText(lang, i18n.AccessCodeExpired, code), nil
-	case errors.Is(err, domain.ErrPairingDecided):
+	case errors.Is(err, access.ErrPairingDecided):
 		return i18n.AccessText(lang, i18n.AccessCodeDecided, code), nil
 	}
 	return "", err
 }
 
 // Approve records the owner's approval of a code.
-func (s *Service) Approve(ctx context.Context, md domain.Metadata, code, by string) (domain.PairingRequest, error) {
-	var r domain.PairingRequest
-	_, err := s.update(ctx, md, func(p domain.SenderPairing) ([]domain.Payload, error) {
+func (s *Service) Approve(ctx context.Context, md domain.Metadata, code, by string) (access.PairingRequest, error) {
+	var r access.PairingRequest
+	_, err := s.update(ctx, md, func(p access.SenderPairing) ([]domain.Payload, error) {
 		var evs []domain.Payload
 		var err error
 		r, evs, err = p.Approve(s.cfg.Now(), code, by)
@@ -218,9 +221,9 @@ func (s *Service) Approve(ctx context.Context, md domain.Metadata, code, by stri
 }
 
 // Reject records the owner's rejection of a code.
-func (s *Service) Reject(ctx context.Context, md domain.Metadata, code, by string) (domain.PairingRequest, error) {
-	var r domain.PairingRequest
-	_, err := s.update(ctx, md, func(p domain.SenderPairing) ([]domain.Payload, error) {
+func (s *Service) Reject(ctx context.Context, md domain.Metadata, code, by string) (access.PairingRequest, error) {
+	var r access.PairingRequest
+	_, err := s.update(ctx, md, func(p access.SenderPairing) ([]domain.Payload, error) {
 		var evs []domain.Payload
 		var err error
 		r, evs, err = p.Reject(s.cfg.Now(), code, by)
@@ -230,8 +233,8 @@ func (s *Service) Reject(ctx context.Context, md domain.Metadata, code, by strin
 }
 
 // Revoke records that an approved sender is no longer allowed.
-func (s *Service) Revoke(ctx context.Context, md domain.Metadata, who domain.SenderRef, by string) error {
-	_, err := s.update(ctx, md, func(p domain.SenderPairing) ([]domain.Payload, error) {
+func (s *Service) Revoke(ctx context.Context, md domain.Metadata, who sender.SenderRef, by string) error {
+	_, err := s.update(ctx, md, func(p access.SenderPairing) ([]domain.Payload, error) {
 		evs, err := p.Revoke(who.Channel, who.ID, by)
 		return evs, messaging.Reject(err)
 	})
@@ -240,7 +243,7 @@ func (s *Service) Revoke(ctx context.Context, md domain.Metadata, who domain.Sen
 
 // Requests lists the pairing requests (pendingOnly: those waiting) and
 // the approved senders.
-func (s *Service) Requests(ctx context.Context, pendingOnly bool) ([]domain.PairingRequest, []string, error) {
+func (s *Service) Requests(ctx context.Context, pendingOnly bool) ([]access.PairingRequest, []string, error) {
 	st, err := s.pairing(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -12,8 +12,8 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/access"
 )
@@ -67,8 +67,8 @@ func newService(t *testing.T, now *time.Time) (*access.Service, *chat) {
 	return svc, out
 }
 
-func turnFrom(id, sender string, trusted bool) *domain.Turn {
-	return &domain.Turn{ID: id, Received: &domain.MessageReceived{Channel: "telegram", SenderID: sender, ChatID: sender, Trusted: trusted}}
+func turnFrom(id, sender string, trusted bool) *turn.Turn {
+	return &turn.Turn{ID: id, Received: &turn.MessageReceived{Channel: "telegram", SenderID: sender, ChatID: sender, Trusted: trusted}}
 }
 
 // The owner's /pair and /link answers, one case after another on one
@@ -78,7 +78,7 @@ func TestOwnerCommands(t *testing.T) {
 	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 	svc, out := newService(t, &now)
 	ctx := context.Background()
-	msg := &domain.MessageReceived{Channel: "telegram", SenderID: "99", SenderName: "Ana", ChatID: "99", Text: "hola, quiero hablar contigo por favor"}
+	msg := &turn.MessageReceived{Channel: "telegram", SenderID: "99", SenderName: "Ana", ChatID: "99", Text: "hola, quiero hablar contigo por favor"}
 	denied, err := svc.Offer(ctx, "t-ana", msg)
 	if err != nil || denied.Pairing == nil || !denied.Pairing.Fresh {
 		t.Fatalf("offer %+v %v", denied, err)
@@ -116,12 +116,12 @@ func TestOwnerCommands(t *testing.T) {
 		{"unlink again", "42", false, true, "remove whatsapp:1", en(i18n.LinkRefused, "whatsapp:1: not linked") + "\n" + en(i18n.LinkUsage)},
 	}
 	for i, c := range cases {
-		turn := turnFrom("t"+string(rune('a'+i)), c.from, c.trusted)
+		tn := turnFrom("t"+string(rune('a'+i)), c.from, c.trusted)
 		answer := svc.Pair
 		if c.link {
 			answer = svc.Link
 		}
-		got, err := answer(ctx, turn, i18n.English, c.arg)
+		got, err := answer(ctx, tn, i18n.English, c.arg)
 		if err != nil || got != c.want {
 			t.Errorf("%s: %q (%v), want %q", c.name, got, err, c.want)
 		}
@@ -147,7 +147,7 @@ func TestOwnerCommands(t *testing.T) {
 	}
 
 	// Past its TTL a code cannot be approved.
-	other := &domain.MessageReceived{Channel: "telegram", SenderID: "98", ChatID: "98", Text: "hi"}
+	other := &turn.MessageReceived{Channel: "telegram", SenderID: "98", ChatID: "98", Text: "hi"}
 	late, err := svc.Offer(ctx, "t-bob", other)
 	if err != nil {
 		t.Fatal(err)
@@ -164,14 +164,14 @@ func TestApplies(t *testing.T) {
 	svc, _ := newService(t, &now)
 	for _, c := range []struct {
 		name string
-		m    domain.MessageReceived
+		m    turn.MessageReceived
 		want bool
 	}{
-		{"private message on telegram", domain.MessageReceived{Channel: "telegram", SenderID: "9"}, true},
-		{"group", domain.MessageReceived{Channel: "telegram", SenderID: "9", IsGroup: true}, false},
-		{"owner channel", domain.MessageReceived{Channel: "telegram", SenderID: "9", Trusted: true}, false},
-		{"channel without allowlist", domain.MessageReceived{Channel: "http", SenderID: "9"}, false},
-		{"scheduled action", domain.MessageReceived{Channel: "telegram", SenderID: "9", Task: &domain.TaskOrigin{}}, false},
+		{"private message on telegram", turn.MessageReceived{Channel: "telegram", SenderID: "9"}, true},
+		{"group", turn.MessageReceived{Channel: "telegram", SenderID: "9", IsGroup: true}, false},
+		{"owner channel", turn.MessageReceived{Channel: "telegram", SenderID: "9", Trusted: true}, false},
+		{"channel without allowlist", turn.MessageReceived{Channel: "http", SenderID: "9"}, false},
+		{"scheduled action", turn.MessageReceived{Channel: "telegram", SenderID: "9", Task: &turn.TaskOrigin{}}, false},
 	} {
 		if got := svc.Applies(&c.m); got != c.want {
 			t.Errorf("%s: %v", c.name, got)

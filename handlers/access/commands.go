@@ -8,9 +8,12 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/identity"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 )
@@ -45,7 +48,7 @@ func (s *Service) CommandHandlers() []cqrs.CommandHandler {
 			return err
 		}),
 		cqrs.NewCommandHandler("RevokePairing", func(ctx context.Context, c *RevokePairing) error {
-			return s.Revoke(ctx, cli, domain.SenderRef{Channel: c.Channel, ID: c.SenderID}, c.By)
+			return s.Revoke(ctx, cli, sender.SenderRef{Channel: c.Channel, ID: c.SenderID}, c.By)
 		}),
 		cqrs.NewCommandHandler("LinkIdentities", func(ctx context.Context, c *LinkIdentities) error {
 			return s.link(ctx, cli, c.Canonical, c.Alias, c.By)
@@ -56,22 +59,22 @@ func (s *Service) CommandHandlers() []cqrs.CommandHandler {
 	}
 }
 
-func turnMeta(turn *domain.Turn) domain.Metadata {
-	m := turn.Received
-	return domain.Metadata{CorrelationID: turn.ID, CausationID: turn.ID + "/access", Channel: m.Channel, Sender: m.SenderID}
+func turnMeta(tn *turn.Turn) domain.Metadata {
+	m := tn.Received
+	return domain.Metadata{CorrelationID: tn.ID, CausationID: tn.ID + "/access", Channel: m.Channel, Sender: m.SenderID}
 }
 
-func by(turn *domain.Turn) string { return turn.Received.Channel + ":" + turn.Received.SenderID }
+func by(tn *turn.Turn) string { return tn.Received.Channel + ":" + tn.Received.SenderID }
 
 // Pair answers /pair list|approve CODE|reject CODE|revoke channel:id,
 // for the owner only.
-func (s *Service) Pair(ctx context.Context, turn *domain.Turn, lang, arg string) (string, error) {
-	if !s.IsOwner(turn.Received) {
+func (s *Service) Pair(ctx context.Context, tn *turn.Turn, lang, arg string) (string, error) {
+	if !s.IsOwner(tn.Received) {
 		return i18n.AccessText(lang, i18n.AccessOwnerOnly), nil
 	}
 	verb, rest, _ := strings.Cut(strings.TrimSpace(arg), " ")
 	rest = strings.TrimSpace(rest)
-	md := turnMeta(turn)
+	md := turnMeta(tn)
 	switch strings.ToLower(verb) {
 	case "", "list":
 		return s.pendingText(ctx, lang)
@@ -79,13 +82,13 @@ func (s *Service) Pair(ctx context.Context, turn *domain.Turn, lang, arg string)
 		if rest == "" {
 			return i18n.AccessText(lang, i18n.AccessPairUsage), nil
 		}
-		return s.decideText(ctx, md, lang, rest, strings.EqualFold(verb, "approve"), by(turn))
+		return s.decideText(ctx, md, lang, rest, strings.EqualFold(verb, "approve"), by(tn))
 	case "revoke":
-		who, perr := domain.ParseIdentity(rest)
+		who, perr := identity.ParseIdentity(rest)
 		if perr != nil { // a typo: show the usage
 			return i18n.AccessText(lang, i18n.AccessPairUsage), nil //nolint:nilerr // answered, not failed
 		}
-		if err := s.Revoke(ctx, md, who, by(turn)); errors.Is(err, domain.ErrNotPaired) {
+		if err := s.Revoke(ctx, md, who, by(tn)); errors.Is(err, access.ErrNotPaired) {
 			return i18n.AccessText(lang, i18n.AccessNotPaired, rest), nil
 		} else if err != nil {
 			return "", err
@@ -102,7 +105,7 @@ func (s *Service) decideText(ctx context.Context, md domain.Metadata, lang, code
 	}
 	r, err := decide(ctx, md, code, who)
 	if err != nil {
-		return decisionText(lang, domain.NormalizePairingCode(code), err)
+		return decisionText(lang, access.NormalizePairingCode(code), err)
 	}
 	return i18n.AccessText(lang, key, r.Channel+":"+r.SenderID, r.Code), nil
 }
@@ -123,7 +126,7 @@ func (s *Service) pendingText(ctx context.Context, lang string) (string, error) 
 	return i18n.AccessText(lang, i18n.AccessPairList, strings.Join(lines, "\n")), nil
 }
 
-func nameOf(r domain.PairingRequest) string {
+func nameOf(r access.PairingRequest) string {
 	if r.SenderName != "" {
 		return r.SenderName
 	}
@@ -131,10 +134,10 @@ func nameOf(r domain.PairingRequest) string {
 }
 
 // identities runs a decision on the identity links stream.
-func (s *Service) identities(ctx context.Context, md domain.Metadata, decide func(domain.Identities) ([]domain.Payload, error)) (domain.Identities, error) {
-	st, _, err := eventstore.Update(ctx, s.cfg.Store, s.cfg.Registry, domain.IdentityStream, md,
-		func() *domain.Identities { return &domain.Identities{} },
-		func(p *domain.Identities) ([]domain.Payload, error) {
+func (s *Service) identities(ctx context.Context, md domain.Metadata, decide func(identity.Identities) ([]domain.Payload, error)) (identity.Identities, error) {
+	st, _, err := eventstore.Update(ctx, s.cfg.Store, s.cfg.Registry, identity.IdentityStream, md,
+		func() *identity.Identities { return &identity.Identities{} },
+		func(p *identity.Identities) ([]domain.Payload, error) {
 			evs, err := decide(*p)
 			return evs, messaging.Reject(err)
 		})
@@ -142,31 +145,31 @@ func (s *Service) identities(ctx context.Context, md domain.Metadata, decide fun
 }
 
 func (s *Service) link(ctx context.Context, md domain.Metadata, canonical, alias, who string) error {
-	c, err := domain.ParseIdentity(canonical)
+	c, err := identity.ParseIdentity(canonical)
 	if err != nil {
 		return messaging.Reject(err)
 	}
-	a, err := domain.ParseIdentity(alias)
+	a, err := identity.ParseIdentity(alias)
 	if err != nil {
 		return messaging.Reject(err)
 	}
-	_, err = s.identities(ctx, md, func(ids domain.Identities) ([]domain.Payload, error) { return ids.Link(c, a, who) })
+	_, err = s.identities(ctx, md, func(ids identity.Identities) ([]domain.Payload, error) { return ids.Link(c, a, who) })
 	return err
 }
 
-func (s *Service) unlink(ctx context.Context, md domain.Metadata, identity, who string) error {
-	r, err := domain.ParseIdentity(identity)
+func (s *Service) unlink(ctx context.Context, md domain.Metadata, ident, who string) error {
+	r, err := identity.ParseIdentity(ident)
 	if err != nil {
 		return messaging.Reject(err)
 	}
-	_, err = s.identities(ctx, md, func(ids domain.Identities) ([]domain.Payload, error) { return ids.Unlink(r, who) })
+	_, err = s.identities(ctx, md, func(ids identity.Identities) ([]domain.Payload, error) { return ids.Unlink(r, who) })
 	return err
 }
 
 // Links lists "alias → canonical" lines.
 func (s *Service) Links(ctx context.Context) ([]string, error) {
-	var st domain.Identities
-	if _, err := eventstore.Fold(ctx, s.cfg.Store, s.cfg.Registry, domain.IdentityStream, &st); err != nil {
+	var st identity.Identities
+	if _, err := eventstore.Fold(ctx, s.cfg.Store, s.cfg.Registry, identity.IdentityStream, &st); err != nil {
 		return nil, err
 	}
 	return st.List(), nil
@@ -174,12 +177,12 @@ func (s *Service) Links(ctx context.Context) ([]string, error) {
 
 // Link answers /link A B (B shares A's profile), /link list and
 // /link remove X, for the owner only.
-func (s *Service) Link(ctx context.Context, turn *domain.Turn, lang, arg string) (string, error) {
-	if !s.IsOwner(turn.Received) {
+func (s *Service) Link(ctx context.Context, tn *turn.Turn, lang, arg string) (string, error) {
+	if !s.IsOwner(tn.Received) {
 		return i18n.AccessText(lang, i18n.AccessOwnerOnly), nil
 	}
 	fields := strings.Fields(arg)
-	md := turnMeta(turn)
+	md := turnMeta(tn)
 	switch {
 	case len(fields) == 0 || (len(fields) == 1 && strings.EqualFold(fields[0], "list")):
 		links, err := s.Links(ctx)
@@ -188,12 +191,12 @@ func (s *Service) Link(ctx context.Context, turn *domain.Turn, lang, arg string)
 		}
 		return i18n.AccessText(lang, i18n.LinkList, "- "+strings.Join(links, "\n- ")), nil
 	case len(fields) == 2 && (strings.EqualFold(fields[0], "remove") || strings.EqualFold(fields[0], "unlink")):
-		if err := s.unlink(ctx, md, fields[1], by(turn)); err != nil {
+		if err := s.unlink(ctx, md, fields[1], by(tn)); err != nil {
 			return refused(lang, err)
 		}
 		return i18n.AccessText(lang, i18n.LinkUndone, fields[1]), nil
 	case len(fields) == 2:
-		if err := s.link(ctx, md, fields[0], fields[1], by(turn)); err != nil {
+		if err := s.link(ctx, md, fields[0], fields[1], by(tn)); err != nil {
 			return refused(lang, err)
 		}
 		return i18n.AccessText(lang, i18n.LinkDone, fields[1], fields[0]), nil
@@ -224,7 +227,7 @@ func (s *Service) Run(ctx context.Context) error {
 	defer tick.Stop()
 	seen := int64(-1)
 	for {
-		v, err := s.cfg.Store.StreamVersion(ctx, domain.SenderPairingStream)
+		v, err := s.cfg.Store.StreamVersion(ctx, access.SenderPairingStream)
 		if err == nil && v != seen {
 			if err = s.tellApproved(ctx); err == nil {
 				seen = v
@@ -256,15 +259,15 @@ func (s *Service) tellApproved(ctx context.Context) error {
 }
 
 // tell claims one approval's notice and sends it.
-func (s *Service) tell(ctx context.Context, r domain.PairingRequest) error {
+func (s *Service) tell(ctx context.Context, r access.PairingRequest) error {
 	md := domain.Metadata{CorrelationID: r.TurnID, CausationID: "notify/" + r.Code, Channel: r.Channel, Sender: r.SenderID}
 	claimed := false
-	_, err := s.update(ctx, md, func(p domain.SenderPairing) ([]domain.Payload, error) {
+	_, err := s.update(ctx, md, func(p access.SenderPairing) ([]domain.Payload, error) {
 		cur := p.Requests[r.Code]
-		if claimed = cur != nil && cur.Decided == domain.PairingStateApproved && !cur.SenderTold; !claimed {
+		if claimed = cur != nil && cur.Decided == access.PairingStateApproved && !cur.SenderTold; !claimed {
 			return nil, nil
 		}
-		return []domain.Payload{domain.PairingSenderNotified{Code: r.Code}}, nil
+		return []domain.Payload{access.PairingSenderNotified{Code: r.Code}}, nil
 	})
 	if err != nil || !claimed {
 		return err

@@ -8,19 +8,19 @@ import (
 )
 
 // apply records one marker and describes its effect.
-func (h *Markers) apply(ctx context.Context, run *markerRun, md domain.Metadata, mk markers.Marker) (domain.AppliedMarker, error) {
+func (h *Markers) apply(ctx context.Context, run *markerRun, md domain.Metadata, mk markers.Marker) (markers.AppliedMarker, error) {
 	if f, ok := appliers[mk.Name()]; ok {
 		return f(ctx, h, run, md, mk)
 	}
-	return domain.AppliedMarker{Effect: "ignored"}, nil // unreachable: a test checks every spec has an applier
+	return markers.AppliedMarker{Effect: "ignored"}, nil // unreachable: a test checks every spec has an applier
 }
 
 // applyFunc applies one parsed marker.
-type applyFunc func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, mk markers.Marker) (domain.AppliedMarker, error)
+type applyFunc func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, mk markers.Marker) (markers.AppliedMarker, error)
 
 // typed adapts an apply function of one marker type.
-func typed[M markers.Marker](f func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, m M) (domain.AppliedMarker, error)) applyFunc {
-	return func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, mk markers.Marker) (domain.AppliedMarker, error) {
+func typed[M markers.Marker](f func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, m M) (markers.AppliedMarker, error)) applyFunc {
+	return func(ctx context.Context, h *Markers, run *markerRun, md domain.Metadata, mk markers.Marker) (markers.AppliedMarker, error) {
 		return f(ctx, h, run, md, mk.(M))
 	}
 }
@@ -57,8 +57,8 @@ var appliers = map[string]applyFunc{
 }
 
 // effectOnly is the applier of a marker that records nothing but itself.
-func effectOnly[M markers.Marker](effect string) func(context.Context, *Markers, *markerRun, domain.Metadata, M) (domain.AppliedMarker, error) {
-	return func(context.Context, *Markers, *markerRun, domain.Metadata, M) (domain.AppliedMarker, error) {
-		return domain.AppliedMarker{Effect: effect}, nil
+func effectOnly[M markers.Marker](effect string) func(context.Context, *Markers, *markerRun, domain.Metadata, M) (markers.AppliedMarker, error) {
+	return func(context.Context, *Markers, *markerRun, domain.Metadata, M) (markers.AppliedMarker, error) {
+		return markers.AppliedMarker{Effect: effect}, nil
 	}
 }

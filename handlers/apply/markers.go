@@ -17,6 +17,8 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/effects"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
@@ -29,7 +31,7 @@ type WhatsAppPairing interface {
 // Profiles reads sender profiles and finds the stream each lives on
 // (senders.Service).
 type Profiles interface {
-	Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error)
+	Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error)
 	ProfileStream(ctx context.Context, channel, senderID string) (string, error)
 }
 
@@ -37,7 +39,7 @@ type Profiles interface {
 // process manager that carries on what a marker began (self-heal's
 // follow-ups, the heartbeat's schedule) reacts to its own markers there.
 type Follower interface {
-	Applied(applied []domain.AppliedMarker)
+	Applied(applied []markers.AppliedMarker)
 }
 
 // Markers is the ReplyHook that applies the provider's markers as events
@@ -76,27 +78,27 @@ func rank(name string) int {
 
 // markerRun is the context one reply's markers are applied in.
 type markerRun struct {
-	turn    *domain.Turn
+	turn    *turn.Turn
 	step    int
 	project string
 	sender  string // read-model key
 	lang    string
-	applied []domain.AppliedMarker
+	applied []markers.AppliedMarker
 	confirm []string
 	events  []domain.Payload
-	profile domain.SenderProfile
+	profile sender.SenderProfile
 	forgot  bool
 }
 
 // Process applies the markers of raw (the provider's reply to the turn,
 // or to plan step step) and returns what the user sees plus the turn
 // events that record the markers' effects.
-func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, step int) (pipeline.Processed, error) {
+func (h *Markers) Process(ctx context.Context, tn *turn.Turn, raw string, step int) (pipeline.Processed, error) {
 	res := markers.ParseIn(raw, h.Location)
-	m := turn.Received
-	run := &markerRun{turn: turn, step: step, sender: domain.SenderKey(m.Channel, m.SenderID)}
-	if turn.Context != nil {
-		run.project = turn.Context.Project
+	m := tn.Received
+	run := &markerRun{turn: tn, step: step, sender: sender.SenderKey(m.Channel, m.SenderID)}
+	if tn.Context != nil {
+		run.project = tn.Context.Project
 	}
 	type indexed struct {
 		i int
@@ -114,16 +116,16 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 			return pipeline.Processed{}, err
 		}
 		run.profile = profile
-		run.lang = h.language(turn, profile)
+		run.lang = h.language(tn, profile)
 	}
 	echo := markers.EchoFilter(m.Text, h.Location)
 	for _, x := range list {
 		if echo(x.m) {
 			// Markers are instructions from the model's own reply only.
-			run.applied = append(run.applied, domain.AppliedMarker{Name: x.m.Name(), Effect: rejectedEcho})
+			run.applied = append(run.applied, markers.AppliedMarker{Name: x.m.Name(), Effect: rejectedEcho})
 			continue
 		}
-		md := domain.Metadata{CorrelationID: turn.ID, CausationID: fmt.Sprintf("%s/s%d/m%d", turn.ID, step, x.i),
+		md := domain.Metadata{CorrelationID: tn.ID, CausationID: fmt.Sprintf("%s/s%d/m%d", tn.ID, step, x.i),
 			Channel: m.Channel, Sender: m.SenderID, Project: run.project}
 		am, err := h.apply(ctx, run, md, x.m)
 		if err != nil {
@@ -133,14 +135,14 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 		run.applied = append(run.applied, am)
 	}
 	for _, inv := range res.Invalid {
-		run.applied = append(run.applied, domain.AppliedMarker{Name: inv.Name, Effect: "rejected: " + inv.Reason})
+		run.applied = append(run.applied, markers.AppliedMarker{Name: inv.Name, Effect: "rejected: " + inv.Reason})
 	}
 	out := pipeline.Processed{Text: res.Text}
 	if len(run.confirm) > 0 {
 		out.Text = strings.TrimSpace(out.Text + "\n\n" + strings.Join(run.confirm, "\n"))
 	}
 	if len(run.applied) > 0 {
-		out.Events = append(out.Events, domain.MarkersApplied{Step: step, Markers: run.applied})
+		out.Events = append(out.Events, turn.MarkersApplied{Step: step, Markers: run.applied})
 		for _, f := range h.Followers {
 			f.Applied(run.applied)
 		}
@@ -152,15 +154,15 @@ func (h *Markers) Process(ctx context.Context, turn *domain.Turn, raw string, st
 // CheckIn applies a check-in's reply (the heartbeat's, a self-heal
 // follow-up's) through hook as a turn's reply and returns the text the
 // owner sees and what its markers did: the runners' Markers port.
-func CheckIn(hook pipeline.ReplyHook) func(context.Context, *domain.Turn, string) (string, []domain.AppliedMarker, error) {
-	return func(ctx context.Context, turn *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
-		p, err := hook.Process(ctx, turn, raw, 0)
+func CheckIn(hook pipeline.ReplyHook) func(context.Context, *turn.Turn, string) (string, []markers.AppliedMarker, error) {
+	return func(ctx context.Context, tn *turn.Turn, raw string) (string, []markers.AppliedMarker, error) {
+		p, err := hook.Process(ctx, tn, raw, 0)
 		if err != nil {
 			return "", nil, err
 		}
-		var applied []domain.AppliedMarker
+		var applied []markers.AppliedMarker
 		for _, e := range p.Events {
-			if m, ok := e.(domain.MarkersApplied); ok {
+			if m, ok := e.(turn.MarkersApplied); ok {
 				applied = append(applied, m.Markers...)
 			}
 		}
@@ -183,11 +185,11 @@ func (r *markerRun) source() string {
 	return ""
 }
 
-func (h *Markers) language(turn *domain.Turn, p domain.SenderProfile) string {
+func (h *Markers) language(tn *turn.Turn, p sender.SenderProfile) string {
 	if p.Language != "" {
 		return i18n.OrDefault(p.Language)
 	}
-	return i18n.Detect(turn.Received.Text)
+	return i18n.Detect(tn.Received.Text)
 }
 
 func (h *Markers) when(t time.Time) string {

@@ -3,7 +3,7 @@ package duework
 import (
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/markers"
 )
 
 // Setter puts an item on the clock (the Clock does).
@@ -25,7 +25,7 @@ type MarkerWake struct {
 }
 
 // Applied wakes the item for each marker among applied with the name.
-func (w MarkerWake) Applied(applied []domain.AppliedMarker) {
+func (w MarkerWake) Applied(applied []markers.AppliedMarker) {
 	for _, am := range applied {
 		if am.Name != w.Marker {
 			continue

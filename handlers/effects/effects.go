@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -110,33 +110,33 @@ func (x Recorder) FindTask(ctx context.Context, sender, prefix string) (projecti
 }
 
 // ScheduleTask records a new task; it returns the recorded task.
-func (x Recorder) ScheduleTask(ctx context.Context, md domain.Metadata, s domain.TaskScheduled) (domain.Task, error) {
-	task := &domain.Task{}
-	_, err := x.Once(ctx, domain.TaskStream(s.ID), md, func() eventstore.Aggregate { task = &domain.Task{}; return task },
+func (x Recorder) ScheduleTask(ctx context.Context, md domain.Metadata, s task.TaskScheduled) (task.Task, error) {
+	tk := &task.Task{}
+	_, err := x.Once(ctx, task.TaskStream(s.ID), md, func() eventstore.Aggregate { tk = &task.Task{}; return tk },
 		func() ([]domain.Payload, error) {
-			ps, err := task.Schedule(s)
-			if errors.Is(err, domain.ErrTaskExists) {
+			ps, err := tk.Schedule(s)
+			if errors.Is(err, task.ErrTaskExists) {
 				return nil, nil
 			}
 			return ps, err
 		})
-	return *task, err
+	return *tk, err
 }
 
 // CancelTask cancels a task by id.
-func (x Recorder) CancelTask(ctx context.Context, md domain.Metadata, id, reason string) (domain.Task, error) {
-	task := &domain.Task{}
-	_, err := x.Once(ctx, domain.TaskStream(id), md, func() eventstore.Aggregate { task = &domain.Task{}; return task },
-		func() ([]domain.Payload, error) { return task.Cancel(md.CorrelationID, reason) })
-	return *task, err
+func (x Recorder) CancelTask(ctx context.Context, md domain.Metadata, id, reason string) (task.Task, error) {
+	tk := &task.Task{}
+	_, err := x.Once(ctx, task.TaskStream(id), md, func() eventstore.Aggregate { tk = &task.Task{}; return tk },
+		func() ([]domain.Payload, error) { return tk.Cancel(md.CorrelationID, reason) })
+	return *tk, err
 }
 
 // UpdateTask changes a task by id.
-func (x Recorder) UpdateTask(ctx context.Context, md domain.Metadata, u domain.TaskUpdated) (domain.Task, error) {
-	task := &domain.Task{}
-	_, err := x.Once(ctx, domain.TaskStream(u.ID), md, func() eventstore.Aggregate { task = &domain.Task{}; return task },
-		func() ([]domain.Payload, error) { return task.Update(u) })
-	return *task, err
+func (x Recorder) UpdateTask(ctx context.Context, md domain.Metadata, u task.TaskUpdated) (task.Task, error) {
+	tk := &task.Task{}
+	_, err := x.Once(ctx, task.TaskStream(u.ID), md, func() eventstore.Aggregate { tk = &task.Task{}; return tk },
+		func() ([]domain.Payload, error) { return tk.Update(u) })
+	return *tk, err
 }
 
 // MustNew is New for wiring whose dependencies are known to be present

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -24,7 +24,7 @@ func (CancelTask) CommandName() string { return "CancelTask" }
 // pending (any more) rejects it.
 func (x Recorder) HandleCancelTask(ctx context.Context, c *CancelTask) error {
 	_, err := x.CancelTask(ctx, c.Meta, c.TaskID, c.Reason)
-	if errors.Is(err, domain.ErrTaskNotPending) {
+	if errors.Is(err, task.ErrTaskNotPending) {
 		return messaging.Reject(err)
 	}
 	return err
@@ -48,7 +48,7 @@ func matchTasks(all []projections.TaskRow, prefix string) []projections.TaskRow 
 			continue
 		}
 		any = append(any, t)
-		if t.Status == domain.TaskStatusPending {
+		if t.Status == task.TaskStatusPending {
 			pending = append(pending, t)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -24,18 +25,18 @@ type Checklists struct {
 }
 
 // Load folds a scope's checklist.
-func (c Checklists) Load(ctx context.Context, scope string) (domain.Heartbeat, error) {
-	var hb domain.Heartbeat
-	_, err := eventstore.Fold(ctx, c.Store, c.Registry, domain.HeartbeatStream(scope), &hb)
+func (c Checklists) Load(ctx context.Context, scope string) (heartbeat.Heartbeat, error) {
+	var hb heartbeat.Heartbeat
+	_, err := eventstore.Fold(ctx, c.Store, c.Registry, heartbeat.HeartbeatStream(scope), &hb)
 	return hb, err
 }
 
 // Decide appends what decide returns for the current checklist, retrying
 // when another writer moved the stream, and returns the checklist after.
-func (c Checklists) Decide(ctx context.Context, scope, cause string, decide func(domain.Heartbeat) ([]domain.Payload, error)) (domain.Heartbeat, error) {
-	stream := domain.HeartbeatStream(scope)
+func (c Checklists) Decide(ctx context.Context, scope, cause string, decide func(heartbeat.Heartbeat) ([]domain.Payload, error)) (heartbeat.Heartbeat, error) {
+	stream := heartbeat.HeartbeatStream(scope)
 	for range 10 {
-		var hb domain.Heartbeat
+		var hb heartbeat.Heartbeat
 		version, err := eventstore.Fold(ctx, c.Store, c.Registry, stream, &hb)
 		if err != nil {
 			return hb, err
@@ -60,7 +61,7 @@ func (c Checklists) Decide(ctx context.Context, scope, cause string, decide func
 		}
 		return hb, nil
 	}
-	return domain.Heartbeat{}, fmt.Errorf("checklist %s kept changing", scope)
+	return heartbeat.Heartbeat{}, fmt.Errorf("checklist %s kept changing", scope)
 }
 
 // ImportFile imports a HEARTBEAT.md into scope unless the same content was
@@ -75,8 +76,8 @@ func (c Checklists) ImportFile(ctx context.Context, scope, path string) (added i
 	}
 	sum := sha256.Sum256(b)
 	hash := hex.EncodeToString(sum[:])
-	_, err = c.Decide(ctx, scope, "import/"+path+"/"+hash[:12], func(hb domain.Heartbeat) ([]domain.Payload, error) {
-		ps := hb.Import(path, hash, domain.ParseHeartbeatFile(string(b)))
+	_, err = c.Decide(ctx, scope, "import/"+path+"/"+hash[:12], func(hb heartbeat.Heartbeat) ([]domain.Payload, error) {
+		ps := hb.Import(path, hash, heartbeat.ParseHeartbeatFile(string(b)))
 		added = max(len(ps)-1, 0)
 		return ps, nil
 	})
@@ -89,7 +90,7 @@ func (c Checklists) ImportFile(ctx context.Context, scope, path string) (added i
 func (c Checklists) ImportFiles(ctx context.Context, dataDir string) error {
 	global := filepath.Join(dataDir, "prompts", "HEARTBEAT.md")
 	if b, err := os.ReadFile(global); err == nil && !strings.Contains(string(b), "{checklist}") {
-		if _, err := c.ImportFile(ctx, domain.GlobalHeartbeat, global); err != nil {
+		if _, err := c.ImportFile(ctx, heartbeat.GlobalHeartbeat, global); err != nil {
 			return err
 		}
 	}

@@ -10,18 +10,21 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
+	"github.com/omega-gateway/omega/domain/learning"
 	"github.com/omega-gateway/omega/domain/promptctx"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
 // Profiles loads a sender's profile (facts).
 type Profiles interface {
-	Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error)
+	Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error)
 }
 
 // Summaries reads the latest conversation summaries.
 type Summaries interface {
-	RecentSummaries(ctx context.Context, sender, project string, limit int) ([]string, error)
+	RecentSummaries(ctx context.Context, snd, project string, limit int) ([]string, error)
 }
 
 // Sections are the system prompt's sections and sandbox constraint.
@@ -48,7 +51,7 @@ type Enricher struct {
 
 // ProjectRoles reads the project definitions recorded in the log.
 type ProjectRoles interface {
-	Load(ctx context.Context) (domain.Projects, error)
+	Load(ctx context.Context) (catalog.Projects, error)
 }
 
 // NewEnricher checks the dependencies and returns an enricher.
@@ -85,13 +88,13 @@ func (e *Enricher) Enrichment(ctx context.Context, t Target, project string) (st
 	if err != nil {
 		return "", fmt.Errorf("load profile of %s: %w", t, err)
 	}
-	sender := domain.SenderKey(t.Channel, t.Chat)
-	summaries, err := e.summaries.RecentSummaries(ctx, sender, project, 3)
+	snd := sender.SenderKey(t.Channel, t.Chat)
+	summaries, err := e.summaries.RecentSummaries(ctx, snd, project, 3)
 	if err != nil {
 		return "", err
 	}
 	l := learningSince{project: project, since: time.Now().Add(-24 * time.Hour)}
-	if _, err := eventstore.Fold(ctx, e.store, e.registry, domain.LearningStream(sender), &l); err != nil {
+	if _, err := eventstore.Fold(ctx, e.store, e.registry, learning.LearningStream(snd), &l); err != nil {
 		return "", err
 	}
 	lessons := append(l.scoped, l.general...)
@@ -119,7 +122,7 @@ type learningSince struct {
 
 func (l *learningSince) Apply(p domain.Payload, _ int64, at time.Time) {
 	switch e := p.(type) {
-	case domain.LessonLearned:
+	case learning.LessonLearned:
 		line := fmt.Sprintf("[%s] %s", e.Domain, e.Rule)
 		switch e.Project {
 		case l.project:
@@ -131,11 +134,11 @@ func (l *learningSince) Apply(p domain.Payload, _ int64, at time.Time) {
 		case "":
 			l.general = append(l.general, line)
 		}
-	case domain.RewardRecorded:
+	case learning.RewardRecorded:
 		if at.After(l.since) && (e.Project == l.project || e.Project == "") {
 			l.outcomes = append(l.outcomes, fmt.Sprintf("(%+d) [%s] %s", e.Score, e.Domain, e.Lesson))
 		}
-	case domain.ActionOutcomeRecorded:
+	case learning.ActionOutcomeRecorded:
 		if at.After(l.since) && (e.Project == l.project || e.Project == "") {
 			l.outcomes = append(l.outcomes, e.Outcome)
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -22,8 +24,8 @@ func (r *Runner) begin(ctx context.Context, scope, project string, slot time.Tim
 	if err != nil {
 		return fmt.Errorf("heartbeat %s: enrichment: %w", scope, err)
 	}
-	stream := domain.HeartbeatCycleStream(scope, slot)
-	started := domain.HeartbeatCycleStarted{Scope: scope, Project: project, Slot: slot.UTC(), Items: lines,
+	stream := heartbeat.HeartbeatCycleStream(scope, slot)
+	started := heartbeat.HeartbeatCycleStarted{Scope: scope, Project: project, Slot: slot.UTC(), Items: lines,
 		Enrichment: enrichment, Target: r.cfg.Target.String(), Owner: r.cfg.Owner}
 	if err := r.append(ctx, stream, eventstore.NoStream, "start", started); err != nil {
 		if errors.Is(err, eventstore.ErrConcurrency) {
@@ -45,19 +47,19 @@ func (r *Runner) drive(ctx context.Context, stream string) error {
 		}
 		var step error
 		switch st.Next() {
-		case domain.HeartbeatStepNone:
+		case heartbeat.HeartbeatStepNone:
 			return nil
-		case domain.HeartbeatStepClassify:
+		case heartbeat.HeartbeatStepClassify:
 			step = r.classify(ctx, stream, st)
-		case domain.HeartbeatStepCall:
+		case heartbeat.HeartbeatStepCall:
 			step = r.call(ctx, stream, st)
-		case domain.HeartbeatStepProcess:
+		case heartbeat.HeartbeatStepProcess:
 			step = r.process(ctx, stream, st)
-		case domain.HeartbeatStepAlert:
+		case heartbeat.HeartbeatStepAlert:
 			step = r.alert(ctx, stream, st)
-		case domain.HeartbeatStepComplete:
+		case heartbeat.HeartbeatStepComplete:
 			outcome := st.Outcome()
-			step = r.append(ctx, stream, eventstore.Exact(st.Version), "complete", domain.HeartbeatCycleCompleted{Outcome: outcome})
+			step = r.append(ctx, stream, eventstore.Exact(st.Version), "complete", heartbeat.HeartbeatCycleCompleted{Outcome: outcome})
 			if step == nil {
 				r.cfg.Logger.Info("heartbeat: cycle outcome", "stream", stream, "outcome", outcome)
 			}
@@ -71,11 +73,11 @@ func (r *Runner) drive(ctx context.Context, stream string) error {
 
 // classify groups a long checklist by domain with the fast model; a short
 // one, or a failed classification, is one group.
-func (r *Runner) classify(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+func (r *Runner) classify(ctx context.Context, stream string, st heartbeat.HeartbeatCycle) error {
 	items := checkItems(st.Started.Items)
-	all := []domain.HeartbeatGroup{{Name: "all", Items: st.Started.Items}}
-	ev := domain.HeartbeatClassified{Groups: all}
-	if len(items) > domain.HeartbeatDirectMax {
+	all := []heartbeat.HeartbeatGroup{{Name: "all", Items: st.Started.Items}}
+	ev := heartbeat.HeartbeatClassified{Groups: all}
+	if len(items) > heartbeat.HeartbeatDirectMax {
 		var numbered strings.Builder
 		for i, it := range items {
 			fmt.Fprintf(&numbered, "%d. %s\n", i+1, it)
@@ -90,7 +92,7 @@ func (r *Runner) classify(ctx context.Context, stream string, st domain.Heartbea
 			ev.Error = err.Error()
 		default:
 			ev.Raw = resp.Text
-			if groups, perr := domain.ParseHeartbeatGroups(resp.Text, items); perr != nil {
+			if groups, perr := heartbeat.ParseHeartbeatGroups(resp.Text, items); perr != nil {
 				ev.Error = perr.Error()
 			} else {
 				ev.Groups = groups
@@ -116,13 +118,13 @@ func checkItems(lines []string) []string {
 
 // call claims the pending groups' calls in one append, then calls them in
 // parallel (bounded) and records each reply as it comes.
-func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+func (r *Runner) call(ctx context.Context, stream string, st heartbeat.HeartbeatCycle) error {
 	pending := st.PendingGroups()
 	prompts := make([]string, len(pending))
 	claims := make([]domain.Payload, len(pending))
 	for i, g := range pending {
 		prompts[i] = r.prompt(st, st.Classified.Groups[g])
-		claims[i] = domain.HeartbeatGroupCalled{Group: g, Model: r.cfg.ModelComplex, Prompt: prompts[i]}
+		claims[i] = heartbeat.HeartbeatGroupCalled{Group: g, Model: r.cfg.ModelComplex, Prompt: prompts[i]}
 	}
 	if err := r.append(ctx, stream, eventstore.Exact(st.Version), "call", claims...); err != nil {
 		return err
@@ -146,10 +148,10 @@ func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCyc
 				return
 			}
 			usage := resp.CallUsage(time.Since(start))
-			var out domain.Payload = domain.HeartbeatGroupReplied{Group: g, Raw: resp.Text, Usage: usage}
+			var out domain.Payload = heartbeat.HeartbeatGroupReplied{Group: g, Raw: resp.Text, Usage: usage}
 			if err != nil {
 				r.cfg.Logger.Warn("heartbeat: group call failed", "stream", stream, "group", g, "err", err)
-				out = domain.HeartbeatGroupFailed{Group: g, Error: err.Error(), Usage: usage}
+				out = heartbeat.HeartbeatGroupFailed{Group: g, Error: err.Error(), Usage: usage}
 			}
 			errs[i] = r.append(ctx, stream, eventstore.Any, fmt.Sprintf("reply/%d", g), out)
 		}()
@@ -160,7 +162,7 @@ func (r *Runner) call(ctx context.Context, stream string, st domain.HeartbeatCyc
 
 // prompt is a group's prompt: enrichment first, so learned rules frame
 // the checklist, then the heartbeat template with the group's items.
-func (r *Runner) prompt(st domain.HeartbeatCycle, g domain.HeartbeatGroup) string {
+func (r *Runner) prompt(st heartbeat.HeartbeatCycle, g heartbeat.HeartbeatGroup) string {
 	body := r.cfg.Prompts.HeartbeatPrompt(strings.Join(g.Items, "\n"))
 	if st.Started.Enrichment == "" {
 		return body
@@ -169,16 +171,16 @@ func (r *Runner) prompt(st domain.HeartbeatCycle, g domain.HeartbeatGroup) strin
 }
 
 // process applies each replied group's markers and evaluates it.
-func (r *Runner) process(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+func (r *Runner) process(ctx context.Context, stream string, st heartbeat.HeartbeatCycle) error {
 	for _, g := range st.Unprocessed() {
-		turn := r.turn(stream, g, st.Started)
-		text, applied, err := r.cfg.Markers(ctx, turn, st.Replies[g])
+		tn := r.turn(stream, g, st.Started)
+		text, applied, err := r.cfg.Markers(ctx, tn, st.Replies[g])
 		if err != nil {
 			return fmt.Errorf("heartbeat %s: markers of group %d: %w", stream, g, err)
 		}
-		ok, alert := domain.HeartbeatOK(text)
+		ok, alert := heartbeat.HeartbeatOK(text)
 		if err := r.append(ctx, stream, eventstore.Any, fmt.Sprintf("process/%d", g),
-			domain.HeartbeatGroupProcessed{Group: g, Text: alert, OK: ok, Markers: applied}); err != nil {
+			heartbeat.HeartbeatGroupProcessed{Group: g, Text: alert, OK: ok, Markers: applied}); err != nil {
 			return err
 		}
 	}
@@ -188,33 +190,33 @@ func (r *Runner) process(ctx context.Context, stream string, st domain.Heartbeat
 // turn stands for one group of the check-in where markers expect a turn:
 // its id keys the markers' effects (applied once), its sender is the
 // alert target, its project the cycle's.
-func (r *Runner) turn(stream string, g int, st *domain.HeartbeatCycleStarted) *domain.Turn {
+func (r *Runner) turn(stream string, g int, st *heartbeat.HeartbeatCycleStarted) *turn.Turn {
 	target := r.cfg.Target
 	if target.Channel == "" {
 		target = Target{Channel: Kind, Chat: "owner"}
 	}
-	return &domain.Turn{
+	return &turn.Turn{
 		ID: fmt.Sprintf("%s-g%d", stream, g),
-		Received: &domain.MessageReceived{Channel: target.Channel, SenderID: target.Chat, ChatID: target.Chat,
+		Received: &turn.MessageReceived{Channel: target.Channel, SenderID: target.Chat, ChatID: target.Chat,
 			Heartbeat: true},
-		Context: &domain.ContextBuilt{Project: st.Project},
+		Context: &turn.ContextBuilt{Project: st.Project},
 	}
 }
 
 // alert claims the joined alert and sends it to the target.
-func (r *Runner) alert(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+func (r *Runner) alert(ctx context.Context, stream string, st heartbeat.HeartbeatCycle) error {
 	text := st.AlertText()
 	if err := r.append(ctx, stream, eventstore.Exact(st.Version), "alert",
-		domain.HeartbeatAlertStarted{Text: text, Target: r.cfg.Target.String()}); err != nil {
+		heartbeat.HeartbeatAlertStarted{Text: text, Target: r.cfg.Target.String()}); err != nil {
 		return err
 	}
 	var outcome domain.Payload
 	res, err := r.send(ctx, text)
 	if err != nil {
 		r.cfg.Logger.Warn("heartbeat: alert not delivered", "stream", stream, "target", r.cfg.Target.String(), "err", err)
-		outcome = domain.HeartbeatAlertFailed{Error: err.Error()}
+		outcome = heartbeat.HeartbeatAlertFailed{Error: err.Error()}
 	} else {
-		outcome = domain.HeartbeatAlertSent{PlatformIDs: res.PlatformIDs}
+		outcome = heartbeat.HeartbeatAlertSent{PlatformIDs: res.PlatformIDs}
 	}
 	return r.append(ctx, stream, eventstore.Any, "alert/outcome", outcome)
 }
@@ -233,8 +235,8 @@ func (r *Runner) send(ctx context.Context, text string) (channels.SendResult, er
 	return ch.SendText(ctx, r.cfg.Target.Chat, text)
 }
 
-func (r *Runner) load(ctx context.Context, stream string) (domain.HeartbeatCycle, error) {
-	var st domain.HeartbeatCycle
+func (r *Runner) load(ctx context.Context, stream string) (heartbeat.HeartbeatCycle, error) {
+	var st heartbeat.HeartbeatCycle
 	_, err := eventstore.Fold(ctx, r.cfg.Store, r.cfg.Registry, stream, &st)
 	return st, err
 }

@@ -20,6 +20,9 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/providers"
@@ -36,7 +39,7 @@ type Provider interface {
 // Markers applies a reply's markers as a turn would, with turn standing
 // for the check-in; it returns the text without markers and what each
 // marker did.
-type Markers func(ctx context.Context, turn *domain.Turn, raw string) (string, []domain.AppliedMarker, error)
+type Markers func(ctx context.Context, tn *turn.Turn, raw string) (string, []markers.AppliedMarker, error)
 
 // Channels finds the channel alerts go to.
 type Channels interface {
@@ -91,7 +94,7 @@ type Config struct {
 
 	Target   Target
 	Interval time.Duration // default when no HEARTBEAT_INTERVAL was recorded
-	Active   domain.ActiveHours
+	Active   heartbeat.ActiveHours
 	Location *time.Location
 	// ModelFast classifies; ModelComplex runs the groups.
 	ModelFast, ModelComplex string

@@ -14,6 +14,9 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	heartbeatdom "github.com/omega-gateway/omega/domain/heartbeat"
+	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -96,7 +99,7 @@ func (noContext) Deactivated(context.Context, heartbeat.Target, string) (bool, e
 	return false, nil
 }
 
-func plainText(_ context.Context, _ *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
+func plainText(_ context.Context, _ *turn.Turn, raw string) (string, []markers.AppliedMarker, error) {
 	return raw, nil, nil
 }
 
@@ -127,11 +130,11 @@ func BenchmarkHeartbeatCycle(b *testing.B) {
 				if c.items == 12 && i == 2 {
 					item = "NEEDSUSER stretch"
 				}
-				ps = append(ps, domain.HeartbeatItemAdded{Item: item})
+				ps = append(ps, heartbeatdom.HeartbeatItemAdded{Item: item})
 			}
 			if len(ps) > 0 {
 				evs, _ := domain.NewEvents(domain.Metadata{}, ps...)
-				if _, err := s.Append(ctx, domain.HeartbeatStream(domain.GlobalHeartbeat), eventstore.Any, evs...); err != nil {
+				if _, err := s.Append(ctx, heartbeatdom.HeartbeatStream(heartbeatdom.GlobalHeartbeat), eventstore.Any, evs...); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -148,7 +151,7 @@ func BenchmarkHeartbeatCycle(b *testing.B) {
 			store.queries.Store(0)
 			b.ResetTimer()
 			for range b.N {
-				if err := r.Handle(ctx, duework.Item{Kind: heartbeat.Kind, ID: domain.GlobalHeartbeat, Due: now}); err != nil {
+				if err := r.Handle(ctx, duework.Item{Kind: heartbeat.Kind, ID: heartbeatdom.GlobalHeartbeat, Due: now}); err != nil {
 					b.Fatal(err)
 				}
 				now = now.Add(30 * time.Minute)

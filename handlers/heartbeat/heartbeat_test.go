@@ -11,6 +11,7 @@ import (
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
+	heartbeatdom "github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -32,14 +33,14 @@ func TestHeartbeatSleepAndQuietHours(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	evs, _ := domain.NewEvents(domain.Metadata{}, domain.HeartbeatItemAdded{Item: "NEEDSUSER stretch"})
-	if _, err := s.Append(ctx, domain.HeartbeatStream(domain.GlobalHeartbeat), eventstore.Any, evs...); err != nil {
+	evs, _ := domain.NewEvents(domain.Metadata{}, heartbeatdom.HeartbeatItemAdded{Item: "NEEDSUSER stretch"})
+	if _, err := s.Append(ctx, heartbeatdom.HeartbeatStream(heartbeatdom.GlobalHeartbeat), eventstore.Any, evs...); err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
 	p, clock := &provider{}, &lastSet{}
 	now := time.Date(2026, 1, 1, 10, 47, 0, 0, time.UTC)
-	active, _ := domain.ParseActiveHours("08:00-22:00")
+	active, _ := heartbeatdom.ParseActiveHours("08:00-22:00")
 	r, err := heartbeat.New(heartbeat.Config{
 		Store: s, Registry: app.NewRegistry(), Provider: p, Markers: plainText, Channels: ownerChannels{}, Clock: clock, Target: owner,
 		Context: noContext{}, Prompts: prompts.Defaults(), Logger: slog.New(slog.NewTextHandler(&logs, nil)),
@@ -48,7 +49,7 @@ func TestHeartbeatSleepAndQuietHours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slept := duework.Item{Kind: heartbeat.Kind, ID: domain.GlobalHeartbeat, Due: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)}
+	slept := duework.Item{Kind: heartbeat.Kind, ID: heartbeatdom.GlobalHeartbeat, Due: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)}
 	if err := r.Handle(ctx, slept); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestHeartbeatSleepAndQuietHours(t *testing.T) {
 	// The 22:00 slot is outside 08:00-22:00: from 21:30 the clock sleeps
 	// straight to 08:00.
 	now = time.Date(2026, 1, 1, 21, 30, 0, 0, time.UTC)
-	if err := r.Handle(ctx, duework.Item{Kind: heartbeat.Kind, ID: domain.GlobalHeartbeat, Due: now}); err != nil {
+	if err := r.Handle(ctx, duework.Item{Kind: heartbeat.Kind, ID: heartbeatdom.GlobalHeartbeat, Due: now}); err != nil {
 		t.Fatal(err)
 	}
 	if p.calls.Load() != 1 {
@@ -81,8 +82,8 @@ func TestHeartbeatWithoutTargetSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	evs, _ := domain.NewEvents(domain.Metadata{}, domain.HeartbeatItemAdded{Item: "NEEDSUSER stretch"})
-	if _, err := s.Append(ctx, domain.HeartbeatStream(domain.GlobalHeartbeat), eventstore.Any, evs...); err != nil {
+	evs, _ := domain.NewEvents(domain.Metadata{}, heartbeatdom.HeartbeatItemAdded{Item: "NEEDSUSER stretch"})
+	if _, err := s.Append(ctx, heartbeatdom.HeartbeatStream(heartbeatdom.GlobalHeartbeat), eventstore.Any, evs...); err != nil {
 		t.Fatal(err)
 	}
 	for _, target := range []heartbeat.Target{{}, owner} {
@@ -98,7 +99,7 @@ func TestHeartbeatWithoutTargetSkips(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 3 {
-			if err := r.Handle(ctx, duework.Item{Kind: heartbeat.Kind, ID: domain.GlobalHeartbeat, Due: now}); err != nil {
+			if err := r.Handle(ctx, duework.Item{Kind: heartbeat.Kind, ID: heartbeatdom.GlobalHeartbeat, Due: now}); err != nil {
 				t.Fatal(err)
 			}
 			now = now.Add(30 * time.Minute)

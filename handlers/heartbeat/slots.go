@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -20,7 +20,7 @@ import (
 // scopeRun is one checklist to run in a slot.
 type scopeRun struct {
 	scope, project string
-	hb             domain.Heartbeat
+	hb             heartbeat.Heartbeat
 	excluded       []string
 }
 
@@ -31,14 +31,14 @@ func (r *Runner) Start() {
 }
 
 func start(c Clock, now time.Time) {
-	c.Set(duework.Item{Kind: Kind, ID: domain.GlobalHeartbeat, Due: now})
+	c.Set(duework.Item{Kind: Kind, ID: heartbeat.GlobalHeartbeat, Due: now})
 }
 
 // Restarts puts the global scope on the clock when a reply's markers
 // changed the interval (HEARTBEAT_INTERVAL), so the next check-in follows
 // the new one.
 func Restarts(c Clock) duework.MarkerWake {
-	return duework.MarkerWake{Marker: markers.NameHeartbeatInterval, Item: duework.Item{Kind: Kind, ID: domain.GlobalHeartbeat}, Clock: c}
+	return duework.MarkerWake{Marker: markers.NameHeartbeatInterval, Item: duework.Item{Kind: Kind, ID: heartbeat.GlobalHeartbeat}, Clock: c}
 }
 
 // Handle runs the slot that is due (or resumes it): the global checklist,
@@ -47,7 +47,7 @@ func Restarts(c Clock) duework.MarkerWake {
 // in between.
 func (r *Runner) Handle(ctx context.Context, it duework.Item) error {
 	scope := it.ID
-	if r.cfg.DataDir != "" && scope == domain.GlobalHeartbeat {
+	if r.cfg.DataDir != "" && scope == heartbeat.GlobalHeartbeat {
 		if err := (Checklists{Store: r.cfg.Store, Registry: r.cfg.Registry}).ImportFiles(ctx, r.cfg.DataDir); err != nil {
 			r.cfg.Logger.Warn("heartbeat: HEARTBEAT.md not imported", "err", err)
 		}
@@ -59,7 +59,7 @@ func (r *Runner) Handle(ctx context.Context, it duework.Item) error {
 	}
 	interval := r.interval(hb)
 	now := r.cfg.Now()
-	slot := domain.HeartbeatSlot(now, interval, r.cfg.Location)
+	slot := heartbeat.HeartbeatSlot(now, interval, r.cfg.Location)
 	defer r.schedule(scope, interval)
 
 	runs, err := r.scopes(ctx, scope, hb)
@@ -68,19 +68,19 @@ func (r *Runner) Handle(ctx context.Context, it duework.Item) error {
 	}
 	if !r.resumed.Swap(true) {
 		for _, s := range runs {
-			if err := r.resumeOnly(ctx, domain.HeartbeatCycleStream(s.scope, slot.Add(-interval))); err != nil {
+			if err := r.resumeOnly(ctx, heartbeat.HeartbeatCycleStream(s.scope, slot.Add(-interval))); err != nil {
 				return err
 			}
 		}
 	}
-	if !it.Due.IsZero() && now.Sub(it.Due) > domain.HeartbeatOvershoot {
+	if !it.Due.IsZero() && now.Sub(it.Due) > heartbeat.HeartbeatOvershoot {
 		// The wake-up came long after its time: the machine slept.
 		r.cfg.Logger.Warn("heartbeat: system sleep detected, re-aligning", "scope", scope,
 			"target", it.Due.In(r.cfg.Location).Format("15:04"), "actual", now.In(r.cfg.Location).Format("15:04"))
 	}
 	// A slot is run only near its boundary: a late wake-up re-aligns to
 	// the next one instead of firing in a burst.
-	skip := now.Sub(slot) > domain.HeartbeatOvershoot
+	skip := now.Sub(slot) > heartbeat.HeartbeatOvershoot
 	if !r.cfg.Active.Contains(slot, r.cfg.Location) {
 		skip = true
 	}
@@ -93,9 +93,9 @@ func (r *Runner) Handle(ctx context.Context, it duework.Item) error {
 
 // scopes are the checklists of a slot: the global one, without sections
 // named like a project that runs its own, then each active project's.
-func (r *Runner) scopes(ctx context.Context, scope string, hb domain.Heartbeat) ([]scopeRun, error) {
+func (r *Runner) scopes(ctx context.Context, scope string, hb heartbeat.Heartbeat) ([]scopeRun, error) {
 	global := scopeRun{scope: scope, hb: hb}
-	if scope != domain.GlobalHeartbeat || r.cfg.DataDir == "" {
+	if scope != heartbeat.GlobalHeartbeat || r.cfg.DataDir == "" {
 		return []scopeRun{global}, nil
 	}
 	entries, err := os.ReadDir(filepath.Join(r.cfg.DataDir, "projects"))
@@ -105,14 +105,14 @@ func (r *Runner) scopes(ctx context.Context, scope string, hb domain.Heartbeat) 
 	runs := []scopeRun{global}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.IsDir() || name == domain.GlobalHeartbeat {
+		if !e.IsDir() || name == heartbeat.GlobalHeartbeat {
 			continue
 		}
 		phb, err := r.checklist(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		if _, n := domain.HeartbeatChecklist(phb.Items, phb.Suppressed, nil); n == 0 {
+		if _, n := heartbeat.HeartbeatChecklist(phb.Items, phb.Suppressed, nil); n == 0 {
 			continue
 		}
 		off, err := r.cfg.Context.Deactivated(ctx, r.cfg.Target, name)
@@ -130,7 +130,7 @@ func (r *Runner) scopes(ctx context.Context, scope string, hb domain.Heartbeat) 
 
 // runScope resumes the scope's cycle of slot, or starts it unless skip.
 func (r *Runner) runScope(ctx context.Context, s scopeRun, slot time.Time, skip bool) error {
-	stream := domain.HeartbeatCycleStream(s.scope, slot)
+	stream := heartbeat.HeartbeatCycleStream(s.scope, slot)
 	st, err := r.load(ctx, stream)
 	if err != nil {
 		return err
@@ -141,7 +141,7 @@ func (r *Runner) runScope(ctx context.Context, s scopeRun, slot time.Time, skip 
 	if skip {
 		return nil
 	}
-	lines, count := domain.HeartbeatChecklist(s.hb.Items, s.hb.Suppressed, s.excluded)
+	lines, count := heartbeat.HeartbeatChecklist(s.hb.Items, s.hb.Suppressed, s.excluded)
 	if count == 0 {
 		return nil // nothing to check: no call, no event
 	}
@@ -182,7 +182,7 @@ func (r *Runner) resumeOnly(ctx context.Context, stream string) error {
 // identity is held by one live process at a time), another's once it has
 // gone stale. Taking it up is claimed, so one process resumes it; a cycle
 // another live process is running is left to it.
-func (r *Runner) resume(ctx context.Context, stream string, st domain.HeartbeatCycle) error {
+func (r *Runner) resume(ctx context.Context, stream string, st heartbeat.HeartbeatCycle) error {
 	if st.Completed != nil {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (r *Runner) resume(ctx context.Context, stream string, st domain.HeartbeatC
 	}
 	r.cfg.Logger.Info("heartbeat: resuming an unfinished cycle", "stream", stream, "owner", st.Owner)
 	if err := r.append(ctx, stream, eventstore.Exact(st.Version), "resume/"+strconv.FormatInt(st.Version, 10),
-		domain.HeartbeatCycleResumed{Owner: r.cfg.Owner}); err != nil {
+		heartbeat.HeartbeatCycleResumed{Owner: r.cfg.Owner}); err != nil {
 		return ignoreConflict(err)
 	}
 	return r.drive(ctx, stream)
@@ -208,12 +208,12 @@ func ignoreConflict(err error) error {
 // hours (straight to their start when the next slot falls outside).
 func (r *Runner) schedule(scope string, interval time.Duration) {
 	now := r.cfg.Now()
-	next := domain.NextHeartbeatSlot(now, interval, r.cfg.Location)
+	next := heartbeat.NextHeartbeatSlot(now, interval, r.cfg.Location)
 	if !r.cfg.Active.Contains(next, r.cfg.Location) {
 		start := r.cfg.Active.NextStart(now, r.cfg.Location)
-		next = domain.HeartbeatSlot(start, interval, r.cfg.Location)
+		next = heartbeat.HeartbeatSlot(start, interval, r.cfg.Location)
 		if next.Before(start) {
-			next = domain.NextHeartbeatSlot(start, interval, r.cfg.Location)
+			next = heartbeat.NextHeartbeatSlot(start, interval, r.cfg.Location)
 		}
 		r.cfg.Logger.Info("heartbeat: quiet hours", "scope", scope, "until", next.In(r.cfg.Location).Format("15:04"),
 			"in", next.Sub(now).Round(time.Minute))
@@ -221,7 +221,7 @@ func (r *Runner) schedule(scope string, interval time.Duration) {
 	r.cfg.Clock.Set(duework.Item{Kind: Kind, ID: scope, Due: next})
 }
 
-func (r *Runner) interval(hb domain.Heartbeat) time.Duration {
+func (r *Runner) interval(hb heartbeat.Heartbeat) time.Duration {
 	if hb.Interval > 0 {
 		return time.Duration(hb.Interval) * time.Minute
 	}
@@ -236,7 +236,7 @@ func (r *Runner) Next(ctx context.Context, scope string) (time.Time, error) {
 	}
 	now := r.cfg.Now()
 	interval := r.interval(hb)
-	next := domain.NextHeartbeatSlot(now, interval, r.cfg.Location)
+	next := heartbeat.NextHeartbeatSlot(now, interval, r.cfg.Location)
 	if !r.cfg.Active.Contains(next, r.cfg.Location) {
 		next = r.cfg.Active.NextStart(now, r.cfg.Location)
 	}
@@ -244,8 +244,8 @@ func (r *Runner) Next(ctx context.Context, scope string) (time.Time, error) {
 }
 
 // checklist folds the scope's checklist stream.
-func (r *Runner) checklist(ctx context.Context, scope string) (domain.Heartbeat, error) {
-	var hb domain.Heartbeat
-	_, err := eventstore.Fold(ctx, r.cfg.Store, r.cfg.Registry, domain.HeartbeatStream(scope), &hb)
+func (r *Runner) checklist(ctx context.Context, scope string) (heartbeat.Heartbeat, error) {
+	var hb heartbeat.Heartbeat
+	_, err := eventstore.Fold(ctx, r.cfg.Store, r.cfg.Registry, heartbeat.HeartbeatStream(scope), &hb)
 	return hb, err
 }

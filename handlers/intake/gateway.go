@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/intake"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -29,10 +30,10 @@ var turnNamespace = uuid.MustParse("6f6d6567-612d-7475-726e-000000000001")
 // is MessageReceived. Once Receive returns nil the message is durable.
 type Gateway struct {
 	store  eventstore.Store
-	inbox  string                  // directory for attachments, one folder per turn
-	kick   func(chat, turn string) // hands the new turn to the scheduler, keyed by its chat
+	inbox  string                // directory for attachments, one folder per turn
+	kick   func(chat, tn string) // hands the new turn to the scheduler, keyed by its chat
 	now    func() time.Time
-	maxLen int // longest text accepted; longer is truncated (0: domain.MaxTextLen)
+	maxLen int // longest text accepted; longer is truncated (0: intake.MaxTextLen)
 	secret Masker
 	logger *slog.Logger
 }
@@ -56,7 +57,7 @@ func WithSecrets(m Masker, logger *slog.Logger) Option {
 // NewGateway returns a gateway that records turns in store, saves
 // attachments under inbox and hands each new turn to kick (nil: nobody is
 // told; the scheduler finds the turn in the read model).
-func NewGateway(store eventstore.Store, inbox string, kick func(chat, turn string), opts ...Option) (*Gateway, error) {
+func NewGateway(store eventstore.Store, inbox string, kick func(chat, tn string), opts ...Option) (*Gateway, error) {
 	if store == nil || inbox == "" {
 		return nil, errors.New("intake: gateway needs a store and an inbox directory")
 	}
@@ -82,10 +83,10 @@ func TurnID(in channels.Incoming) string {
 // Receive records the message as a new turn and returns its id. A message
 // received before (same channel and platform id) returns the existing
 // turn's id with ErrDuplicate. A message that fails intake validation
-// (see domain.ValidateIntake) is refused with an error matching
-// domain.ErrInvalidMessage before anything is recorded.
+// (see intake.ValidateIntake) is refused with an error matching
+// intake.ErrInvalidMessage before anything is recorded.
 func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, error) {
-	clean, err := domain.ValidateIntake(domain.Intake{
+	clean, err := intake.ValidateIntake(intake.Intake{
 		Channel: in.Channel, SenderID: in.SenderID, SenderName: in.SenderName,
 		ChatID: in.ChatID, PlatformID: in.PlatformID, Text: in.Text,
 	}, g.maxLen)
@@ -95,7 +96,7 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 	in.SenderName, in.Text = clean.SenderName, clean.Text
 	redacted := g.maskSecrets(&in)
 	if strings.TrimSpace(in.Text) == "" && len(in.Attachments) == 0 {
-		return "", fmt.Errorf("receive: %w", &domain.InvalidMessageError{Field: "text", Reason: "is empty"})
+		return "", fmt.Errorf("receive: %w", &intake.InvalidMessageError{Field: "text", Reason: "is empty"})
 	}
 	id := TurnID(in)
 	stream := domain.TurnStream(id)
@@ -117,7 +118,7 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 	if err != nil {
 		return "", err
 	}
-	msg := domain.MessageReceived{
+	msg := turn.MessageReceived{
 		Channel: in.Channel, SenderID: in.SenderID, SenderName: in.SenderName, ChatID: in.ChatID, Text: in.Text,
 		PlatformID: in.PlatformID, IsGroup: in.IsGroup, Mentioned: in.Mentioned, Trusted: in.Trusted,
 		Attachments: refs, ReceivedAt: in.ReceivedAt.UTC(), SecretsRedacted: redacted,
@@ -154,7 +155,7 @@ func (g *Gateway) maskSecrets(in *channels.Incoming) int {
 	return n + m
 }
 
-func (g *Gateway) saveAttachments(turnID string, as []channels.Attachment) ([]domain.AttachmentRef, error) {
+func (g *Gateway) saveAttachments(turnID string, as []channels.Attachment) ([]turn.AttachmentRef, error) {
 	if len(as) == 0 {
 		return nil, nil
 	}
@@ -162,7 +163,7 @@ func (g *Gateway) saveAttachments(turnID string, as []channels.Attachment) ([]do
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create inbox %s: %w", dir, err)
 	}
-	refs := make([]domain.AttachmentRef, 0, len(as))
+	refs := make([]turn.AttachmentRef, 0, len(as))
 	for i, a := range as {
 		name := filepath.Base(a.Name)
 		if name == "." || name == "/" || name == "" {
@@ -173,7 +174,7 @@ func (g *Gateway) saveAttachments(turnID string, as []channels.Attachment) ([]do
 			return nil, fmt.Errorf("save attachment %s: %w", name, err)
 		}
 		sum := sha256.Sum256(a.Data)
-		refs = append(refs, domain.AttachmentRef{Name: name, MIME: a.MIME, Path: path, Size: int64(len(a.Data)), SHA256: hex.EncodeToString(sum[:])})
+		refs = append(refs, turn.AttachmentRef{Name: name, MIME: a.MIME, Path: path, Size: int64(len(a.Data)), SHA256: hex.EncodeToString(sum[:])})
 	}
 	return refs, nil
 }

@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -62,7 +63,7 @@ type ChannelSet interface {
 // Profiles gives a chat's language (private chats: the chat id is the
 // sender id).
 type Profiles interface {
-	Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error)
+	Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error)
 }
 
 // Deps are a WhatsAppQR's collaborators.
@@ -105,7 +106,7 @@ func (q *WhatsAppQR) SendQR(ctx context.Context, channel, chatID string) error {
 	}
 	p := &pairing{q: q, ch: ch, channel: channel, chatID: chatID, id: uuid.NewString(), lang: q.language(ctx, channel, chatID)}
 	p.log = q.log.With("session", p.id, "channel", channel, "chat", chatID)
-	if err := p.record(ctx, domain.WhatsAppPairingStarted{Session: p.id, Channel: channel, ChatID: chatID}); err != nil {
+	if err := p.record(ctx, system.WhatsAppPairingStarted{Session: p.id, Channel: channel, ChatID: chatID}); err != nil {
 		q.release()
 		return err
 	}
@@ -116,7 +117,7 @@ func (q *WhatsAppQR) SendQR(ctx context.Context, channel, chatID string) error {
 	if err != nil {
 		cancel()
 		q.release()
-		return p.fail(domain.PairingError, err)
+		return p.fail(system.PairingError, err)
 	}
 	// Until the first code is out, the caller may give up.
 	first, stop := context.WithCancel(sctx)
@@ -190,20 +191,20 @@ func (p *pairing) step(ctx context.Context, events <-chan channels.QREvent) (ove
 	select {
 	case <-ctx.Done():
 		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-			return true, p.fail(domain.PairingTimeout, fmt.Errorf("no result within %s: %w", p.q.session, channels.ErrPairTimeout))
+			return true, p.fail(system.PairingTimeout, fmt.Errorf("no result within %s: %w", p.q.session, channels.ErrPairTimeout))
 		}
-		return true, p.fail(domain.PairingCanceled, ctx.Err())
+		return true, p.fail(system.PairingCanceled, ctx.Err())
 	case ev, ok = <-events:
 	}
 	switch {
 	case !ok:
-		return true, p.fail(domain.PairingError, errors.New("pairing ended without a result"))
+		return true, p.fail(system.PairingError, errors.New("pairing ended without a result"))
 	case ev.Done && ev.Err == nil:
 		return true, p.paired()
 	case ev.Done && errors.Is(ev.Err, channels.ErrPairTimeout):
-		return true, p.fail(domain.PairingTimeout, ev.Err)
+		return true, p.fail(system.PairingTimeout, ev.Err)
 	case ev.Done:
-		return true, p.fail(domain.PairingError, ev.Err)
+		return true, p.fail(system.PairingError, ev.Err)
 	}
 	if err := p.sendCode(ctx, ev); err != nil {
 		return true, err
@@ -213,7 +214,7 @@ func (p *pairing) step(ctx context.Context, events <-chan channels.QREvent) (ove
 
 func (p *pairing) sendCode(ctx context.Context, ev channels.QREvent) error {
 	p.sent++
-	rec := domain.WhatsAppQRSent{Session: p.id, Index: p.sent, ValidForMs: ev.Timeout.Milliseconds()}
+	rec := system.WhatsAppQRSent{Session: p.id, Index: p.sent, ValidForMs: ev.Timeout.Milliseconds()}
 	png, err := channels.QRPNG(ev.Code)
 	if err == nil {
 		photo := channels.Attachment{Name: "whatsapp-qr.png", MIME: "image/png", Data: png}
@@ -231,7 +232,7 @@ func (p *pairing) sendCode(ctx context.Context, ev channels.QREvent) error {
 		p.log.Error("whatsapp qr: code not delivered; pairing stopped", "err", err)
 		ctx, cancel := noticeContext(ctx)
 		defer cancel()
-		if rerr := p.record(ctx, domain.WhatsAppPairingFailed{Session: p.id, Reason: domain.PairingUndeliverable, Error: err.Error()}); rerr != nil {
+		if rerr := p.record(ctx, system.WhatsAppPairingFailed{Session: p.id, Reason: system.PairingUndeliverable, Error: err.Error()}); rerr != nil {
 			p.log.Warn("whatsapp qr: could not record the failure", "err", rerr)
 		}
 		return fmt.Errorf("whatsapp qr: send code %d: %w", p.sent, err)
@@ -243,7 +244,7 @@ func (p *pairing) sendCode(ctx context.Context, ev channels.QREvent) error {
 func (p *pairing) paired() error {
 	ctx, cancel := noticeContext(context.Background())
 	defer cancel()
-	if err := p.record(ctx, domain.WhatsAppPaired{Session: p.id}); err != nil {
+	if err := p.record(ctx, system.WhatsAppPaired{Session: p.id}); err != nil {
 		p.log.Warn("whatsapp qr: could not record the pairing", "err", err)
 	}
 	p.log.Info("whatsapp qr: paired")
@@ -256,15 +257,15 @@ func (p *pairing) paired() error {
 func (p *pairing) fail(reason string, cause error) error {
 	ctx, cancel := noticeContext(context.Background())
 	defer cancel()
-	if err := p.record(ctx, domain.WhatsAppPairingFailed{Session: p.id, Reason: reason, Error: cause.Error()}); err != nil {
+	if err := p.record(ctx, system.WhatsAppPairingFailed{Session: p.id, Reason: reason, Error: cause.Error()}); err != nil {
 		p.log.Warn("whatsapp qr: could not record the failure", "err", err)
 	}
 	p.log.Warn("whatsapp qr: pairing ended without a link", "reason", reason, "err", cause)
 	text := i18n.Pairing(p.lang, i18n.PairingFailed)
-	if reason == domain.PairingTimeout {
+	if reason == system.PairingTimeout {
 		text = i18n.Pairing(p.lang, i18n.PairingTimeout)
 	}
-	if reason != domain.PairingCanceled {
+	if reason != system.PairingCanceled {
 		p.notify(ctx, text)
 	}
 	return fmt.Errorf("whatsapp qr: %s: %w", reason, cause)
@@ -281,7 +282,7 @@ func (p *pairing) record(ctx context.Context, payload domain.Payload) error {
 	if err != nil {
 		return err
 	}
-	if _, err := p.q.store.Append(ctx, domain.WhatsAppPairingStream, eventstore.Any, ev); err != nil {
+	if _, err := p.q.store.Append(ctx, system.WhatsAppPairingStream, eventstore.Any, ev); err != nil {
 		return fmt.Errorf("record %s: %w", payload.EventType(), err)
 	}
 	return nil

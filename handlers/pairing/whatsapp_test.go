@@ -16,6 +16,8 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/pairing"
 	"github.com/omega-gateway/omega/handlers/senders"
@@ -87,7 +89,7 @@ func newQRFixture(t *testing.T, session time.Duration) *qrFixture {
 // reason appended ("WhatsAppPairingFailed:timeout").
 func (f *qrFixture) pairingEvents(t *testing.T) []string {
 	t.Helper()
-	evs, err := f.st.Load(context.Background(), domain.WhatsAppPairingStream, 1)
+	evs, err := f.st.Load(context.Background(), system.WhatsAppPairingStream, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +101,9 @@ func (f *qrFixture) pairingEvents(t *testing.T) []string {
 		}
 		name := e.Type
 		switch p := p.(type) {
-		case domain.WhatsAppPairingFailed:
+		case system.WhatsAppPairingFailed:
 			name += ":" + p.Reason
-		case domain.WhatsAppQRSent:
+		case system.WhatsAppQRSent:
 			if p.Error != "" {
 				name += ":error"
 			}
@@ -290,7 +292,7 @@ func TestWhatsAppQRSpeaksTheSendersLanguage(t *testing.T) {
 	f := newQRFixture(t, 0)
 	profiles := senders.MustNew(f.st, f.reg)
 	md := domain.Metadata{Channel: telegram.Name, Sender: owner}
-	if _, err := profiles.Decide(t.Context(), telegram.Name, owner, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	if _, err := profiles.Decide(t.Context(), telegram.Name, owner, md, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.SwitchLanguage("Spanish"), nil
 	}); err != nil {
 		t.Fatal(err)

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // pacedChannel is a channel that paces its sends and has no slot to
@@ -38,7 +38,7 @@ func TestAckSkippedWhenTheChannelHasNoSlot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	acks := ofType[domain.AckSent](f.events(t, domain.TurnStream(id)))
+	acks := ofType[turn.AckSent](f.events(t, domain.TurnStream(id)))
 	if len(acks) != 1 || !acks[0].Skipped || paced.offered != 1 {
 		t.Fatalf("acks %+v after %d offers", acks, paced.offered)
 	}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/scheduling"
 	"github.com/omega-gateway/omega/handlers/senders"
@@ -35,9 +35,9 @@ type holdStore struct {
 func (h *holdStore) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, evs ...domain.NewEvent) (eventstore.AppendResult, error) {
 	for _, e := range evs {
 		switch {
-		case e.Type == domain.AckSent{}.EventType():
+		case e.Type == turn.AckSent{}.EventType():
 			h.ackOnce.Do(func() { close(h.acked) })
-		case e.Type == domain.TurnCompleted{}.EventType() && stream == domain.TurnStream(h.turn):
+		case e.Type == turn.TurnCompleted{}.EventType() && stream == domain.TurnStream(h.turn):
 			h.holdOnce.Do(func() { close(h.holding) })
 			select {
 			case <-h.release:
@@ -124,7 +124,7 @@ func TestNoAckForMessageAfterTheReplyBeforeTheCompletion(t *testing.T) {
 				t.Errorf("sent %q, want %q (no %q)", got, want, i18n.Text(lang, i18n.BusyAck))
 			}
 			for _, e := range turnStream(t, p, second) {
-				if e.Type == (domain.AckSent{}).EventType() {
+				if e.Type == (turn.AckSent{}).EventType() {
 					t.Errorf("second turn recorded %s", e.Type)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/eventstore/postgres"
@@ -148,11 +149,11 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.
 	if err != nil {
 		t.Fatal(err)
 	}
-	welcomed, err := domain.NewEvents(domain.Metadata{Channel: chanName, Sender: senderID}, domain.Welcomed{Name: "Ana", Language: lang})
+	welcomed, err := domain.NewEvents(domain.Metadata{Channel: chanName, Sender: senderID}, sender.Welcomed{Name: "Ana", Language: lang})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Append(ctx, domain.SenderStream(chanName, senderID), eventstore.NoStream, welcomed...); err != nil {
+	if _, err := store.Append(ctx, sender.SenderStream(chanName, senderID), eventstore.NoStream, welcomed...); err != nil {
 		t.Fatal(err)
 	}
 	return p

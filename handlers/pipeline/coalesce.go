@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -24,7 +26,7 @@ func (d *Driver) Burst(ctx context.Context, ids []string) ([]string, time.Time, 
 		return nil, time.Time{}, nil
 	}
 	var last time.Time
-	var from domain.SenderRef
+	var from sender.SenderRef
 	out := make([]string, 0, len(ids))
 	for i, id := range ids {
 		st, err := d.loadTurn(ctx, id)
@@ -64,7 +66,7 @@ func (d *Driver) mergeable(st *turnState) bool {
 }
 
 func (d *Driver) loadTurn(ctx context.Context, id string) (*turnState, error) {
-	st := &turnState{Turn: domain.Turn{ID: id}}
+	st := &turnState{Turn: turn.Turn{ID: id}}
 	version, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.TurnStream(id), st)
 	if err != nil {
 		return nil, fmt.Errorf("load turn %s: %w", id, err)
@@ -95,7 +97,7 @@ func (d *Driver) Coalesce(ctx context.Context, head string, later []string) erro
 			}
 			texts = append(texts, t.Received.Text)
 		}
-		if err := d.record(ctx, st, domain.MessagesMerged{Turns: later, Texts: texts}); err != nil {
+		if err := d.record(ctx, st, turn.MessagesMerged{Turns: later, Texts: texts}); err != nil {
 			return fmt.Errorf("merge into turn %s: %w", head, err)
 		}
 		d.Logger.Info("messages coalesced into one turn", "turn", head, "merged", len(later))
@@ -118,7 +120,7 @@ func (d *Driver) markMerged(ctx context.Context, id, head string) error {
 		if st.Completed != nil || st.Received == nil {
 			return nil
 		}
-		st.add(domain.TurnMergedInto{Turn: head}, domain.TurnCompleted{Status: domain.StatusMerged})
+		st.add(turn.TurnMergedInto{Turn: head}, turn.TurnCompleted{Status: turn.StatusMerged})
 		md := domain.Metadata{CorrelationID: id, CausationID: head, Channel: st.Received.Channel, Sender: st.Received.SenderID}
 		evs, err := domain.NewEvents(md, st.pending...)
 		if err != nil {

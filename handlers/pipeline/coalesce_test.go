@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // A burst stops at the first message that must stay a turn of its own (one
@@ -25,7 +25,7 @@ func TestCoalesceKeepsOrderAndResumes(t *testing.T) {
 		m := message(text)
 		m.ReceivedAt = at
 		if text == "a photo" {
-			m.Attachments = []domain.AttachmentRef{{Path: "/nonexistent/photo.png", MIME: "image/png"}}
+			m.Attachments = []turn.AttachmentRef{{Path: "/nonexistent/photo.png", MIME: "image/png"}}
 		}
 		f.appendTo(t, domain.TurnStream(id), 0, m)
 		return id
@@ -44,7 +44,7 @@ func TestCoalesceKeepsOrderAndResumes(t *testing.T) {
 	}
 
 	// A crash after the merge was recorded, before the second was marked.
-	f.appendTo(t, domain.TurnStream(head), 1, domain.MessagesMerged{Turns: []string{second}, Texts: []string{"two"}})
+	f.appendTo(t, domain.TurnStream(head), 1, turn.MessagesMerged{Turns: []string{second}, Texts: []string{"two"}})
 	if burst, last, _ := f.driver.Burst(ctx, []string{head, second}); len(burst) != 1 || !last.IsZero() {
 		t.Fatalf("a merged head is a burst of %v (last %v), want itself alone at once", burst, last)
 	}
@@ -54,13 +54,13 @@ func TestCoalesceKeepsOrderAndResumes(t *testing.T) {
 		}
 	}
 	ps := f.events(t, domain.TurnStream(second))
-	if into := ofType[domain.TurnMergedInto](ps); len(into) != 1 || into[0].Turn != head {
+	if into := ofType[turn.TurnMergedInto](ps); len(into) != 1 || into[0].Turn != head {
 		t.Fatalf("second turn: %v", ps)
 	}
-	if done := ofType[domain.TurnCompleted](ps); len(done) != 1 || done[0].Status != domain.StatusMerged {
+	if done := ofType[turn.TurnCompleted](ps); len(done) != 1 || done[0].Status != turn.StatusMerged {
 		t.Fatalf("second turn completed %v", done)
 	}
-	if got := ofType[domain.MessagesMerged](f.events(t, domain.TurnStream(head))); len(got) != 1 {
+	if got := ofType[turn.MessagesMerged](f.events(t, domain.TurnStream(head))); len(got) != 1 {
 		t.Fatalf("head merged %d times", len(got))
 	}
 

@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/learning"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/promptstore"
 )
 
@@ -17,19 +21,19 @@ func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	due := time.Date(2030, 6, 2, 17, 0, 0, 0, time.UTC)
-	f.appendTo(t, domain.TaskStream("task-1"), 0, domain.TaskScheduled{ID: "task-1", Description: "Call Juan", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID})
-	learning := domain.LearningStream(chanName + "-" + senderID)
-	f.appendTo(t, learning, 0,
-		domain.LessonLearned{Domain: "style", Rule: "answer in bullet points"},
-		domain.LessonLearned{Domain: "deploy", Rule: "never deploy on fridays", Project: "shop"},
-		domain.RewardRecorded{Score: 1, Domain: "style", Lesson: "short answers land well"},
+	f.appendTo(t, task.TaskStream("task-1"), 0, task.TaskScheduled{ID: "task-1", Description: "Call Juan", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID})
+	lrn := learning.LearningStream(chanName + "-" + senderID)
+	f.appendTo(t, lrn, 0,
+		learning.LessonLearned{Domain: "style", Rule: "answer in bullet points"},
+		learning.LessonLearned{Domain: "deploy", Rule: "never deploy on fridays", Project: "shop"},
+		learning.RewardRecorded{Score: 1, Domain: "style", Lesson: "short answers land well"},
 	)
 	if err := f.engine.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
 	id := f.turn(t, message("remind me what is scheduled tomorrow"))
-	var built domain.ContextBuilt
-	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
+	var built turn.ContextBuilt
+	for _, p := range ofType[turn.ContextBuilt](f.events(t, domain.TurnStream(id))) {
 		full, err := promptstore.Resolve(ctx, f.store, f.reg, id, p)
 		if err != nil {
 			t.Fatal(err)
@@ -45,9 +49,9 @@ func TestContextCarriesTasksAndProjectScopedLearning(t *testing.T) {
 		t.Errorf("a lesson of project shop leaked into a turn outside it")
 	}
 
-	f.appendSender(t, domain.ProjectActivated{Project: "shop"})
+	f.appendSender(t, sender.ProjectActivated{Project: "shop"})
 	id = f.turn(t, message("what did you learn"))
-	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
+	for _, p := range ofType[turn.ContextBuilt](f.events(t, domain.TurnStream(id))) {
 		full, err := promptstore.Resolve(ctx, f.store, f.reg, id, p)
 		if err != nil {
 			t.Fatal(err)
@@ -67,16 +71,16 @@ func TestGroupContextListsOnlyTheGroupsTasks(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	due := time.Date(2030, 6, 2, 17, 0, 0, 0, time.UTC)
-	f.appendTo(t, domain.TaskStream("task-p"), 0, domain.TaskScheduled{ID: "task-p", Description: "See the doctor", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID, ChatID: senderID})
-	f.appendTo(t, domain.TaskStream("task-g"), 0, domain.TaskScheduled{ID: "task-g", Description: "Book the team dinner", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID, ChatID: "group-1"})
+	f.appendTo(t, task.TaskStream("task-p"), 0, task.TaskScheduled{ID: "task-p", Description: "See the doctor", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID, ChatID: senderID})
+	f.appendTo(t, task.TaskStream("task-g"), 0, task.TaskScheduled{ID: "task-g", Description: "Book the team dinner", Due: due, Repeat: "once", Kind: "reminder", Channel: chanName, SenderID: senderID, ChatID: "group-1"})
 	if err := f.engine.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
 	m := message("what is scheduled tomorrow")
 	m.ChatID, m.IsGroup = "group-1", true
 	id := f.turn(t, m)
-	var built domain.ContextBuilt
-	for _, p := range ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id))) {
+	var built turn.ContextBuilt
+	for _, p := range ofType[turn.ContextBuilt](f.events(t, domain.TurnStream(id))) {
 		full, err := promptstore.Resolve(ctx, f.store, f.reg, id, p)
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/promptstore"
 	"github.com/omega-gateway/omega/handlers/skills"
@@ -81,7 +83,7 @@ func (d *Driver) now() time.Time {
 
 // Run drives a turn to completion.
 func (d *Driver) Run(ctx context.Context, turnID string) error {
-	st := &turnState{Turn: domain.Turn{ID: turnID}}
+	st := &turnState{Turn: turn.Turn{ID: turnID}}
 	version, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
 	if err != nil {
 		return err
@@ -94,7 +96,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 		return err
 	}
 	log := d.Logger.With("turn", turnID, "channel", st.Received.Channel, "sender", st.Received.SenderID)
-	var profile domain.SenderProfile
+	var profile sender.SenderProfile
 	stale := true
 	for {
 		// Only some steps write to the sender's stream; reload after those.
@@ -103,7 +105,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 				return err
 			}
 		}
-		env := domain.TurnEnv{
+		env := turn.TurnEnv{
 			// A crash between recording Welcomed and sending the welcome
 			// must still send it.
 			SenderWelcomed: profile.Welcomed && (profile.WelcomedTurn != turnID || st.WelcomeSent),
@@ -112,7 +114,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 			Classify: d.Config.Classify && st.Received.Task == nil,
 		}
 		step := st.Next(env)
-		if step == domain.StepNone {
+		if step == turn.StepNone {
 			return d.flush(ctx, st)
 		}
 		log.Debug("turn step", "step", step)
@@ -132,11 +134,11 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 // right before it calls. A reply need not be: if the process dies after
 // sending it, the turn resumes before the send and sends again either way.
 // A classification whose outcome is lost is simply asked again.
-func (d *Driver) flushBefore(_ *turnState, step domain.Step) bool {
+func (d *Driver) flushBefore(_ *turnState, step turn.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepPlanStep, domain.StepPlanProgress:
+	case turn.StepWelcome, turn.StepCommand, turn.StepPlanStep, turn.StepPlanProgress:
 		return true
-	case domain.StepProcessReply:
+	case turn.StepProcessReply:
 		return d.Replies != nil
 	}
 	return false
@@ -147,49 +149,49 @@ func (d *Driver) flushBefore(_ *turnState, step domain.Step) bool {
 // reply's markers say so themselves (turnState.senderWritten): most turns
 // start no session and carry no marker, and then the profile read at the
 // start of the turn stays current.
-func (d *Driver) writesSender(step domain.Step) bool {
+func (d *Driver) writesSender(step turn.Step) bool {
 	switch step {
-	case domain.StepWelcome, domain.StepCommand, domain.StepPlanStep, domain.StepPlanProgress:
+	case turn.StepWelcome, turn.StepCommand, turn.StepPlanStep, turn.StepPlanProgress:
 		return true
 	}
 	return false
 }
 
 // stepFunc performs one step of a turn.
-type stepFunc func(d *Driver, ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error
+type stepFunc func(d *Driver, ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error
 
 // steps maps each step Turn.Next can decide to what performs it.
-var steps = map[domain.Step]stepFunc{
-	domain.StepAuthorize: func(d *Driver, ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+var steps = map[turn.Step]stepFunc{
+	turn.StepAuthorize: func(d *Driver, ctx context.Context, st *turnState, _ sender.SenderProfile, log *slog.Logger) error {
 		return d.authorize(ctx, st, log)
 	},
-	domain.StepWelcome:      (*Driver).welcome,
-	domain.StepCommand:      (*Driver).command,
-	domain.StepBuildContext: (*Driver).addContext,
-	domain.StepClassify: func(d *Driver, ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+	turn.StepWelcome:      (*Driver).welcome,
+	turn.StepCommand:      (*Driver).command,
+	turn.StepBuildContext: (*Driver).addContext,
+	turn.StepClassify: func(d *Driver, ctx context.Context, st *turnState, _ sender.SenderProfile, log *slog.Logger) error {
 		return d.classify(ctx, st, log)
 	},
-	domain.StepPlanStep:     (*Driver).planStep,
-	domain.StepPlanProgress: (*Driver).planProgress,
-	domain.StepPlanSummary: func(d *Driver, _ context.Context, st *turnState, profile domain.SenderProfile, _ *slog.Logger) error {
+	turn.StepPlanStep:     (*Driver).planStep,
+	turn.StepPlanProgress: (*Driver).planProgress,
+	turn.StepPlanSummary: func(d *Driver, _ context.Context, st *turnState, profile sender.SenderProfile, _ *slog.Logger) error {
 		d.planSummary(st, profile)
 		return nil
 	},
-	domain.StepCallProvider: (*Driver).callProvider,
-	domain.StepProcessReply: func(d *Driver, ctx context.Context, st *turnState, profile domain.SenderProfile, _ *slog.Logger) error {
+	turn.StepCallProvider: (*Driver).callProvider,
+	turn.StepProcessReply: func(d *Driver, ctx context.Context, st *turnState, profile sender.SenderProfile, _ *slog.Logger) error {
 		return d.processReply(ctx, st, profile)
 	},
-	domain.StepSendReply: (*Driver).sendReply,
-	domain.StepCleanup: func(d *Driver, _ context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
-		st.add(domain.AttachmentsRemoved{Paths: d.removeAttachments(st, log)})
+	turn.StepSendReply: (*Driver).sendReply,
+	turn.StepCleanup: func(d *Driver, _ context.Context, st *turnState, _ sender.SenderProfile, log *slog.Logger) error {
+		st.add(turn.AttachmentsRemoved{Paths: d.removeAttachments(st, log)})
 		return nil
 	},
-	domain.StepComplete: (*Driver).complete,
+	turn.StepComplete: (*Driver).complete,
 
-	domain.StepSendImages: (*Driver).sendImages,
+	turn.StepSendImages: (*Driver).sendImages,
 }
 
-func (d *Driver) perform(ctx context.Context, st *turnState, step domain.Step, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) perform(ctx context.Context, st *turnState, step turn.Step, profile sender.SenderProfile, log *slog.Logger) error {
 	if d.flushBefore(st, step) {
 		if err := d.flush(ctx, st); err != nil {
 			return err

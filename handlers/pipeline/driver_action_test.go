@@ -10,13 +10,16 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/projects"
 	"github.com/omega-gateway/omega/providers"
 )
 
-func actionMessage(project string) domain.MessageReceived {
+func actionMessage(project string) turn.MessageReceived {
 	m := message("A scheduled action is due now.\nAction: water the garden")
-	m.Task = &domain.TaskOrigin{ID: "t1", Occurrence: 1, Project: project, Description: "water the garden"}
+	m.Task = &turn.TaskOrigin{ID: "t1", Occurrence: 1, Project: project, Description: "water the garden"}
 	return m
 }
 
@@ -36,13 +39,13 @@ func TestDriverActionTurnUsesComplexModelAndProjectRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.driver.Projects, f.driver.Config.ModelComplex = catalog, "complex"
-	f.appendSender(t, domain.SessionStarted{Project: "garden", SessionID: "sess-9", Provider: "fake"})
+	f.appendSender(t, sender.SessionStarted{Project: "garden", SessionID: "sess-9", Provider: "fake"})
 	id := f.turn(t, actionMessage("garden"))
 	reqs := f.provider.requests()
 	if len(reqs) != 1 || reqs[0].Model != "complex" || reqs[0].SessionID != "" || !strings.Contains(reqs[0].System, "You are the gardener.") {
 		t.Fatalf("requests %+v", reqs)
 	}
-	built := ofType[domain.ContextBuilt](f.events(t, domain.TurnStream(id)))
+	built := ofType[turn.ContextBuilt](f.events(t, domain.TurnStream(id)))
 	if len(built) != 1 || built[0].Project != "garden" || built[0].ProjectsVersion != 1 {
 		t.Fatalf("context %+v", built)
 	}
@@ -57,13 +60,13 @@ func TestDriverFailedActionRetriedThenReported(t *testing.T) {
 		return providers.Response{}, &providers.Error{Class: providers.Server, Provider: "fake", Msg: "overloaded"}
 	}
 	id := f.turn(t, actionMessage(""))
-	if n := len(f.provider.requests()); n != domain.MaxDeliveryAttempts {
+	if n := len(f.provider.requests()); n != task.MaxDeliveryAttempts {
 		t.Fatalf("provider called %d times", n)
 	}
 	if got := f.channel.texts(); len(got) != 1 || got[0] != i18n.Text(lang, i18n.ErrServer) {
 		t.Fatalf("sent %q", got)
 	}
-	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != domain.StatusError {
+	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != turn.StatusError {
 		t.Fatalf("status %s", got)
 	}
 }

@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/pipeline"
@@ -123,7 +124,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) appendSender(t *testing.T, ps ...domain.Payload) {
 	t.Helper()
 	ctx := context.Background()
-	stream := domain.SenderStream(chanName, senderID)
+	stream := sender.SenderStream(chanName, senderID)
 	v, err := f.store.StreamVersion(ctx, stream)
 	if err != nil {
 		t.Fatal(err)
@@ -142,8 +143,8 @@ func (f *fixture) appendTo(t *testing.T, stream string, version int64, ps ...dom
 	}
 }
 
-func message(text string) domain.MessageReceived {
-	return domain.MessageReceived{Channel: chanName, SenderID: senderID, ChatID: "chat-1", Text: text, Trusted: true, ReceivedAt: time.Now()}
+func message(text string) turn.MessageReceived {
+	return turn.MessageReceived{Channel: chanName, SenderID: senderID, ChatID: "chat-1", Text: text, Trusted: true, ReceivedAt: time.Now()}
 }
 
 // turn records the given opening events of a new turn and runs the driver.
@@ -183,9 +184,9 @@ func ofType[T domain.Payload](ps []domain.Payload) []T {
 	return out
 }
 
-func completion(t *testing.T, ps []domain.Payload) domain.TurnCompleted {
+func completion(t *testing.T, ps []domain.Payload) turn.TurnCompleted {
 	t.Helper()
-	done := ofType[domain.TurnCompleted](ps)
+	done := ofType[turn.TurnCompleted](ps)
 	if len(done) != 1 {
 		t.Fatalf("got %d TurnCompleted, want 1; events: %+v", len(done), ps)
 	}
@@ -219,15 +220,15 @@ func TestDriverProviderErrorIsExplainedInTheSendersLanguage(t *testing.T) {
 				t.Errorf("sent %q, want only %q", got, want)
 			}
 			ps := f.events(t, domain.TurnStream(id))
-			failed := ofType[domain.ProviderFailed](ps)
+			failed := ofType[turn.ProviderFailed](ps)
 			if len(failed) != 1 || failed[0].Class != tt.class.String() || failed[0].RetryFullContext {
 				t.Errorf("ProviderFailed = %+v, want one of class %q without retry", failed, tt.class)
 			}
 			if n := len(f.provider.requests()); n != 1 {
 				t.Errorf("provider called %d times, want 1", n)
 			}
-			if got := completion(t, ps).Status; got != domain.StatusError {
-				t.Errorf("status %q, want %q", got, domain.StatusError)
+			if got := completion(t, ps).Status; got != turn.StatusError {
+				t.Errorf("status %q, want %q", got, turn.StatusError)
 			}
 		})
 	}
@@ -262,20 +263,20 @@ func TestDriverFailedResumeRetriesOnceWithFullContext(t *testing.T) {
 		t.Errorf("second call = %+v, want no session, the system prompt and the message", reqs[1])
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	called := ofType[domain.ProviderCalled](ps)
+	called := ofType[turn.ProviderCalled](ps)
 	if len(called) != 2 || called[0].FullContext || !called[1].FullContext || called[1].Attempt != 2 {
 		t.Errorf("ProviderCalled = %+v, want a resume then a full-context attempt 2", called)
 	}
-	if failed := ofType[domain.ProviderFailed](ps); len(failed) != 1 || !failed[0].RetryFullContext {
+	if failed := ofType[turn.ProviderFailed](ps); len(failed) != 1 || !failed[0].RetryFullContext {
 		t.Errorf("ProviderFailed = %+v, want one with RetryFullContext", failed)
 	}
-	if cleared := ofType[domain.SessionCleared](f.events(t, domain.SenderStream(chanName, senderID))); len(cleared) != 1 {
+	if cleared := ofType[sender.SessionCleared](f.events(t, sender.SenderStream(chanName, senderID))); len(cleared) != 1 {
 		t.Errorf("SessionCleared recorded %d times, want 1", len(cleared))
 	}
 	if got := f.channel.texts(); len(got) != 2 || got[1] != "respuesta" {
 		t.Errorf("sent %q, want the first turn's reply and the reply only", got)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusOK {
+	if got := completion(t, ps).Status; got != turn.StatusOK {
 		t.Errorf("status %q, want ok", got)
 	}
 }
@@ -293,10 +294,10 @@ func TestDriverUnavailableProviderIsExplainedWithoutACall(t *testing.T) {
 		t.Errorf("sent %q, want %q", got, want)
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	if failed := ofType[domain.ProviderFailed](ps); len(failed) != 1 || failed[0].Class != providers.Unavailable.String() {
+	if failed := ofType[turn.ProviderFailed](ps); len(failed) != 1 || failed[0].Class != providers.Unavailable.String() {
 		t.Errorf("ProviderFailed = %+v, want one unavailable", failed)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusError {
+	if got := completion(t, ps).Status; got != turn.StatusError {
 		t.Errorf("status %q, want error", got)
 	}
 }
@@ -314,13 +315,13 @@ func TestDriverSilentGroupReplyIsSuppressed(t *testing.T) {
 		t.Errorf("sent %q, want nothing", got)
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	if n := len(ofType[domain.TurnSuppressed](ps)); n != 1 {
+	if n := len(ofType[turn.TurnSuppressed](ps)); n != 1 {
 		t.Errorf("TurnSuppressed recorded %d times, want 1", n)
 	}
-	if n := len(ofType[domain.ReplySent](ps)); n != 0 {
+	if n := len(ofType[turn.ReplySent](ps)); n != 0 {
 		t.Errorf("ReplySent recorded %d times, want none", n)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusSuppressed {
+	if got := completion(t, ps).Status; got != turn.StatusSuppressed {
 		t.Errorf("status %q, want suppressed", got)
 	}
 }
@@ -338,7 +339,7 @@ func TestDriverAttachmentsAreReferencedAndRemoved(t *testing.T) {
 		}
 	}
 	m := message("mira esto")
-	m.Attachments = []domain.AttachmentRef{{Name: "photo.jpg", MIME: "image/jpeg", Path: photo, Size: 1}, {Name: "notes.pdf", MIME: "application/pdf", Path: doc, Size: 1}}
+	m.Attachments = []turn.AttachmentRef{{Name: "photo.jpg", MIME: "image/jpeg", Path: photo, Size: 1}, {Name: "notes.pdf", MIME: "application/pdf", Path: doc, Size: 1}}
 	id := f.turn(t, m)
 
 	reqs := f.provider.requests()
@@ -355,7 +356,7 @@ func TestDriverAttachmentsAreReferencedAndRemoved(t *testing.T) {
 			t.Errorf("%s still there after the turn (err %v)", p, err)
 		}
 	}
-	removed := ofType[domain.AttachmentsRemoved](f.events(t, domain.TurnStream(id)))
+	removed := ofType[turn.AttachmentsRemoved](f.events(t, domain.TurnStream(id)))
 	if len(removed) != 1 || strings.Join(removed[0].Paths, ",") != photo+","+doc {
 		t.Errorf("AttachmentsRemoved = %+v, want both paths", removed)
 	}
@@ -390,7 +391,7 @@ func TestDriverStatusMessagesWhileTheProviderIsSlow(t *testing.T) {
 					nudges++
 				}
 			}
-			replied := ofType[domain.ProviderReplied](f.events(t, domain.TurnStream(id)))
+			replied := ofType[turn.ProviderReplied](f.events(t, domain.TurnStream(id)))
 			if len(replied) != 1 {
 				t.Fatalf("ProviderReplied recorded %d times, want 1", len(replied))
 			}
@@ -416,11 +417,11 @@ func TestDriverBlockedChannelIsRecordedAfterOneAttempt(t *testing.T) {
 		t.Errorf("%d send attempts, want 1", f.channel.attempts)
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	failed := ofType[domain.ReplyFailed](ps)
+	failed := ofType[turn.ReplyFailed](ps)
 	if len(failed) != 1 || failed[0].Class != "blocked" {
 		t.Errorf("ReplyFailed = %+v, want one of class blocked", failed)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusUndelivered {
+	if got := completion(t, ps).Status; got != turn.StatusUndelivered {
 		t.Errorf("status %q, want undelivered", got)
 	}
 }
@@ -429,22 +430,22 @@ func TestDriverResumesACallInterruptedByACrash(t *testing.T) {
 	f := newFixture(t)
 	// What a process that died during the provider call left behind.
 	id := f.turn(t, message("hola"),
-		domain.AccessGranted{Reason: "owner channel test"},
-		domain.ContextBuilt{ConversationID: "c1", Language: lang, Model: "fast", System: "sys", Prompt: "hola", Message: "hola"},
-		domain.ProviderCalled{Provider: "fake", Model: "fast", Attempt: 1},
+		turn.AccessGranted{Reason: "owner channel test"},
+		turn.ContextBuilt{ConversationID: "c1", Language: lang, Model: "fast", System: "sys", Prompt: "hola", Message: "hola"},
+		turn.ProviderCalled{Provider: "fake", Model: "fast", Attempt: 1},
 	)
 
 	if n := len(f.provider.requests()); n != 1 {
 		t.Errorf("provider called %d times after the restart, want 1", n)
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	if called := ofType[domain.ProviderCalled](ps); len(called) != 2 || called[1].Attempt != 2 {
+	if called := ofType[turn.ProviderCalled](ps); len(called) != 2 || called[1].Attempt != 2 {
 		t.Errorf("ProviderCalled = %+v, want the crashed attempt and attempt 2", called)
 	}
 	if got := f.channel.texts(); len(got) != 1 || got[0] != "hola" {
 		t.Errorf("sent %q, want the reply once", got)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusOK {
+	if got := completion(t, ps).Status; got != turn.StatusOK {
 		t.Errorf("status %q, want ok", got)
 	}
 }

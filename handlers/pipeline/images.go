@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/workspace"
 )
 
@@ -16,13 +17,13 @@ import (
 // system; a re-run answers with the recorded values).
 type WorkspaceImages interface {
 	// Snapshot lists the images in dir before the provider call.
-	Snapshot(ctx context.Context, dir string) ([]domain.WorkspaceImage, error)
+	Snapshot(ctx context.Context, dir string) ([]turn.WorkspaceImage, error)
 	// Find returns the images new or changed since before, to send, and
 	// the ones skipped; images the user sent (inbound) are never chosen.
-	Find(ctx context.Context, dir string, before []domain.WorkspaceImage, inbound []domain.AttachmentRef) (domain.WorkspaceImagesFound, error)
+	Find(ctx context.Context, dir string, before []turn.WorkspaceImage, inbound []turn.AttachmentRef) (turn.WorkspaceImagesFound, error)
 	// Read returns an image found, or workspace.ErrChanged when the file
 	// is no longer that image.
-	Read(ctx context.Context, dir string, img domain.WorkspaceImage) ([]byte, error)
+	Read(ctx context.Context, dir string, img turn.WorkspaceImage) ([]byte, error)
 }
 
 func (d *Driver) images() WorkspaceImages {
@@ -46,13 +47,13 @@ func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Lo
 		log.Warn("workspace images not watched this turn", "dir", dir, "err", err)
 		return
 	}
-	st.add(domain.WorkspaceImagesSnapshotted{Images: imgs})
+	st.add(turn.WorkspaceImagesSnapshotted{Images: imgs})
 }
 
 // imagesDir is the directory the turn's snapshot was taken in: the one it
 // names (snapshots recorded before the directory was left out), else the
 // configured workspace.
-func (d *Driver) imagesDir(before *domain.WorkspaceImagesSnapshotted) string {
+func (d *Driver) imagesDir(before *turn.WorkspaceImagesSnapshotted) string {
 	if before.Dir != "" {
 		return before.Dir
 	}
@@ -63,7 +64,7 @@ func (d *Driver) imagesDir(before *domain.WorkspaceImagesSnapshotted) string {
 // them and record the intent, or send the next one and record how it went.
 // A send is on record as soon as it is done, so a resumed turn sends only
 // the images without an outcome.
-func (d *Driver) sendImages(ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) sendImages(ctx context.Context, st *turnState, _ sender.SenderProfile, log *slog.Logger) error {
 	dir := d.imagesDir(st.Images.Before)
 	if st.Images.Found == nil {
 		return d.findImages(ctx, st, dir, log)
@@ -76,7 +77,7 @@ func (d *Driver) sendImages(ctx context.Context, st *turnState, _ domain.SenderP
 			class = "changed"
 		}
 		log.Warn("workspace image not sent", "path", img.Path, "err", err)
-		return d.record(ctx, st, domain.WorkspaceImageFailed{Path: img.Path, Class: class, Error: d.Config.Redactor.Error(err)})
+		return d.record(ctx, st, turn.WorkspaceImageFailed{Path: img.Path, Class: class, Error: d.Config.Redactor.Error(err)})
 	}
 	photo := channels.Attachment{Name: filepath.Base(img.Path), MIME: workspace.MIME(img.Path), Data: data}
 	res, err := d.sendPhoto(ctx, st, photo)
@@ -85,10 +86,10 @@ func (d *Driver) sendImages(ctx context.Context, st *turnState, _ domain.SenderP
 			return ctx.Err()
 		}
 		log.Warn("workspace image not delivered", "path", img.Path, "err", err)
-		return d.recordOutcome(ctx, st, domain.WorkspaceImageFailed{Path: img.Path, Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
+		return d.recordOutcome(ctx, st, turn.WorkspaceImageFailed{Path: img.Path, Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
 	}
 	log.Info("workspace image sent", "path", img.Path, "size", img.Size)
-	return d.recordOutcome(ctx, st, domain.WorkspaceImageSent{Path: img.Path, SHA256: img.SHA256, Size: img.Size, PlatformIDs: res.PlatformIDs})
+	return d.recordOutcome(ctx, st, turn.WorkspaceImageSent{Path: img.Path, SHA256: img.SHA256, Size: img.Size, PlatformIDs: res.PlatformIDs})
 }
 
 // findImages records the images to send and the ones skipped, before

@@ -12,6 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/workspace"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -82,7 +83,7 @@ func TestDriverSendsTheImagesTheProviderMade(t *testing.T) {
 		return providers.Response{Text: "hola"}, nil
 	}
 	msg := message("dibuja")
-	msg.Attachments = []domain.AttachmentRef{{Name: "p.png", MIME: "image/png", Path: filepath.Join(dir, "inbox", "t", "01-p.png"), Size: 16, SHA256: sum("the user's photo")}}
+	msg.Attachments = []turn.AttachmentRef{{Name: "p.png", MIME: "image/png", Path: filepath.Join(dir, "inbox", "t", "01-p.png"), Size: 16, SHA256: sum("the user's photo")}}
 	id := f.turn(t, msg)
 
 	if got := ch.names(); len(got) != 2 || got[0] != "chart.png" || got[1] != "old.png" {
@@ -92,11 +93,11 @@ func TestDriverSendsTheImagesTheProviderMade(t *testing.T) {
 		t.Fatalf("texts %q", got)
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	found := ofType[domain.WorkspaceImagesFound](ps)
-	if len(found) != 1 || len(found[0].Skipped) != 1 || found[0].Skipped[0].Reason != domain.ImageSkipInbound {
+	found := ofType[turn.WorkspaceImagesFound](ps)
+	if len(found) != 1 || len(found[0].Skipped) != 1 || found[0].Skipped[0].Reason != turn.ImageSkipInbound {
 		t.Fatalf("found %+v, want theirs.png skipped as the user's", found)
 	}
-	sent := ofType[domain.WorkspaceImageSent](ps)
+	sent := ofType[turn.WorkspaceImageSent](ps)
 	if len(sent) != 2 || sent[0].SHA256 != sum("a chart") || sent[0].PlatformIDs[0] != "photo-1" {
 		t.Fatalf("sent %+v", sent)
 	}
@@ -104,7 +105,7 @@ func TestDriverSendsTheImagesTheProviderMade(t *testing.T) {
 	var order []string
 	for _, p := range ps {
 		switch p.(type) {
-		case domain.ReplySent, domain.WorkspaceImageSent, domain.TurnCompleted:
+		case turn.ReplySent, turn.WorkspaceImageSent, turn.TurnCompleted:
 			order = append(order, p.EventType())
 		}
 	}
@@ -120,33 +121,33 @@ func TestDriverRecordsNoFindingWhenNoImageIsNew(t *testing.T) {
 	ch := withPhotos(f)
 	writeFile(t, f.driver.Config.Workspace, "old.png", "old picture")
 	ps := f.events(t, domain.TurnStream(f.turn(t, message("hola"))))
-	snaps := ofType[domain.WorkspaceImagesSnapshotted](ps)
+	snaps := ofType[turn.WorkspaceImagesSnapshotted](ps)
 	if len(snaps) != 1 || snaps[0].Dir != "" || len(snaps[0].Images) != 1 {
 		t.Fatalf("snapshots %+v, want one of old.png naming no directory", snaps)
 	}
-	if n := len(ofType[domain.WorkspaceImagesFound](ps)); n != 0 || len(ch.names()) != 0 {
+	if n := len(ofType[turn.WorkspaceImagesFound](ps)); n != 0 || len(ch.names()) != 0 {
 		t.Fatalf("%d WorkspaceImagesFound, sent %q: want none", n, ch.names())
 	}
-	if got := completion(t, ps).Status; got != domain.StatusOK {
+	if got := completion(t, ps).Status; got != turn.StatusOK {
 		t.Fatalf("status %s", got)
 	}
 }
 
 // Crash resume: the turn sends exactly the images it has no outcome for.
 func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
-	opening := func(snapshot domain.WorkspaceImagesSnapshotted) []domain.Payload {
+	opening := func(snapshot turn.WorkspaceImagesSnapshotted) []domain.Payload {
 		return []domain.Payload{message("hola"),
-			domain.AccessGranted{Reason: "owner channel test"},
-			domain.ContextBuilt{ConversationID: "c1", Language: lang, Model: "fast", System: "sys", Prompt: "hola", Message: "hola"},
+			turn.AccessGranted{Reason: "owner channel test"},
+			turn.ContextBuilt{ConversationID: "c1", Language: lang, Model: "fast", System: "sys", Prompt: "hola", Message: "hola"},
 			snapshot,
-			domain.ProviderCalled{Provider: "fake", Model: "fast", Attempt: 1},
-			domain.ProviderReplied{Provider: "fake", Model: "fast", Text: "hola"},
-			domain.ReplyReady{Text: "hola"},
-			domain.ReplySent{Kind: "reply", Text: "hola", Chunks: 1},
+			turn.ProviderCalled{Provider: "fake", Model: "fast", Attempt: 1},
+			turn.ProviderReplied{Provider: "fake", Model: "fast", Text: "hola"},
+			turn.ReplyReady{Text: "hola"},
+			turn.ReplySent{Kind: "reply", Text: "hola", Chunks: 1},
 		}
 	}
-	a := domain.WorkspaceImage{Path: "a.png", Size: 1, SHA256: sum("a")}
-	b := domain.WorkspaceImage{Path: "b.png", Size: 1, SHA256: sum("b")}
+	a := turn.WorkspaceImage{Path: "a.png", Size: 1, SHA256: sum("a")}
+	b := turn.WorkspaceImage{Path: "b.png", Size: 1, SHA256: sum("b")}
 	// The snapshot: empty, in the directory it names (recorded before the
 	// directory was left out), or of the workspace as it is (nothing new).
 	const empty, named, unchanged = 0, 1, 2
@@ -163,13 +164,13 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 		{"crashed before finding", empty, nil, []string{"a.png", "b.png"}, 1, false},
 		{"crashed before finding, snapshot naming its directory", named, nil, []string{"a.png", "b.png"}, 1, false},
 		{"crashed before finding nothing new", unchanged, nil, nil, 0, false},
-		{"crashed before the first send", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}}}, []string{"a.png", "b.png"}, 1, false},
-		{"crashed after the first send", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
-			domain.WorkspaceImageSent{Path: "a.png", SHA256: a.SHA256, Size: 1}}, []string{"b.png"}, 1, false},
-		{"crashed after both", empty, []domain.Payload{domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{a, b}},
-			domain.WorkspaceImageSent{Path: "a.png"}, domain.WorkspaceImageFailed{Path: "b.png", Class: "blocked"}}, nil, 1, true},
+		{"crashed before the first send", empty, []domain.Payload{turn.WorkspaceImagesFound{Images: []turn.WorkspaceImage{a, b}}}, []string{"a.png", "b.png"}, 1, false},
+		{"crashed after the first send", empty, []domain.Payload{turn.WorkspaceImagesFound{Images: []turn.WorkspaceImage{a, b}},
+			turn.WorkspaceImageSent{Path: "a.png", SHA256: a.SHA256, Size: 1}}, []string{"b.png"}, 1, false},
+		{"crashed after both", empty, []domain.Payload{turn.WorkspaceImagesFound{Images: []turn.WorkspaceImage{a, b}},
+			turn.WorkspaceImageSent{Path: "a.png"}, turn.WorkspaceImageFailed{Path: "b.png", Class: "blocked"}}, nil, 1, true},
 		{"crashed after finding nothing (recorded before empty findings were left out)", empty,
-			[]domain.Payload{domain.WorkspaceImagesFound{}}, nil, 1, false},
+			[]domain.Payload{turn.WorkspaceImagesFound{}}, nil, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,7 +179,7 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 			dir := f.driver.Config.Workspace
 			writeFile(t, dir, "a.png", "a")
 			writeFile(t, dir, "b.png", "b")
-			var snapshot domain.WorkspaceImagesSnapshotted
+			var snapshot turn.WorkspaceImagesSnapshotted
 			switch tt.snapshot {
 			case named:
 				// The directory named wins over the workspace configured now.
@@ -199,12 +200,12 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 				t.Fatalf("%d provider calls or texts after the restart, want none", n)
 			}
 			ps := f.events(t, domain.TurnStream(id))
-			if n := len(ofType[domain.WorkspaceImagesFound](ps)); n != tt.wantFound {
+			if n := len(ofType[turn.WorkspaceImagesFound](ps)); n != tt.wantFound {
 				t.Fatalf("%d WorkspaceImagesFound, want %d", n, tt.wantFound)
 			}
-			want := domain.StatusOK
+			want := turn.StatusOK
 			if tt.undelivered {
-				want = domain.StatusUndelivered
+				want = turn.StatusUndelivered
 			}
 			if got := completion(t, ps).Status; got != want {
 				t.Fatalf("status %s, want %s", got, want)
@@ -229,8 +230,8 @@ func TestDriverImageLimitsAndChangedImages(t *testing.T) {
 	if got := ch.names(); fmt.Sprint(got) != "[a.png]" {
 		t.Fatalf("sent %q, want a.png only", got)
 	}
-	found := ofType[domain.WorkspaceImagesFound](f.events(t, domain.TurnStream(id)))[0]
-	if fmt.Sprint(found.Skipped) != fmt.Sprint([]domain.SkippedImage{{Path: "b.png", Size: 9, Reason: domain.ImageSkipTooMany}, {Path: "c.png", Size: 27, Reason: domain.ImageSkipTooLarge}}) {
+	found := ofType[turn.WorkspaceImagesFound](f.events(t, domain.TurnStream(id)))[0]
+	if fmt.Sprint(found.Skipped) != fmt.Sprint([]turn.SkippedImage{{Path: "b.png", Size: 9, Reason: turn.ImageSkipTooMany}, {Path: "c.png", Size: 27, Reason: turn.ImageSkipTooLarge}}) {
 		t.Fatalf("skipped %+v", found.Skipped)
 	}
 
@@ -240,19 +241,19 @@ func TestDriverImageLimitsAndChangedImages(t *testing.T) {
 	dir := g.driver.Config.Workspace
 	writeFile(t, dir, "x.png", "changed since")
 	gid := g.turn(t, message("hola"),
-		domain.AccessGranted{Reason: "owner channel test"},
-		domain.ContextBuilt{ConversationID: "c1", Language: lang, Model: "fast", System: "sys", Prompt: "hola", Message: "hola"},
-		domain.WorkspaceImagesSnapshotted{Dir: dir},
-		domain.ProviderCalled{Provider: "fake", Model: "fast", Attempt: 1},
-		domain.ProviderReplied{Provider: "fake", Model: "fast", Text: "hola"},
-		domain.ReplyReady{Text: "hola"},
-		domain.ReplySent{Kind: "reply", Text: "hola", Chunks: 1},
-		domain.WorkspaceImagesFound{Images: []domain.WorkspaceImage{{Path: "x.png", Size: 1, SHA256: sum("x")}}},
+		turn.AccessGranted{Reason: "owner channel test"},
+		turn.ContextBuilt{ConversationID: "c1", Language: lang, Model: "fast", System: "sys", Prompt: "hola", Message: "hola"},
+		turn.WorkspaceImagesSnapshotted{Dir: dir},
+		turn.ProviderCalled{Provider: "fake", Model: "fast", Attempt: 1},
+		turn.ProviderReplied{Provider: "fake", Model: "fast", Text: "hola"},
+		turn.ReplyReady{Text: "hola"},
+		turn.ReplySent{Kind: "reply", Text: "hola", Chunks: 1},
+		turn.WorkspaceImagesFound{Images: []turn.WorkspaceImage{{Path: "x.png", Size: 1, SHA256: sum("x")}}},
 	)
 	if got := gch.names(); len(got) != 0 {
 		t.Fatalf("sent %q, want nothing", got)
 	}
-	failed := ofType[domain.WorkspaceImageFailed](g.events(t, domain.TurnStream(gid)))
+	failed := ofType[turn.WorkspaceImageFailed](g.events(t, domain.TurnStream(gid)))
 	if len(failed) != 1 || failed[0].Class != "changed" {
 		t.Fatalf("failed %+v", failed)
 	}
@@ -272,7 +273,7 @@ func TestDriverSuppressedTurnSendsNoImage(t *testing.T) {
 	if got := ch.names(); len(got) != 0 {
 		t.Fatalf("sent %q", got)
 	}
-	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != domain.StatusSuppressed {
+	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != turn.StatusSuppressed {
 		t.Fatalf("status %s", got)
 	}
 }

@@ -8,13 +8,14 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
 // Ack tells a sender whose previous message is still being worked on that
 // this one is queued, once per turn.
 func (d *Driver) Ack(ctx context.Context, turnID string) error {
-	st := &turnState{Turn: domain.Turn{ID: turnID}}
+	st := &turnState{Turn: turn.Turn{ID: turnID}}
 	version, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
 	if err != nil {
 		return err
@@ -31,7 +32,7 @@ func (d *Driver) Ack(ctx context.Context, turnID string) error {
 		return err
 	}
 	text := i18n.Text(d.language(st, profile), i18n.BusyAck)
-	ack := domain.AckSent{Text: text}
+	ack := turn.AckSent{Text: text}
 	sent, err := d.sendAck(ctx, st, text)
 	if err != nil {
 		d.Logger.Warn("busy acknowledgement not delivered", "turn", turnID, "err", err)
@@ -71,7 +72,7 @@ func (d *Driver) Transient(ctx context.Context, turnID string, _ error) bool {
 // sender is told in their language that something went wrong and the turn
 // is completed with status error, so the sender's next turn can run.
 func (d *Driver) Abandon(ctx context.Context, turnID, reason string) error {
-	st := &turnState{Turn: domain.Turn{ID: turnID}}
+	st := &turnState{Turn: turn.Turn{ID: turnID}}
 	version, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.TurnStream(turnID), st)
 	if err != nil {
 		return err
@@ -89,10 +90,10 @@ func (d *Driver) Abandon(ctx context.Context, turnID, reason string) error {
 	text := i18n.Text(d.language(st, profile), i18n.ErrUnknown)
 	if res, err := d.deliver(ctx, st, text); err != nil {
 		log.Warn("failure notice not delivered", "err", err)
-		st.addOutcome(domain.ReplyFailed{Kind: "error", Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
+		st.addOutcome(turn.ReplyFailed{Kind: "error", Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
 	} else {
-		st.addOutcome(domain.ReplySent{Kind: "error", Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
+		st.addOutcome(turn.ReplySent{Kind: "error", Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText})
 	}
-	st.add(domain.TurnCompleted{Status: domain.StatusError, DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
+	st.add(turn.TurnCompleted{Status: turn.StatusError, DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
 	return d.flush(ctx, st)
 }

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	heartbeatdom "github.com/omega-gateway/omega/domain/heartbeat"
+	selfhealdom "github.com/omega-gateway/omega/domain/selfheal"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/apply"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -47,9 +50,9 @@ func newMarkerRig(t *testing.T) *markerRig {
 		cmds: &slash.Commands{Recorder: fx, Location: time.UTC, Started: time.Now()}}
 }
 
-func markerTurn(id, text string) *domain.Turn {
-	return &domain.Turn{ID: id, Received: &domain.MessageReceived{Channel: "http", SenderID: "ana", ChatID: "ana", Text: text},
-		Context: &domain.ContextBuilt{ConversationID: "conv-" + id}}
+func markerTurn(id, text string) *turn.Turn {
+	return &turn.Turn{ID: id, Received: &turn.MessageReceived{Channel: "http", SenderID: "ana", ChatID: "ana", Text: text},
+		Context: &turn.ContextBuilt{ConversationID: "conv-" + id}}
 }
 
 func (r *markerRig) types(t *testing.T, stream string) []string {
@@ -91,16 +94,16 @@ func TestMarkersApplyAsEvents(t *testing.T) {
 		t.Run(strings.Fields(tt.reply)[0], func(t *testing.T) {
 			r := newMarkerRig(t)
 			ctx := context.Background()
-			turn := markerTurn("t1", "hi")
+			tn := markerTurn("t1", "hi")
 			for run := 0; run < 2; run++ { // a re-run after a crash records nothing twice
-				out, err := r.hook.Process(ctx, turn, "Okay. "+tt.reply, 0)
+				out, err := r.hook.Process(ctx, tn, "Okay. "+tt.reply, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if strings.Contains(out.Text, strings.TrimSuffix(strings.Fields(tt.reply)[0], ":")) {
 					t.Fatalf("marker left in %q", out.Text)
 				}
-				applied := out.Events[0].(domain.MarkersApplied)
+				applied := out.Events[0].(turn.MarkersApplied)
 				if len(applied.Markers) != 1 || !strings.Contains(applied.Markers[0].Effect, tt.effect) {
 					t.Fatalf("applied = %+v", applied)
 				}
@@ -124,7 +127,7 @@ func TestForgetClosesConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Events) != 2 || out.Events[1].(domain.ConversationClosed).ConversationID != "conv-t1" || out.Text != "Bye." {
+	if len(out.Events) != 2 || out.Events[1].(turn.ConversationClosed).ConversationID != "conv-t1" || out.Text != "Bye." {
 		t.Fatalf("out = %+v", out)
 	}
 }
@@ -164,11 +167,11 @@ func TestCommandsAnswer(t *testing.T) {
 	}
 	r.cmds.BotName = func() string { return "omega_bot" }
 	for i, tt := range tests {
-		turn := markerTurn("c"+string(rune('a'+i)), tt.text)
+		tn := markerTurn("c"+string(rune('a'+i)), tt.text)
 		if !r.cmds.IsCommand(tt.text) {
 			t.Fatalf("%q is not a command", tt.text)
 		}
-		ans, err := r.cmds.Answer(ctx, turn, domain.SenderProfile{})
+		ans, err := r.cmds.Answer(ctx, tn, sender.SenderProfile{})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.text, err)
 		}
@@ -197,10 +200,10 @@ func TestMarkerFollowersSetTheClock(t *testing.T) {
 	}{
 		{"All good.", nil},
 		{"LESSON: email | keep it short", nil},
-		{"SELF_HEAL: disk full | df -h", []string{selfheal.Kind + "/" + domain.SelfHealStream}},
-		{"HEARTBEAT_INTERVAL: 45", []string{heartbeat.Kind + "/" + domain.GlobalHeartbeat}},
+		{"SELF_HEAL: disk full | df -h", []string{selfheal.Kind + "/" + selfhealdom.SelfHealStream}},
+		{"HEARTBEAT_INTERVAL: 45", []string{heartbeat.Kind + "/" + heartbeatdom.GlobalHeartbeat}},
 		{"SELF_HEAL: disk full | df -h\nHEARTBEAT_INTERVAL: 45", []string{
-			heartbeat.Kind + "/" + domain.GlobalHeartbeat, selfheal.Kind + "/" + domain.SelfHealStream}},
+			heartbeat.Kind + "/" + heartbeatdom.GlobalHeartbeat, selfheal.Kind + "/" + selfhealdom.SelfHealStream}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reply, func(t *testing.T) {

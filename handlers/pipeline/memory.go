@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/promptctx"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Recall of past conversations (seed 3.7: summaries on recall keywords).
@@ -46,7 +47,7 @@ func (d *Driver) summaries(ctx context.Context, chat, project, message string, n
 // idle: a new conversation starts a fresh session with the summaries
 // instead of resuming the old one, even when the summarizer has not closed
 // the old conversation yet (it clears the session too, when it does).
-func (d *Driver) closeStaleSession(ctx context.Context, st *turnState, sessions map[string]string, built domain.ContextBuilt) error {
+func (d *Driver) closeStaleSession(ctx context.Context, st *turnState, sessions map[string]string, built turn.ContextBuilt) error {
 	if st.Received.Task != nil || built.ConversationID != st.ID || sessions[built.Project] == "" {
 		return nil
 	}
@@ -60,7 +61,7 @@ func (d *Driver) closeStaleSession(ctx context.Context, st *turnState, sessions 
 // project: the sender's own in a private chat; in a group chat the
 // group's, which every member's turns there share and no private turn
 // resumes.
-func (d *Driver) chatSessions(ctx context.Context, m *domain.MessageReceived, profile domain.SenderProfile) (map[string]string, error) {
+func (d *Driver) chatSessions(ctx context.Context, m *turn.MessageReceived, profile sender.SenderProfile) (map[string]string, error) {
 	chat := m.Chat()
 	if chat == m.Sender() {
 		return profile.Sessions, nil

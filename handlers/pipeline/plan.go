@@ -7,10 +7,11 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/promptctx"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -22,13 +23,13 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 	fast := d.Config.ModelFast
 	if d.Config.ProviderProblem != nil {
 		// The direct path explains the problem to the user.
-		st.add(domain.RouteDecided{Direct: true, Model: fast, Error: "provider unavailable"})
+		st.add(turn.RouteDecided{Direct: true, Model: fast, Error: "provider unavailable"})
 		return nil //nolint:nilerr // the direct path explains the problem to the user
 	}
 	c := st.Context
 	if !promptctx.NeedsPlan(c.Message).Classify {
 		// Plain conversation: one provider call, not two.
-		st.add(domain.RouteDecided{Direct: true, Model: fast, Prefilter: true})
+		st.add(turn.RouteDecided{Direct: true, Model: fast, Prefilter: true})
 		return nil
 	}
 	prompt := promptctx.ClassificationPrompt(c.Message, promptctx.ClassificationContext(c.Project, c.History, d.skillNames(ctx)))
@@ -42,24 +43,24 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 	}
 	if err != nil {
 		log.Warn("classification failed, answering directly", "class", providers.ClassOf(err), "err", err)
-		st.addOutcome(domain.RouteDecided{Direct: true, Model: fast, Error: d.Config.Redactor.Error(err), Usage: usage})
+		st.addOutcome(turn.RouteDecided{Direct: true, Model: fast, Error: d.Config.Redactor.Error(err), Usage: usage})
 		return nil
 	}
 	steps := markers.ParsePlan(resp.Text)
 	if steps == nil {
-		st.addOutcome(domain.RouteDecided{Direct: true, Model: fast, Raw: resp.Text, Usage: usage})
+		st.addOutcome(turn.RouteDecided{Direct: true, Model: fast, Raw: resp.Text, Usage: usage})
 		return nil
 	}
 	log.Info("multi-step plan", "steps", len(steps))
 	// Recorded with the next step's intent (retried through an outage like
 	// every provider outcome); one lost to a crash is simply asked again.
-	st.addOutcome(domain.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text, Usage: usage})
+	st.addOutcome(turn.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text, Usage: usage})
 	return nil
 }
 
 // planStep runs the next step of the plan with the complex model, the
 // turn's context and the results so far, and records its outcome.
-func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) planStep(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
 	c, route := st.Context, st.Route
 	index, attempt := st.NextStepIndex(), st.NextAttempt()
 	text := route.Steps[index-1]
@@ -87,18 +88,18 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile domain.Sen
 	if err != nil {
 		class := providers.ClassOf(err)
 		log.Warn("plan step failed", "step", index, "attempt", attempt, "class", class, "err", err)
-		return d.recordOutcome(ctx, st, domain.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err),
+		return d.recordOutcome(ctx, st, turn.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err),
 			Usage: callUsage(resp, elapsed)})
 	}
 	// Markers act on other streams: the raw reply goes on record first.
-	return d.recordOutcome(ctx, st, domain.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: callUsage(resp, elapsed)})
+	return d.recordOutcome(ctx, st, turn.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: callUsage(resp, elapsed)})
 }
 
 // planProgress sends the plan's announcement or, after a step, applies the
 // step's markers and reports the step. The marker events and the progress
 // record are appended together, so a crash in between repeats both; the
 // markers' effects are idempotent per step.
-func (d *Driver) planProgress(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) planProgress(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
 	lang := d.language(st, profile)
 	steps := st.Route.Steps
 	index := st.Progressed
@@ -121,7 +122,7 @@ func (d *Driver) planProgress(ctx context.Context, st *turnState, profile domain
 		}
 		text = i18n.More(lang, i18n.StepDone, index, len(steps), done.Text)
 	}
-	sent := domain.PlanProgressSent{Index: index, Text: text, Reply: out.Text}
+	sent := turn.PlanProgressSent{Index: index, Text: text, Reply: out.Text}
 	if _, err := d.send(ctx, st, text); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -136,7 +137,7 @@ func (d *Driver) planProgress(ctx context.Context, st *turnState, profile domain
 // planSummary makes the plan's final reply: how far it got, why it
 // stopped if it did, and every step's result as the user would see it (a
 // step's result may carry a task confirmation, which must not be lost).
-func (d *Driver) planSummary(st *turnState, profile domain.SenderProfile) {
+func (d *Driver) planSummary(st *turnState, profile sender.SenderProfile) {
 	lang := d.language(st, profile)
 	steps := st.Route.Steps
 	var parts []string
@@ -150,5 +151,5 @@ func (d *Driver) planSummary(st *turnState, profile domain.SenderProfile) {
 			parts = append(parts, i18n.More(lang, i18n.StepDone, i+1, len(steps), steps[i])+"\n"+r)
 		}
 	}
-	st.add(domain.ReplyReady{Text: strings.Join(parts, "\n\n")})
+	st.add(turn.ReplyReady{Text: strings.Join(parts, "\n\n")})
 }

@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -45,13 +46,13 @@ type recordingHook struct {
 	steps []int
 }
 
-func (h *recordingHook) Process(_ context.Context, _ *domain.Turn, raw string, step int) (pipeline.Processed, error) {
+func (h *recordingHook) Process(_ context.Context, _ *turn.Turn, raw string, step int) (pipeline.Processed, error) {
 	h.mu.Lock()
 	h.steps = append(h.steps, step)
 	h.mu.Unlock()
 	return pipeline.Processed{
 		Text:   strings.TrimSpace(strings.ReplaceAll(raw, "MARK", "")),
-		Events: []domain.Payload{domain.MarkersApplied{Step: step, Markers: []domain.AppliedMarker{{Name: "MARK", Effect: "seen"}}}},
+		Events: []domain.Payload{turn.MarkersApplied{Step: step, Markers: []markers.AppliedMarker{{Name: "MARK", Effect: "seen"}}}},
 	}, nil
 }
 
@@ -114,24 +115,24 @@ func TestPlanRunsEveryStepWithProgress(t *testing.T) {
 	}
 
 	ps := f.events(t, domain.TurnStream(id))
-	route := ofType[domain.RouteDecided](ps)
+	route := ofType[turn.RouteDecided](ps)
 	if len(route) != 1 || route[0].Direct || route[0].Model != "complex" || len(route[0].Steps) != 3 || route[0].Raw != threeSteps {
 		t.Errorf("RouteDecided = %+v", route)
 	}
-	done := ofType[domain.PlanStepCompleted](ps)
+	done := ofType[turn.PlanStepCompleted](ps)
 	if len(done) != 3 || done[2].Index != 3 || done[2].Reply != "result of Step 3 of 3: Send it MARK" {
 		t.Errorf("PlanStepCompleted = %+v", done)
 	}
-	if n := len(ofType[domain.PlanProgressSent](ps)); n != 4 {
+	if n := len(ofType[turn.PlanProgressSent](ps)); n != 4 {
 		t.Errorf("%d PlanProgressSent, want 4", n)
 	}
-	if marks := ofType[domain.MarkersApplied](ps); len(marks) != 3 || marks[1].Step != 2 {
+	if marks := ofType[turn.MarkersApplied](ps); len(marks) != 3 || marks[1].Step != 2 {
 		t.Errorf("MarkersApplied = %+v", marks)
 	}
-	if n := len(ofType[domain.ProviderCalled](ps)); n != 0 {
+	if n := len(ofType[turn.ProviderCalled](ps)); n != 0 {
 		t.Errorf("a plan recorded %d direct provider calls", n)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusOK {
+	if got := completion(t, ps).Status; got != turn.StatusOK {
 		t.Errorf("status %q, want ok", got)
 	}
 }
@@ -165,7 +166,7 @@ func TestPlanDirectAndFallback(t *testing.T) {
 				t.Fatalf("requests = %+v, want classification then one direct call with the fast model", reqs)
 			}
 			ps := f.events(t, domain.TurnStream(id))
-			route := ofType[domain.RouteDecided](ps)
+			route := ofType[turn.RouteDecided](ps)
 			if len(route) != 1 || !route[0].Direct || route[0].Model != "fast" || (route[0].Error != "") != tt.wantErr {
 				t.Errorf("RouteDecided = %+v", route)
 			}
@@ -175,7 +176,7 @@ func TestPlanDirectAndFallback(t *testing.T) {
 			if got := hook.calls(); fmt.Sprint(got) != "[0]" {
 				t.Errorf("markers processed for %v, want the direct reply [0]", got)
 			}
-			if got := completion(t, ps).Status; got != domain.StatusOK {
+			if got := completion(t, ps).Status; got != turn.StatusOK {
 				t.Errorf("status %q", got)
 			}
 		})
@@ -190,8 +191,8 @@ func TestPlanStepRetries(t *testing.T) {
 		wantStatus string
 		wantCalls  int
 	}{
-		{"recovers on the third attempt", 2, domain.StatusOK, 1 + 1 + 3 + 1},
-		{"stops after three attempts", 3, domain.StatusError, 1 + 1 + 3},
+		{"recovers on the third attempt", 2, turn.StatusOK, 1 + 1 + 3 + 1},
+		{"stops after three attempts", 3, turn.StatusError, 1 + 1 + 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +211,7 @@ func TestPlanStepRetries(t *testing.T) {
 				t.Errorf("provider called %d times, want %d", n, tt.wantCalls)
 			}
 			ps := f.events(t, domain.TurnStream(id))
-			fails := ofType[domain.PlanStepFailed](ps)
+			fails := ofType[turn.PlanStepFailed](ps)
 			if len(fails) != tt.failures {
 				t.Fatalf("PlanStepFailed = %+v", fails)
 			}
@@ -224,14 +225,14 @@ func TestPlanStepRetries(t *testing.T) {
 			}
 			sent := f.channel.texts()
 			last := sent[len(sent)-1]
-			if tt.wantStatus == domain.StatusError {
+			if tt.wantStatus == turn.StatusError {
 				want := i18n.More(lang, i18n.StepFailed, 2, 3, "Build the report") + "\n" + i18n.Text(lang, i18n.ErrServer) + "\n\n" +
 					i18n.More(lang, i18n.PlanDone, 1, 3) + "\n\n" +
 					i18n.More(lang, i18n.StepDone, 1, 3, "Gather the data") + "\nresult of Step 1 of 3: Gather the data"
 				if last != want {
 					t.Errorf("final reply %q, want %q", last, want)
 				}
-				if sentKind := ofType[domain.ReplySent](ps); len(sentKind) != 1 || sentKind[0].Kind != "error" {
+				if sentKind := ofType[turn.ReplySent](ps); len(sentKind) != 1 || sentKind[0].Kind != "error" {
 					t.Errorf("ReplySent = %+v", sentKind)
 				}
 			} else if !strings.HasPrefix(last, i18n.More(lang, i18n.PlanDone, 3, 3)) {
@@ -276,10 +277,10 @@ func TestPlanResumesAtTheInterruptedStep(t *testing.T) {
 		t.Errorf("markers processed for steps %v, want each once", got)
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	if n := len(ofType[domain.PlanStepCompleted](ps)); n != 3 {
+	if n := len(ofType[turn.PlanStepCompleted](ps)); n != 3 {
 		t.Errorf("%d PlanStepCompleted, want 3", n)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusOK {
+	if got := completion(t, ps).Status; got != turn.StatusOK {
 		t.Errorf("status %q", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/internal/redact"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
@@ -26,7 +28,7 @@ type ChannelSet interface {
 // issue plugs in here).
 type CommandHook interface {
 	IsCommand(text string) bool
-	Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (CommandAnswer, error)
+	Answer(ctx context.Context, tn *turn.Turn, profile sender.SenderProfile) (CommandAnswer, error)
 }
 
 // CommandAnswer is a command's reply and the turn events it records.
@@ -41,7 +43,7 @@ type CommandAnswer struct {
 type ReplyHook interface {
 	// Process handles raw, the provider's reply to the turn (step 0) or
 	// to plan step step (1-based).
-	Process(ctx context.Context, turn *domain.Turn, raw string, step int) (Processed, error)
+	Process(ctx context.Context, tn *turn.Turn, raw string, step int) (Processed, error)
 }
 
 // ReplyActs is optionally implemented by a ReplyHook: Acts reports
@@ -96,6 +98,6 @@ type DriverConfig struct {
 
 // Profiles loads and changes sender profiles.
 type Profiles interface {
-	Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error)
-	Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error)
+	Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error)
+	Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(sender.SenderProfile) ([]domain.Payload, error)) (sender.SenderProfile, error)
 }

@@ -3,22 +3,22 @@ package pipeline
 import (
 	"context"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/prompts"
 )
 
 // ProjectCatalog gives the projects as the log records them, after
 // importing what changed in their folder (package projects).
 type ProjectCatalog interface {
-	Sync(ctx context.Context) (domain.Projects, error)
+	Sync(ctx context.Context) (catalog.Projects, error)
 }
 
 // knownProjects are the projects a turn's context is built with: read
 // from the log (imported first), never from the folder, so a re-run sees
 // the roles of the turn's time. No catalog: no projects.
-func (d *Driver) knownProjects(ctx context.Context) (domain.Projects, error) {
+func (d *Driver) knownProjects(ctx context.Context) (catalog.Projects, error) {
 	if d.Projects == nil {
-		return domain.Projects{}, nil
+		return catalog.Projects{}, nil
 	}
 	return d.Projects.Sync(ctx)
 }
@@ -27,7 +27,7 @@ func (d *Driver) knownProjects(ctx context.Context) (domain.Projects, error) {
 // this process can do at this turn, and the capabilities they were
 // resolved for. Without
 // configured capabilities the prompt is used as written (everything on).
-func (d *Driver) turnPrompts(known domain.Projects, skills bool) (*prompts.Set, []string) {
+func (d *Driver) turnPrompts(known catalog.Projects, skills bool) (*prompts.Set, []string) {
 	if d.Config.Capabilities == nil {
 		return d.Prompts, nil
 	}

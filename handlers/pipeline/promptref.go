@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/promptstore"
 )
 
 // recordContext adds the turn's context as it is recorded: by reference
 // when the driver has a prompt store (the texts it names are stored
 // first), in full otherwise. The turn keeps the full context in memory.
-func (d *Driver) recordContext(ctx context.Context, st *turnState, built domain.ContextBuilt) error {
+func (d *Driver) recordContext(ctx context.Context, st *turnState, built turn.ContextBuilt) error {
 	rec := built
 	if d.PromptTexts != nil {
 		md := domain.Metadata{CorrelationID: st.ID, CausationID: st.ID}
@@ -31,7 +32,7 @@ func (d *Driver) resolveContext(ctx context.Context, st *turnState) error {
 	if st.Context == nil || !st.Context.ByReferenceRecorded() {
 		return nil
 	}
-	var full domain.ContextBuilt
+	var full turn.ContextBuilt
 	var err error
 	if d.PromptTexts != nil {
 		full, err = d.PromptTexts.Resolve(ctx, st.ID, *st.Context)

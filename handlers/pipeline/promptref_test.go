@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -19,10 +20,10 @@ func TestResumedTurnGivesTheProviderTheRecordedPrompt(t *testing.T) {
 	earlier := f.turn(t, message("earlier question ¿sí?"))
 
 	identity := strings.Repeat("You are omega — 你好 — and you keep promises. ", 8)
-	full := domain.ContextBuilt{ConversationID: earlier, Language: "Spanish", Model: "fast", Message: "and now?", Prompt: "and now?",
+	full := turn.ContextBuilt{ConversationID: earlier, Language: "Spanish", Model: "fast", Message: "and now?", Prompt: "and now?",
 		System:       identity + "\n\nResponde en español.",
-		SystemPieces: []domain.TextPiece{{Text: identity, Stable: true}, {Text: "\n\n"}, {Text: "Responde en español."}},
-		History: []domain.HistoryMessage{{Role: "user", Turn: earlier, Text: "earlier question ¿sí?"},
+		SystemPieces: []turn.TextPiece{{Text: identity, Stable: true}, {Text: "\n\n"}, {Text: "Responde en español."}},
+		History: []turn.HistoryMessage{{Role: "user", Turn: earlier, Text: "earlier question ¿sí?"},
 			{Role: "assistant", Turn: earlier, Text: "hola"}}}
 	ref, err := f.driver.PromptTexts.Record(ctx, full, "and now?", domain.Metadata{})
 	if err != nil {
@@ -31,7 +32,7 @@ func TestResumedTurnGivesTheProviderTheRecordedPrompt(t *testing.T) {
 	if ref.System != "" || ref.Message != "" || len(ref.HistoryTurns) != 1 || ref.History != nil {
 		t.Fatalf("not recorded by reference: %+v", ref)
 	}
-	f.turn(t, message("and now?"), domain.AccessGranted{Reason: "owner"}, ref)
+	f.turn(t, message("and now?"), turn.AccessGranted{Reason: "owner"}, ref)
 
 	reqs := f.provider.requests()
 	req := reqs[len(reqs)-1]

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -15,7 +17,7 @@ import (
 // recorded: pure steps accumulate here and are written in one append
 // before the next side effect.
 type turnState struct {
-	domain.Turn
+	turn.Turn
 	pending []domain.Payload
 	// effected is set while pending holds the outcome of an effect outside
 	// omega (a provider's reply or failure, a message sent). Recomputing it
@@ -41,7 +43,7 @@ func (s *turnState) addOutcome(ps ...domain.Payload) {
 }
 
 // loadProfile reads the turn's sender profile.
-func (d *Driver) loadProfile(ctx context.Context, st *turnState) (profile domain.SenderProfile, err error) {
+func (d *Driver) loadProfile(ctx context.Context, st *turnState) (profile sender.SenderProfile, err error) {
 	load := func(bool) (err error) {
 		profile, err = d.Senders.Load(ctx, st.Received.Channel, st.Received.SenderID)
 		return err
@@ -130,13 +132,13 @@ const (
 // the effect (call the provider again, send the reply twice), so only the
 // process's end may lose the outcome. write is told whether an earlier
 // attempt failed.
-func (d *Driver) durably(ctx context.Context, turn, what string, write func(retry bool) error) error {
+func (d *Driver) durably(ctx context.Context, tn, what string, write func(retry bool) error) error {
 	wait := recordRetryFirst
 	for attempt := 1; ; attempt++ {
 		err := write(attempt > 1)
 		if err == nil {
 			if attempt > 1 {
-				d.Logger.Info("recorded after retries", "turn", turn, "what", what, "attempts", attempt)
+				d.Logger.Info("recorded after retries", "turn", tn, "what", what, "attempts", attempt)
 			}
 			return nil
 		}
@@ -144,7 +146,7 @@ func (d *Driver) durably(ctx context.Context, turn, what string, write func(retr
 			return err
 		}
 		d.Logger.Warn("database unavailable while an effect's outcome awaits its record; retrying so that the effect is not repeated",
-			"turn", turn, "what", what, "attempt", attempt, "retry_in", wait, "err", err)
+			"turn", tn, "what", what, "attempt", attempt, "retry_in", wait, "err", err)
 		select {
 		case <-ctx.Done():
 			return err

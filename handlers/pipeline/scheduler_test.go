@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/scheduling"
 	"github.com/omega-gateway/omega/handlers/senders"
@@ -104,7 +104,7 @@ func TestPoisonedTurnIsAbandonedAndTheNextTurnRuns(t *testing.T) {
 			<-schedDone
 			<-engineDone
 
-			poisoned, err := p.store.Load(context.Background(), domain.PoisonStream("turns"), 1)
+			poisoned, err := p.store.Load(context.Background(), system.PoisonStream("turns"), 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +147,7 @@ func (o *outageStore) Load(ctx context.Context, stream string, from int64) ([]do
 }
 
 func (o *outageStore) Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, evs ...domain.NewEvent) (eventstore.AppendResult, error) {
-	if o.down.Load() && !strings.HasPrefix(stream, domain.PoisonStream("")) {
+	if o.down.Load() && !strings.HasPrefix(stream, system.PoisonStream("")) {
 		return eventstore.AppendResult{}, errOutage
 	}
 	return o.testStore.Append(ctx, stream, expected, evs...)
@@ -178,7 +178,7 @@ func TestTurnFailingInAnOutageIsRetriedNotPoisoned(t *testing.T) {
 			eventually(t, "the turn", func() bool { return p.completed(t, id) })
 			cancel()
 			<-schedDone
-			if poisoned, err := store.Load(context.Background(), domain.PoisonStream("turns"), 1); err != nil || len(poisoned) != 0 {
+			if poisoned, err := store.Load(context.Background(), system.PoisonStream("turns"), 1); err != nil || len(poisoned) != 0 {
 				t.Fatalf("%d MessagePoisoned (%v), want none", len(poisoned), err)
 			}
 			if got := p.channel.texts(); !slices.Equal(got, []string{"hola"}) || len(calls()) != 1 {

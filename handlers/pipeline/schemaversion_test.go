@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/intake"
@@ -37,8 +38,8 @@ func TestEventsWrittenByTheGatewayAndDriverCarryTheirSchemaVersion(t *testing.T)
 			ctx := context.Background()
 			dir := t.TempDir()
 			reg := app.NewRegistry()
-			bumpToV2(t, reg, domain.MessageReceived{}, "text")
-			bumpToV2(t, reg, domain.TurnCompleted{}, "status")
+			bumpToV2(t, reg, turn.MessageReceived{}, "text")
+			bumpToV2(t, reg, turn.TurnCompleted{}, "status")
 
 			var s dbStore
 			dialect := projections.SQLite
@@ -78,15 +79,15 @@ func TestEventsWrittenByTheGatewayAndDriverCarryTheirSchemaVersion(t *testing.T)
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := gw.Receive(ctx, channels.Incoming{Channel: chanName, SenderID: senderID, ChatID: "chat-1", Text: "hola", PlatformID: "m1"})
+			tn, err := gw.Receive(ctx, channels.Incoming{Channel: chanName, SenderID: senderID, ChatID: "chat-1", Text: "hola", PlatformID: "m1"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := driver.Run(ctx, turn); err != nil {
+			if err := driver.Run(ctx, tn); err != nil {
 				t.Fatal(err)
 			}
 
-			evs, err := s.Load(ctx, domain.TurnStream(turn), 1)
+			evs, err := s.Load(ctx, domain.TurnStream(tn), 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,12 +102,12 @@ func TestEventsWrittenByTheGatewayAndDriverCarryTheirSchemaVersion(t *testing.T)
 					t.Fatal(err)
 				}
 				switch p := p.(type) {
-				case domain.MessageReceived:
+				case turn.MessageReceived:
 					seen++
 					if p.Text != "hola" {
 						t.Errorf("MessageReceived read back as %q: upcast as if it were version 1", p.Text)
 					}
-				case domain.TurnCompleted:
+				case turn.TurnCompleted:
 					seen++
 					if p.Status == mangled {
 						t.Errorf("TurnCompleted read back upcast as if it were version 1")

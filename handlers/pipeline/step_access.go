@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Auth decides who may talk to omega: owner channels (terminal, HTTP with
@@ -18,7 +21,7 @@ type Auth struct {
 }
 
 // Decide returns whether the message's sender is allowed, and why.
-func (a Auth) Decide(m *domain.MessageReceived) (bool, string) {
+func (a Auth) Decide(m *turn.MessageReceived) (bool, string) {
 	if m.Trusted {
 		return true, "owner channel " + m.Channel
 	}
@@ -43,11 +46,11 @@ func (a Auth) Decide(m *domain.MessageReceived) (bool, string) {
 // senders a pairing code instead of a plain denial (the access package).
 type PairingGate interface {
 	// Applies reports whether an unknown sender of m may pair.
-	Applies(m *domain.MessageReceived) bool
-	Approved(ctx context.Context, m *domain.MessageReceived) (bool, error)
+	Applies(m *turn.MessageReceived) bool
+	Approved(ctx context.Context, m *turn.MessageReceived) (bool, error)
 	// Offer records (or finds) the sender's code and returns the denial
 	// that carries it.
-	Offer(ctx context.Context, turnID string, m *domain.MessageReceived) (domain.AccessDenied, error)
+	Offer(ctx context.Context, turnID string, m *turn.MessageReceived) (turn.AccessDenied, error)
 }
 
 func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger) error {
@@ -56,7 +59,7 @@ func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger)
 	case err != nil:
 		return err
 	case ok:
-		st.add(domain.AccessGranted{Reason: reason, Inputs: d.Config.Inputs})
+		st.add(turn.AccessGranted{Reason: reason, Inputs: d.Config.Inputs})
 		return nil
 	case d.Pairing != nil && d.Pairing.Applies(st.Received):
 		denied, err := d.Pairing.Offer(ctx, st.ID, st.Received)
@@ -69,12 +72,12 @@ func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger)
 		return nil
 	}
 	log.Warn("access denied", "reason", reason)
-	st.add(domain.AccessDenied{Reason: reason, Inputs: d.Config.Inputs})
+	st.add(turn.AccessDenied{Reason: reason, Inputs: d.Config.Inputs})
 	return nil
 }
 
 // decide is Auth.Decide with the senders the owner approved by pairing.
-func (d *Driver) decide(ctx context.Context, m *domain.MessageReceived) (bool, string, error) {
+func (d *Driver) decide(ctx context.Context, m *turn.MessageReceived) (bool, string, error) {
 	ok, reason := d.Auth.Decide(m)
 	if ok || d.Pairing == nil || !d.Pairing.Applies(m) {
 		return ok, reason, nil
@@ -86,11 +89,11 @@ func (d *Driver) decide(ctx context.Context, m *domain.MessageReceived) (bool, s
 	return true, "paired on " + m.Channel + " (approved by the owner)", nil
 }
 
-func (d *Driver) welcome(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) welcome(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
 	lang := i18n.Detect(st.Received.Text)
 	m := st.Received
 	md := domain.Metadata{CorrelationID: st.ID, CausationID: st.ID, Channel: m.Channel, Sender: m.SenderID}
-	p, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	p, err := d.Senders.Decide(ctx, m.Channel, m.SenderID, md, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.Welcome(m.SenderName, lang, st.ID), nil
 	})
 	if err != nil {
@@ -98,7 +101,7 @@ func (d *Driver) welcome(ctx context.Context, st *turnState, profile domain.Send
 	}
 	lang = i18n.OrDefault(p.Language)
 	text := d.Prompts.Welcome(lang)
-	sent := domain.WelcomeSent{Language: lang, Text: text}
+	sent := turn.WelcomeSent{Language: lang, Text: text}
 	if _, err := d.send(ctx, st, text); err != nil {
 		log.Warn("welcome not delivered", "err", err)
 		sent.Error = d.Config.Redactor.Error(err)
@@ -108,7 +111,7 @@ func (d *Driver) welcome(ctx context.Context, st *turnState, profile domain.Send
 
 // pairingText is what an unknown sender is told: their code and until
 // when it is valid, or that they asked for too many.
-func pairingText(lang string, p *domain.PairingOffer, loc *time.Location) string {
+func pairingText(lang string, p *access.PairingOffer, loc *time.Location) string {
 	if p.Limited {
 		return i18n.AccessText(lang, i18n.AccessPairingLimited)
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
-func (d *Driver) command(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) command(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
 	stop := d.typing(ctx, st, log)
 	ans, err := d.Commands.Answer(ctx, &st.Turn, profile)
 	stop()
@@ -15,6 +16,6 @@ func (d *Driver) command(ctx context.Context, st *turnState, profile domain.Send
 		return err
 	}
 	st.add(ans.Events...)
-	st.add(domain.CommandAnswered{Command: ans.Command, Reply: ans.Reply})
+	st.add(turn.CommandAnswered{Command: ans.Command, Reply: ans.Reply})
 	return nil
 }

@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 func (d *Driver) removeAttachments(st *turnState, log *slog.Logger) []string {
@@ -25,8 +26,8 @@ func (d *Driver) removeAttachments(st *turnState, log *slog.Logger) []string {
 	return removed
 }
 
-func (d *Driver) complete(ctx context.Context, st *turnState, _ domain.SenderProfile, log *slog.Logger) error {
-	st.add(domain.TurnCompleted{Status: st.Outcome(), DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
+func (d *Driver) complete(ctx context.Context, st *turnState, _ sender.SenderProfile, log *slog.Logger) error {
+	st.add(turn.TurnCompleted{Status: st.Outcome(), DurationMs: d.now().Sub(st.Received.ReceivedAt).Milliseconds()})
 	if err := d.flush(ctx, st); err != nil {
 		return err
 	}

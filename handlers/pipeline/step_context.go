@@ -7,17 +7,18 @@ import (
 	"log/slog"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/learning"
 	"github.com/omega-gateway/omega/domain/promptctx"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/skills"
+	"golang.org/x/sync/errgroup"
 )
 
-func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) addContext(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
 	sessions, err := d.chatSessions(ctx, st.Received, profile)
 	if err != nil {
 		return err
@@ -37,7 +38,7 @@ func (d *Driver) addContext(ctx context.Context, st *turnState, profile domain.S
 	return nil
 }
 
-func (d *Driver) language(st *turnState, profile domain.SenderProfile) string {
+func (d *Driver) language(st *turnState, profile sender.SenderProfile) string {
 	if profile.Language != "" {
 		return i18n.OrDefault(profile.Language)
 	}
@@ -51,7 +52,7 @@ const recentSummaries = 3
 // conversation returns the conversation a turn belongs to and its
 // history: the chat's last one while it is active, else a new one named
 // after the turn.
-func (d *Driver) conversation(ctx context.Context, chat, project string, now time.Time, turnID string) (string, []domain.HistoryMessage, error) {
+func (d *Driver) conversation(ctx context.Context, chat, project string, now time.Time, turnID string) (string, []turn.HistoryMessage, error) {
 	c, ok, err := d.Read.RecentConversation(ctx, chat, project, d.Config.HistoryLimit)
 	if err != nil {
 		return "", nil, err
@@ -74,8 +75,8 @@ func (d *Driver) formatHint(channel string) string {
 
 // pendingTasks lists the sender's scheduled tasks for the prompt; in a
 // group only those set for that group, since its session is shared.
-func (d *Driver) pendingTasks(ctx context.Context, m *domain.MessageReceived) ([]promptctx.Task, error) {
-	rows, err := d.Read.SenderTasks(ctx, domain.SenderKey(m.Channel, m.SenderID), true)
+func (d *Driver) pendingTasks(ctx context.Context, m *turn.MessageReceived) ([]promptctx.Task, error) {
+	rows, err := d.Read.SenderTasks(ctx, sender.SenderKey(m.Channel, m.SenderID), true)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +96,9 @@ const maxLearning = 20
 // learning returns what the sender's turns taught, as the seed scopes it:
 // a project's lessons and outcomes only while it is active (labelled and
 // first), general ones everywhere; one project's never steer another.
-func (d *Driver) learning(ctx context.Context, sender, project string) (lessons, outcomes []string, err error) {
-	var l domain.Learning
-	if _, err := eventstore.Fold(ctx, d.Store, d.Registry, domain.LearningStream(sender), &l); err != nil {
+func (d *Driver) learning(ctx context.Context, snd, project string) (lessons, outcomes []string, err error) {
+	var l learning.Learning
+	if _, err := eventstore.Fold(ctx, d.Store, d.Registry, learning.LearningStream(snd), &l); err != nil {
 		return nil, nil, err
 	}
 	var own, general, ownOut, generalOut []string
@@ -124,7 +125,7 @@ func lastN(xs []string, n int) []string {
 // promptctx.Assemble): the conversation and its summaries, the sender's
 // tasks and learning, the projects, skills and prompts. The conversation
 // and its summaries are the chat's: a group turn reads only that group's.
-func (d *Driver) gatherContext(ctx context.Context, st *turnState, profile domain.SenderProfile, sessions map[string]string) (promptctx.Gathered, error) {
+func (d *Driver) gatherContext(ctx context.Context, st *turnState, profile sender.SenderProfile, sessions map[string]string) (promptctx.Gathered, error) {
 	m := st.Received
 	g := promptctx.Gathered{
 		TurnID: st.ID, Received: m, Profile: profile,
@@ -154,7 +155,7 @@ func (d *Driver) gatherContext(ctx context.Context, st *turnState, profile domai
 	}
 	message, _ := promptctx.UserMessage(m)
 	project := promptctx.ProjectOf(m, profile)
-	if g.Lessons, g.Outcomes, err = d.learning(ctx, domain.SenderKey(m.Channel, m.SenderID), project); err != nil {
+	if g.Lessons, g.Outcomes, err = d.learning(ctx, sender.SenderKey(m.Channel, m.SenderID), project); err != nil {
 		return g, err
 	}
 	g.Summaries, err = d.summaries(ctx, chat, project, message, g.ConversationID == st.ID)

@@ -8,13 +8,15 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/providers"
 )
 
 // providerRequest is the call a turn's context asks for: the prompt on
 // the resumed session, or the whole context.
-func (d *Driver) providerRequest(c *domain.ContextBuilt, resume bool) providers.Request {
+func (d *Driver) providerRequest(c *turn.ContextBuilt, resume bool) providers.Request {
 	req := providers.Request{Model: c.Model, WorkDir: d.Config.Workspace}
 	if resume {
 		req.SessionID, req.Prompt = c.SessionID, c.Prompt
@@ -32,7 +34,7 @@ func (d *Driver) providerRequest(c *domain.ContextBuilt, resume bool) providers.
 // whole context.
 func (d *Driver) providerFailed(ctx context.Context, st *turnState, err error, resume bool, elapsed time.Duration, statusCount int, log *slog.Logger) error {
 	class := providers.ClassOf(err)
-	failed := domain.ProviderFailed{Provider: d.providerName(), Class: class.String(), Message: d.Config.Redactor.Error(err), DurationMs: elapsed.Milliseconds(), StatusMessages: statusCount}
+	failed := turn.ProviderFailed{Provider: d.providerName(), Class: class.String(), Message: d.Config.Redactor.Error(err), DurationMs: elapsed.Milliseconds(), StatusMessages: statusCount}
 	if resume && class != providers.Unavailable {
 		failed.RetryFullContext = true
 		if err := d.durably(ctx, st.ID, "session cleared", func(bool) error {
@@ -56,14 +58,14 @@ func (d *Driver) startSession(ctx context.Context, st *turnState, sessionID stri
 	m, project, chat := st.Received, st.Context.Project, st.Received.Chat()
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
 	return d.durably(ctx, st.ID, "session started", func(bool) error {
-		_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+		_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p sender.SenderProfile) ([]domain.Payload, error) {
 			return p.StartSession(project, sessionID, d.providerName()), nil
 		})
 		return err
 	})
 }
 
-func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) callProvider(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
 	c := st.Context
 	if st.ActionRetry() && !st.Failure.RetryFullContext {
 		// A failed scheduled action waits before its next attempt.
@@ -72,7 +74,7 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 		}
 	}
 	if d.Config.ProviderProblem != nil {
-		return d.record(ctx, st, domain.ProviderFailed{Provider: d.providerName(), Class: providers.Unavailable.String(), Message: d.Config.Redactor.Error(d.Config.ProviderProblem)})
+		return d.record(ctx, st, turn.ProviderFailed{Provider: d.providerName(), Class: providers.Unavailable.String(), Message: d.Config.Redactor.Error(d.Config.ProviderProblem)})
 	}
 	resume := c.SessionID != "" && st.Failure == nil
 	req := d.providerRequest(c, resume)
@@ -80,7 +82,7 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 	if req.MCPServers, err = d.mcpServers(ctx, c.Skills); err != nil {
 		return err
 	}
-	called := domain.ProviderCalled{Provider: d.providerName(), Model: c.Model, SessionID: req.SessionID, Attempt: st.Calls + 1, FullContext: !resume && c.SessionID != ""}
+	called := turn.ProviderCalled{Provider: d.providerName(), Model: c.Model, SessionID: req.SessionID, Attempt: st.Calls + 1, FullContext: !resume && c.SessionID != ""}
 	if err := d.record(ctx, st, called); err != nil {
 		return err
 	}
@@ -97,7 +99,7 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile domain
 	if err != nil {
 		return d.providerFailed(ctx, st, err, resume, elapsed, statusCount, log)
 	}
-	replied := domain.ProviderReplied{
+	replied := turn.ProviderReplied{
 		Provider: d.providerName(), Model: firstNonEmpty(resp.Model, c.Model), Text: resp.Text, SessionID: resp.SessionID,
 		DurationMs: elapsed.Milliseconds(), InputTokens: resp.InputTokens, OutputTokens: resp.OutputTokens,
 		NumTurns: resp.NumTurns, Resumes: resp.Resumes, PromptBytes: len(req.System) + len(req.Prompt), ReplyBytes: len(resp.Text),
@@ -124,7 +126,7 @@ func (d *Driver) clearSession(ctx context.Context, st *turnState, project, reaso
 	st.senderWritten = true
 	m, chat := st.Received, st.Received.Chat()
 	md := domain.Metadata{CorrelationID: st.ID, Channel: m.Channel, Sender: m.SenderID, Project: project}
-	_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	_, err := d.Senders.Decide(ctx, chat.Channel, chat.ID, md, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.ClearSession(project, reason), nil
 	})
 	return err
@@ -176,7 +178,7 @@ func (d *Driver) typing(ctx context.Context, st *turnState, log *slog.Logger) (s
 // call runs long: none if it answers before StatusFirst. stop ends them and
 // returns how many were sent. While quiet (nil: never) reports true, none
 // is sent: the chat shows the reply's progress itself.
-func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile domain.SenderProfile, quiet func() bool, log *slog.Logger) (stop func() int) {
+func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile sender.SenderProfile, quiet func() bool, log *slog.Logger) (stop func() int) {
 	if d.Config.StatusFirst <= 0 {
 		return func() int { return 0 }
 	}

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -26,10 +27,10 @@ func (d *Driver) replyActs(raw string) bool {
 	return true
 }
 
-func (d *Driver) processReply(ctx context.Context, st *turnState, profile domain.SenderProfile) error {
+func (d *Driver) processReply(ctx context.Context, st *turnState, profile sender.SenderProfile) error {
 	raw := st.Reply.Text
 	if st.Received.IsGroup && strings.TrimSpace(raw) == "SILENT" {
-		st.add(domain.TurnSuppressed{Reason: "SILENT"})
+		st.add(turn.TurnSuppressed{Reason: "SILENT"})
 		return nil
 	}
 	out := Processed{Text: raw}
@@ -41,12 +42,12 @@ func (d *Driver) processReply(ctx context.Context, st *turnState, profile domain
 		}
 	}
 	st.add(out.Events...)
-	st.add(domain.ReplyReady{Text: out.Text})
+	st.add(turn.ReplyReady{Text: out.Text})
 	return nil
 }
 
 // replyText is what the send step delivers for the turn's outcome.
-func (d *Driver) replyText(st *turnState, profile domain.SenderProfile) string {
+func (d *Driver) replyText(st *turnState, profile sender.SenderProfile) string {
 	lang := d.language(st, profile)
 	switch st.ReplyKind() {
 	case "deny":
@@ -68,7 +69,7 @@ func (d *Driver) replyText(st *turnState, profile domain.SenderProfile) string {
 	return st.Ready.Text
 }
 
-func errorKey(f *domain.ProviderFailed) i18n.Key {
+func errorKey(f *turn.ProviderFailed) i18n.Key {
 	if f == nil {
 		return i18n.ErrUnknown
 	}
@@ -93,7 +94,7 @@ func errorClassKey(class string) i18n.Key {
 	return i18n.ErrUnknown
 }
 
-func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) error {
+func (d *Driver) sendReply(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
 	kind, text := st.ReplyKind(), d.replyText(st, profile)
 	// From here on the sender may read the answer and write again before
 	// the completion is recorded: that message is not queued behind this
@@ -101,7 +102,7 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.Se
 	d.Replied.Mark(st.ID)
 	if strings.TrimSpace(text) == "" {
 		// Nothing left to say (e.g. the reply was only markers).
-		st.add(domain.ReplySent{Kind: kind})
+		st.add(turn.ReplySent{Kind: kind})
 		return nil
 	}
 	res, err := d.deliver(ctx, st, text)
@@ -110,10 +111,10 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile domain.Se
 			return ctx.Err()
 		}
 		log.Warn("reply not delivered", "kind", kind, "err", err)
-		st.addOutcome(domain.ReplyFailed{Kind: kind, Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
+		st.addOutcome(turn.ReplyFailed{Kind: kind, Class: deliveryClass(err), Error: d.Config.Redactor.Error(err)})
 		return nil
 	}
-	sent := domain.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText}
+	sent := turn.ReplySent{Kind: kind, Text: text, Chunks: res.Chunks, PlatformIDs: res.PlatformIDs, PlainText: res.PlainText}
 	st.addOutcome(sent.WithoutReadyText(st.Ready))
 	return nil
 }

@@ -9,9 +9,10 @@ import (
 	"sync/atomic"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -25,7 +26,7 @@ type LiveReplies interface {
 // ask calls the provider: streamed where it can stream and streaming is
 // on, so that the reply shows while it is written, else as a whole. It
 // returns how many "still working" messages were sent meanwhile.
-func (d *Driver) ask(ctx context.Context, st *turnState, req providers.Request, profile domain.SenderProfile, log *slog.Logger) (providers.Response, int, error) {
+func (d *Driver) ask(ctx context.Context, st *turnState, req providers.Request, profile sender.SenderProfile, log *slog.Logger) (providers.Response, int, error) {
 	s, ok := d.Provider.(providers.Streamer)
 	if !ok || !d.Config.Streaming {
 		stopStatus := d.statusUpdates(ctx, st, profile, nil, log)
@@ -68,7 +69,7 @@ type replyStream struct {
 	idNoted   string
 }
 
-func (d *Driver) startStream(ctx context.Context, st *turnState, profile domain.SenderProfile, log *slog.Logger) *replyStream {
+func (d *Driver) startStream(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) *replyStream {
 	rs := &replyStream{d: d, st: st, log: log, lang: d.language(st, profile),
 		wake: make(chan struct{}, 1), stopc: make(chan struct{}), done: make(chan struct{})}
 	rs.idNoted = st.Preview.ID
@@ -205,7 +206,7 @@ func (rs *replyStream) note(ctx context.Context, hasText bool) {
 	if !first && (id == "" || id == rs.idNoted) {
 		return
 	}
-	e := domain.ReplyStreamStarted{PreviewID: id}
+	e := turn.ReplyStreamStarted{PreviewID: id}
 	if first {
 		rs.textNoted = true
 		since := rs.st.StartedAt

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/internal/live"
 	"github.com/omega-gateway/omega/providers"
@@ -109,7 +109,7 @@ func texts(ss ...string) []providers.Delta {
 // stripMarkers is the reply hook's visible text, without applying.
 type stripMarkers struct{}
 
-func (stripMarkers) Process(_ context.Context, _ *domain.Turn, raw string, _ int) (pipeline.Processed, error) {
+func (stripMarkers) Process(_ context.Context, _ *turn.Turn, raw string, _ int) (pipeline.Processed, error) {
 	return pipeline.Processed{Text: markers.Parse(raw).Text}, nil
 }
 
@@ -174,11 +174,11 @@ func TestDriverStreamsTheReplyIntoOnePreviewWithoutMarkers(t *testing.T) {
 		}
 	}
 	ps := f.events(t, domain.TurnStream(id))
-	st := ofType[domain.ReplyStreamStarted](ps)
+	st := ofType[turn.ReplyStreamStarted](ps)
 	if len(st) == 0 || st[0].VisibleMs <= 0 || st[len(st)-1].PreviewID != "m-1" {
 		t.Errorf("ReplyStreamStarted = %+v, want the first text's time and the preview's id", st)
 	}
-	if got := completion(t, ps).Status; got != domain.StatusOK {
+	if got := completion(t, ps).Status; got != turn.StatusOK {
 		t.Errorf("status %q, want ok", got)
 	}
 }
@@ -212,7 +212,7 @@ func TestDriverResumedStreamReplacesThePreviewLeftByACrash(t *testing.T) {
 	ctx, crash := context.WithCancel(context.Background())
 	s.after = func(context.Context) error {
 		for {
-			if len(ofType[domain.ReplyStreamStarted](f.events(t, domain.TurnStream(id)))) > 0 {
+			if len(ofType[turn.ReplyStreamStarted](f.events(t, domain.TurnStream(id)))) > 0 {
 				crash()
 				return ctx.Err()
 			}
@@ -234,7 +234,7 @@ func TestDriverResumedStreamReplacesThePreviewLeftByACrash(t *testing.T) {
 	if sent := f.channel.texts(); len(sent) != 0 {
 		t.Errorf("sent %q, want no second copy", sent)
 	}
-	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != domain.StatusOK {
+	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != turn.StatusOK {
 		t.Errorf("status %q, want ok", got)
 	}
 }
@@ -251,7 +251,7 @@ func TestDriverStreamThatStopsHalfwayEndsInTheFriendlyError(t *testing.T) {
 	if want := "m-1|" + i18n.Text(lang, i18n.ErrTimeout); len(finished) != 1 || finished[0] != want {
 		t.Errorf("finished %q, want the half-written preview replaced by %q", finished, want)
 	}
-	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != domain.StatusError {
+	if got := completion(t, f.events(t, domain.TurnStream(id))).Status; got != turn.StatusError {
 		t.Errorf("status %q, want error", got)
 	}
 }
@@ -271,7 +271,7 @@ func TestDriverStreamingOffSendsTheReplyWhole(t *testing.T) {
 	if sent := f.channel.texts(); len(sent) != 1 || sent[0] != "Hola entera" {
 		t.Errorf("sent %q, want the whole reply once", sent)
 	}
-	if n := len(ofType[domain.ReplyStreamStarted](f.events(t, domain.TurnStream(id)))); n != 0 {
+	if n := len(ofType[turn.ReplyStreamStarted](f.events(t, domain.TurnStream(id)))); n != 0 {
 		t.Errorf("%d ReplyStreamStarted with streaming off", n)
 	}
 }

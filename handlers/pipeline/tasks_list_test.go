@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -17,30 +19,30 @@ func TestTasksCommandShowsStatus(t *testing.T) {
 	ctx := context.Background()
 	r := newMarkerRig(t)
 	add := func(id, desc string, due time.Time, repeat string, more ...domain.Payload) {
-		ps := append([]domain.Payload{domain.TaskScheduled{ID: id, Description: desc, Due: due, Repeat: repeat,
-			Kind: domain.TaskKindReminder, Channel: "http", SenderID: "ana", ChatID: "ana"}}, more...)
+		ps := append([]domain.Payload{task.TaskScheduled{ID: id, Description: desc, Due: due, Repeat: repeat,
+			Kind: task.TaskKindReminder, Channel: "http", SenderID: "ana", ChatID: "ana"}}, more...)
 		evs, err := domain.NewEvents(domain.Metadata{}, ps...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.store.Append(ctx, domain.TaskStream(id), eventstore.NoStream, evs...); err != nil {
+		if _, err := r.store.Append(ctx, task.TaskStream(id), eventstore.NoStream, evs...); err != nil {
 			t.Fatal(err)
 		}
 	}
 	future := time.Date(2030, 6, 2, 7, 0, 0, 0, time.UTC)
 	past := time.Now().Add(-time.Hour)
-	add("aaaaaaaa-1", "water the plants", future, domain.RepeatDaily)
-	add("bbbbbbbb-1", "call Juan", past, domain.RepeatOnce)
-	add("cccccccc-1", "feed the cat", past, domain.RepeatOnce,
-		domain.TaskFired{ID: "cccccccc-1", Occurrence: 1, Due: past},
-		domain.TaskDeliveryFailed{ID: "cccccccc-1", Occurrence: 1, Attempt: 1, Class: "blocked", Error: "bot was blocked", Final: true})
-	add("dddddddd-1", "done already", past, domain.RepeatOnce,
-		domain.TaskFired{ID: "dddddddd-1", Occurrence: 1, Due: past},
-		domain.TaskDelivered{ID: "dddddddd-1", Occurrence: 1, Attempt: 1})
+	add("aaaaaaaa-1", "water the plants", future, task.RepeatDaily)
+	add("bbbbbbbb-1", "call Juan", past, task.RepeatOnce)
+	add("cccccccc-1", "feed the cat", past, task.RepeatOnce,
+		task.TaskFired{ID: "cccccccc-1", Occurrence: 1, Due: past},
+		task.TaskDeliveryFailed{ID: "cccccccc-1", Occurrence: 1, Attempt: 1, Class: "blocked", Error: "bot was blocked", Final: true})
+	add("dddddddd-1", "done already", past, task.RepeatOnce,
+		task.TaskFired{ID: "dddddddd-1", Occurrence: 1, Due: past},
+		task.TaskDelivered{ID: "dddddddd-1", Occurrence: 1, Attempt: 1})
 	if err := r.engine.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ans, err := r.cmds.Answer(ctx, markerTurn("t1", "/tasks"), domain.SenderProfile{Facts: map[string]string{"timezone": "Europe/Madrid"}})
+	ans, err := r.cmds.Answer(ctx, markerTurn("t1", "/tasks"), sender.SenderProfile{Facts: map[string]string{"timezone": "Europe/Madrid"}})
 	if err != nil {
 		t.Fatal(err)
 	}

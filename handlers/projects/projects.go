@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -46,10 +47,10 @@ func New(store eventstore.Store, reg *domain.Registry, dir string, log *slog.Log
 }
 
 // Load folds the projects stream.
-func (c *Catalog) Load(ctx context.Context) (domain.Projects, error) {
-	var p domain.Projects
-	if _, err := eventstore.Fold(ctx, c.store, c.reg, domain.ProjectsStream, &p); err != nil {
-		return domain.Projects{}, fmt.Errorf("projects: %w", err)
+func (c *Catalog) Load(ctx context.Context) (catalog.Projects, error) {
+	var p catalog.Projects
+	if _, err := eventstore.Fold(ctx, c.store, c.reg, catalog.ProjectsStream, &p); err != nil {
+		return catalog.Projects{}, fmt.Errorf("projects: %w", err)
 	}
 	return p, nil
 }
@@ -59,7 +60,7 @@ func (c *Catalog) Load(ctx context.Context) (domain.Projects, error) {
 // nothing; the append names the version it read, so two processes never
 // record one change twice. A folder that cannot be read leaves the log as
 // it is (logged), rather than removing every project.
-func (c *Catalog) Sync(ctx context.Context) (domain.Projects, error) {
+func (c *Catalog) Sync(ctx context.Context) (catalog.Projects, error) {
 	for attempt := 1; ; attempt++ {
 		state, err := c.Load(ctx)
 		if err != nil || c.dir == "" {
@@ -78,7 +79,7 @@ func (c *Catalog) Sync(ctx context.Context) (domain.Projects, error) {
 		if err != nil {
 			return state, err
 		}
-		_, err = c.store.Append(ctx, domain.ProjectsStream, eventstore.Exact(state.Version), evs...)
+		_, err = c.store.Append(ctx, catalog.ProjectsStream, eventstore.Exact(state.Version), evs...)
 		if errors.Is(err, eventstore.ErrConcurrency) && attempt < maxSyncAttempts {
 			continue // another process imported meanwhile: read again
 		}
@@ -106,7 +107,7 @@ func scan(dir string, log *slog.Logger) (map[string]string, error) {
 	}
 	found := make(map[string]string, len(entries))
 	for _, e := range entries {
-		if !e.IsDir() || !domain.ValidProjectName(e.Name()) {
+		if !e.IsDir() || !catalog.ValidProjectName(e.Name()) {
 			continue
 		}
 		role, err := readRole(filepath.Join(dir, e.Name(), RoleFile))
@@ -116,8 +117,8 @@ func scan(dir string, log *slog.Logger) (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(role) > domain.MaxProjectRole {
-			log.Warn("projects: ROLE.md too long; the prompt gets its beginning", "project", e.Name(), "bytes", len(role), "limit", domain.MaxProjectRole)
+		if len(role) > catalog.MaxProjectRole {
+			log.Warn("projects: ROLE.md too long; the prompt gets its beginning", "project", e.Name(), "bytes", len(role), "limit", catalog.MaxProjectRole)
 		}
 		found[e.Name()] = role
 	}
@@ -130,7 +131,7 @@ func readRole(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, domain.MaxProjectRole+1))
+	b, err := io.ReadAll(io.LimitReader(f, catalog.MaxProjectRole+1))
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}

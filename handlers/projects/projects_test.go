@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/projects"
@@ -36,7 +37,7 @@ func writeRole(t *testing.T, dir, name, role string) {
 
 func types(t *testing.T, s eventstore.Store) []string {
 	t.Helper()
-	evs, err := s.Load(context.Background(), domain.ProjectsStream, 1)
+	evs, err := s.Load(context.Background(), catalog.ProjectsStream, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +100,8 @@ func TestSync(t *testing.T) {
 			if len(got) != 4 || p.Has("chef") || p.Role("trader") != "You trade carefully." || p.Version != 4 {
 				t.Fatalf("after a change and a removal: %+v %q", p, got)
 			}
-			want := domain.ProjectRoleChanged{}.EventType()
-			if e, err := store.Load(ctx, domain.ProjectsStream, 3); err != nil || e[0].Type != want || e[1].Type != "ProjectRemoved" {
+			want := catalog.ProjectRoleChanged{}.EventType()
+			if e, err := store.Load(ctx, catalog.ProjectsStream, 3); err != nil || e[0].Type != want || e[1].Type != "ProjectRemoved" {
 				t.Fatalf("events 3-4: %v %v", e, err)
 			}
 			// The log is what Load reads: no folder needed.
@@ -113,7 +114,7 @@ func TestSync(t *testing.T) {
 }
 
 func TestReconcile(t *testing.T) {
-	var p domain.Projects
+	var p catalog.Projects
 	for i, e := range p.Reconcile(map[string]string{"a": "A", "b": "B"}) {
 		p.Apply(e, int64(i+1), zero)
 	}

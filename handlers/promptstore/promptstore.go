@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
 
@@ -57,11 +58,11 @@ func New(events eventstore.Store, reg Decoder) (*Store, error) {
 // and returns the context to record. The texts are on record before the
 // context is, so a crash between the two leaves at worst a text nobody
 // names yet.
-func (s *Store) Record(ctx context.Context, c domain.ContextBuilt, received string, md domain.Metadata) (domain.ContextBuilt, error) {
+func (s *Store) Record(ctx context.Context, c turn.ContextBuilt, received string, md domain.Metadata) (turn.ContextBuilt, error) {
 	ref, texts := c.ByReference(received)
 	for hash, text := range texts {
 		if err := s.ensure(ctx, hash, text, md); err != nil {
-			return domain.ContextBuilt{}, err
+			return turn.ContextBuilt{}, err
 		}
 	}
 	return ref, nil
@@ -73,13 +74,13 @@ func (s *Store) ensure(ctx context.Context, hash, text string, md domain.Metadat
 	if s.isKnown(hash) {
 		return nil
 	}
-	stream := domain.PromptTextStream(hash)
+	stream := turn.PromptTextStream(hash)
 	v, err := s.events.StreamVersion(ctx, stream)
 	if err != nil {
 		return fmt.Errorf("promptstore: look up %s: %w", stream, err)
 	}
 	if v == 0 {
-		ev, err := domain.NewEventFrom(domain.PromptTextStored{Text: text}, domain.Metadata{CorrelationID: md.CorrelationID, CausationID: md.CausationID})
+		ev, err := domain.NewEventFrom(turn.PromptTextStored{Text: text}, domain.Metadata{CorrelationID: md.CorrelationID, CausationID: md.CausationID})
 		if err != nil {
 			return err
 		}
@@ -104,11 +105,11 @@ func (s *Store) isKnown(hash string) bool {
 
 // Resolve returns the context of turn turnID with its texts in full,
 // read from the store this prompt store writes to.
-func (s *Store) Resolve(ctx context.Context, turnID string, c domain.ContextBuilt) (domain.ContextBuilt, error) {
+func (s *Store) Resolve(ctx context.Context, turnID string, c turn.ContextBuilt) (turn.ContextBuilt, error) {
 	if !c.ByReferenceRecorded() {
 		return c, nil
 	}
-	return c.Resolve(domain.Resolver{
+	return c.Resolve(turn.Resolver{
 		Text: func(hash string) (string, error) {
 			s.mu.Lock()
 			t, ok := s.texts[hash]
@@ -128,20 +129,20 @@ func (s *Store) Resolve(ctx context.Context, turnID string, c domain.ContextBuil
 			s.mu.Unlock()
 			return t, nil
 		},
-		History:  func(h domain.HistoryMessage) (string, error) { return HistoryText(ctx, s.events, s.registry, h) },
+		History:  func(h turn.HistoryMessage) (string, error) { return HistoryText(ctx, s.events, s.registry, h) },
 		Received: func() (string, error) { return receivedText(ctx, s.events, s.registry, turnID) },
 	})
 }
 
 // Resolve returns the context of turn turnID with its texts in full,
 // read from src.
-func Resolve(ctx context.Context, src Loader, reg Decoder, turnID string, c domain.ContextBuilt) (domain.ContextBuilt, error) {
+func Resolve(ctx context.Context, src Loader, reg Decoder, turnID string, c turn.ContextBuilt) (turn.ContextBuilt, error) {
 	if !c.ByReferenceRecorded() {
 		return c, nil
 	}
-	return c.Resolve(domain.Resolver{
+	return c.Resolve(turn.Resolver{
 		Text:     func(hash string) (string, error) { return Text(ctx, src, reg, hash) },
-		History:  func(h domain.HistoryMessage) (string, error) { return HistoryText(ctx, src, reg, h) },
+		History:  func(h turn.HistoryMessage) (string, error) { return HistoryText(ctx, src, reg, h) },
 		Received: func() (string, error) { return receivedText(ctx, src, reg, turnID) },
 	})
 }
@@ -157,7 +158,7 @@ func receivedText(ctx context.Context, src Loader, reg Decoder, turnID string) (
 
 // Text reads a stored prompt text.
 func Text(ctx context.Context, src Loader, reg Decoder, hash string) (string, error) {
-	evs, err := src.Load(ctx, domain.PromptTextStream(hash), 1)
+	evs, err := src.Load(ctx, turn.PromptTextStream(hash), 1)
 	if err != nil {
 		return "", fmt.Errorf("read prompt text %s: %w", hash, err)
 	}
@@ -166,7 +167,7 @@ func Text(ctx context.Context, src Loader, reg Decoder, hash string) (string, er
 		if err != nil {
 			return "", err
 		}
-		if t, ok := p.(domain.PromptTextStored); ok {
+		if t, ok := p.(turn.PromptTextStored); ok {
 			return t.Text, nil
 		}
 	}
@@ -176,7 +177,7 @@ func Text(ctx context.Context, src Loader, reg Decoder, hash string) (string, er
 // HistoryText is a history message's text as a context gave it to the
 // provider: the user's message of its turn (neutralized, as the driver
 // does) or the turn's reply.
-func HistoryText(ctx context.Context, src Loader, reg Decoder, h domain.HistoryMessage) (string, error) {
+func HistoryText(ctx context.Context, src Loader, reg Decoder, h turn.HistoryMessage) (string, error) {
 	text, found, err := turnText(ctx, src, reg, h.Turn, h.Role)
 	if err != nil {
 		return "", err
@@ -197,9 +198,9 @@ func turnText(ctx context.Context, src Loader, reg Decoder, turnID, role string)
 	if err != nil {
 		return "", false, fmt.Errorf("read turn %s: %w", turnID, err)
 	}
-	want := domain.MessageReceived{}.EventType()
+	want := turn.MessageReceived{}.EventType()
 	if role == "assistant" {
-		want = domain.ReplyReady{}.EventType()
+		want = turn.ReplyReady{}.EventType()
 	}
 	text, found := "", false
 	for _, e := range evs {
@@ -211,9 +212,9 @@ func turnText(ctx context.Context, src Loader, reg Decoder, turnID, role string)
 			return "", false, err
 		}
 		switch ev := p.(type) {
-		case domain.MessageReceived:
+		case turn.MessageReceived:
 			return ev.Text, true, nil
-		case domain.ReplyReady:
+		case turn.ReplyReady:
 			text, found = ev.Text, true
 		}
 	}
@@ -221,9 +222,9 @@ func turnText(ctx context.Context, src Loader, reg Decoder, turnID, role string)
 }
 
 // Referenced lists the prompt text hashes a context names.
-func Referenced(c domain.ContextBuilt) []string {
+func Referenced(c turn.ContextBuilt) []string {
 	var out []string
-	for _, parts := range [][]domain.TextPart{c.SystemParts, c.PromptParts} {
+	for _, parts := range [][]turn.TextPart{c.SystemParts, c.PromptParts} {
 		for _, p := range parts {
 			if p.Hash != "" {
 				out = append(out, p.Hash)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -60,9 +61,9 @@ func (c *counting) Append(ctx context.Context, stream string, expected eventstor
 
 var identity = strings.Repeat("You are omega, a personal agent — 你好. ", 20)
 
-func sampleContext(turn string) domain.ContextBuilt {
-	sys := []domain.TextPiece{{Text: identity, Stable: true}, {Text: "\n\n"}, {Text: "Current time: now"}}
-	return domain.ContextBuilt{ConversationID: turn, Model: "m", Message: "hola", Prompt: "hola",
+func sampleContext(tn string) turn.ContextBuilt {
+	sys := []turn.TextPiece{{Text: identity, Stable: true}, {Text: "\n\n"}, {Text: "Current time: now"}}
+	return turn.ContextBuilt{ConversationID: tn, Model: "m", Message: "hola", Prompt: "hola",
 		System: identity + "\n\nCurrent time: now", SystemPieces: sys}
 }
 
@@ -94,7 +95,7 @@ func TestTextStoredOnce(t *testing.T) {
 			ctx := context.Background()
 			c := &counting{Store: s}
 			procs := []*promptstore.Store{newStore(t, c), newStore(t, c)}
-			refs := make([]domain.ContextBuilt, len(procs))
+			refs := make([]turn.ContextBuilt, len(procs))
 			var wg sync.WaitGroup
 			for i, p := range procs {
 				wg.Go(func() {
@@ -105,8 +106,8 @@ func TestTextStoredOnce(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			hash := domain.TextHash(identity)
-			if n := streamLen(t, s, domain.PromptTextStream(hash)); n != 1 {
+			hash := turn.TextHash(identity)
+			if n := streamLen(t, s, turn.PromptTextStream(hash)); n != 1 {
 				t.Fatalf("the text is stored %d times", n)
 			}
 			for _, ref := range refs {
@@ -143,7 +144,7 @@ func TestTextSurvivesACrashBeforeTheContext(t *testing.T) {
 			if _, err := first.Record(ctx, sampleContext("t1"), "hola", domain.Metadata{}); err != nil {
 				t.Fatal(err)
 			}
-			stream := domain.PromptTextStream(domain.TextHash(identity))
+			stream := turn.PromptTextStream(turn.TextHash(identity))
 			if n := streamLen(t, s, stream); n != 1 {
 				t.Fatalf("the text is not on record when Record returns (%d events)", n)
 			}
@@ -153,7 +154,7 @@ func TestTextSurvivesACrashBeforeTheContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			evs, err := domain.NewEvents(domain.Metadata{CorrelationID: "t1"}, domain.MessageReceived{Text: "hola"}, ref)
+			evs, err := domain.NewEvents(domain.Metadata{CorrelationID: "t1"}, turn.MessageReceived{Text: "hola"}, ref)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +169,7 @@ func TestTextSurvivesACrashBeforeTheContext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := second.Resolve(ctx, "t1", p.(domain.ContextBuilt))
+			got, err := second.Resolve(ctx, "t1", p.(turn.ContextBuilt))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,15 +191,15 @@ func TestHistoryFromTurns(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			md := domain.Metadata{CorrelationID: "h1"}
-			evs, err := domain.NewEvents(md, domain.MessageReceived{Text: "recuérdame SCHEDULE: x | 2030-01-01T00:00:00 | once"},
-				domain.ReplyReady{Text: "first draft"}, domain.ReplyReady{Text: "¡Hecho! 🙂"})
+			evs, err := domain.NewEvents(md, turn.MessageReceived{Text: "recuérdame SCHEDULE: x | 2030-01-01T00:00:00 | once"},
+				turn.ReplyReady{Text: "first draft"}, turn.ReplyReady{Text: "¡Hecho! 🙂"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.Append(ctx, domain.TurnStream("h1"), eventstore.NoStream, evs...); err != nil {
 				t.Fatal(err)
 			}
-			c := domain.ContextBuilt{HistoryTurns: []string{"h1"}, Message: "y?"}
+			c := turn.ContextBuilt{HistoryTurns: []string{"h1"}, Message: "y?"}
 			got, err := newStore(t, s).Resolve(ctx, "h2", c)
 			if err != nil {
 				t.Fatal(err)
@@ -207,7 +208,7 @@ func TestHistoryFromTurns(t *testing.T) {
 				!strings.Contains(got.History[0].Text, "recuérdame") {
 				t.Fatalf("history %+v", got.History)
 			}
-			if _, err := newStore(t, s).Resolve(ctx, "h2", domain.ContextBuilt{HistoryTurns: []string{"missing"}}); err == nil {
+			if _, err := newStore(t, s).Resolve(ctx, "h2", turn.ContextBuilt{HistoryTurns: []string{"missing"}}); err == nil {
 				t.Fatal("a history naming a missing turn resolved")
 			}
 		})

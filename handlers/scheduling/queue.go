@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -48,24 +50,24 @@ func (q *queueSnapshot) add(t projections.OpenTurn) {
 	q.chatOf[t.ID] = t.Chat
 }
 
-func (q *queueSnapshot) acked(turn string) {
-	chat, ok := q.chatOf[turn]
+func (q *queueSnapshot) acked(tn string) {
+	chat, ok := q.chatOf[tn]
 	if !ok {
 		return
 	}
 	ts := q.byChat[chat]
-	if i := slices.IndexFunc(ts, func(t projections.OpenTurn) bool { return t.ID == turn }); i >= 0 {
+	if i := slices.IndexFunc(ts, func(t projections.OpenTurn) bool { return t.ID == tn }); i >= 0 {
 		ts[i].Acked = true
 	}
 }
 
-func (q *queueSnapshot) completed(turn string) {
-	chat, ok := q.chatOf[turn]
+func (q *queueSnapshot) completed(tn string) {
+	chat, ok := q.chatOf[tn]
 	if !ok {
 		return
 	}
-	delete(q.chatOf, turn)
-	ts := slices.DeleteFunc(q.byChat[chat], func(t projections.OpenTurn) bool { return t.ID == turn })
+	delete(q.chatOf, tn)
+	ts := slices.DeleteFunc(q.byChat[chat], func(t projections.OpenTurn) bool { return t.ID == tn })
 	if len(ts) == 0 {
 		delete(q.byChat, chat)
 		return
@@ -152,9 +154,9 @@ type logWindow func(after int64, fn func(domain.Event) bool) bool
 // queueEvents are the events that change what Queries.OpenQueue returns
 // (a turn received, acknowledged or completed).
 var queueEvents = map[string]bool{
-	domain.MessageReceived{}.EventType(): true,
-	domain.AckSent{}.EventType():         true,
-	domain.TurnCompleted{}.EventType():   true,
+	turn.MessageReceived{}.EventType(): true,
+	turn.AckSent{}.EventType():         true,
+	turn.TurnCompleted{}.EventType():   true,
 }
 
 // advanceQueue moves the shared copy to the position the turns read model
@@ -189,7 +191,7 @@ func (s *Scheduler) advanceQueue(window logWindow, through func() (int64, bool))
 	// Decoded outside both locks: the window's and the copy's.
 	received := map[string]projections.OpenTurn{}
 	for _, e := range evs {
-		if e.Type == (domain.MessageReceived{}).EventType() {
+		if e.Type == (turn.MessageReceived{}).EventType() {
 			received[e.ID.String()] = s.openTurnOf(e)
 		}
 	}
@@ -207,14 +209,14 @@ func (s *Scheduler) advanceQueue(window logWindow, through func() (int64, bool))
 // (by event id), as the read model does.
 func (q *queueSnapshot) apply(evs []domain.Event, received map[string]projections.OpenTurn) {
 	for _, e := range evs {
-		turn := domain.TurnIDFromStream(e.StreamID)
+		tn := domain.TurnIDFromStream(e.StreamID)
 		switch e.Type {
-		case domain.MessageReceived{}.EventType():
+		case turn.MessageReceived{}.EventType():
 			q.add(received[e.ID.String()])
-		case domain.AckSent{}.EventType():
-			q.acked(turn)
-		case domain.TurnCompleted{}.EventType():
-			q.completed(turn)
+		case turn.AckSent{}.EventType():
+			q.acked(tn)
+		case turn.TurnCompleted{}.EventType():
+			q.completed(tn)
 		}
 	}
 }
@@ -240,17 +242,17 @@ func eventsThrough(window logWindow, from, last int64) ([]domain.Event, bool) {
 // openTurnOf is the open turn a MessageReceived read from the log starts,
 // as the turns read model records it.
 func (s *Scheduler) openTurnOf(e domain.Event) projections.OpenTurn {
-	turn := domain.TurnIDFromStream(e.StreamID)
-	t := projections.OpenTurn{ID: turn, ReceivedAt: e.RecordedAt,
-		Sender: domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender), Channel: e.Metadata.Channel}
+	tn := domain.TurnIDFromStream(e.StreamID)
+	t := projections.OpenTurn{ID: tn, ReceivedAt: e.RecordedAt,
+		Sender: sender.SenderKey(e.Metadata.Channel, e.Metadata.Sender), Channel: e.Metadata.Channel}
 	if p, err := s.driver.Registry.Decode(e); err == nil {
-		if m, ok := p.(domain.MessageReceived); ok {
+		if m, ok := p.(turn.MessageReceived); ok {
 			t.Sender, t.Channel, t.Chat = projections.SenderKey(m.Channel, m.SenderID), m.Channel, m.Chat().Key()
 		}
 	}
 	if t.Chat == "" {
 		t.Chat = t.Sender
 	}
-	s.chats.put(turn, t.Chat)
+	s.chats.put(tn, t.Chat)
 	return t
 }

@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/projections"
 )
 
-func queueEvent(t *testing.T, pos int64, turn string, p domain.Payload) domain.Event {
+func queueEvent(t *testing.T, pos int64, tn string, p domain.Payload) domain.Event {
 	t.Helper()
 	data, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return domain.Event{Position: pos, StreamID: domain.TurnStream(turn), ID: uuid.New(), Type: p.EventType(), Data: data,
+	return domain.Event{Position: pos, StreamID: domain.TurnStream(tn), ID: uuid.New(), Type: p.EventType(), Data: data,
 		Metadata: domain.Metadata{Channel: "http", Sender: "ann"}}
 }
 
@@ -31,13 +32,13 @@ func queueEvent(t *testing.T, pos int64, turn string, p domain.Payload) domain.E
 // hold what was applied since the copy.
 func TestAdvanceQueue(t *testing.T) {
 	reg := domain.NewRegistry()
-	domain.RegisterTurnEvents(reg)
+	turn.RegisterEvents(reg)
 	// The log after position 10, as the shared reader holds it.
 	log := []domain.Event{
-		queueEvent(t, 11, "t2", domain.MessageReceived{Channel: "http", SenderID: "ann", ChatID: "ann"}),
-		queueEvent(t, 12, "t1", domain.AckSent{}),
-		queueEvent(t, 13, "t0", domain.TurnCompleted{Status: "ok"}),
-		queueEvent(t, 14, "t3", domain.MessageReceived{Channel: "http", SenderID: "bob", ChatID: "g", IsGroup: true}),
+		queueEvent(t, 11, "t2", turn.MessageReceived{Channel: "http", SenderID: "ann", ChatID: "ann"}),
+		queueEvent(t, 12, "t1", turn.AckSent{}),
+		queueEvent(t, 13, "t0", turn.TurnCompleted{Status: "ok"}),
+		queueEvent(t, 14, "t3", turn.MessageReceived{Channel: "http", SenderID: "bob", ChatID: "g", IsGroup: true}),
 	}
 	window := func(after int64, fn func(domain.Event) bool) bool {
 		if after < 10 || after > 14 {
@@ -51,7 +52,7 @@ func TestAdvanceQueue(t *testing.T) {
 		return true
 	}
 	at := func(pos int64) func() (int64, bool) { return func() (int64, bool) { return pos, true } }
-	ann := domain.SenderKey("http", "ann")
+	ann := sender.SenderKey("http", "ann")
 	fresh := func() *queueSnapshot {
 		return newQueueSnapshot(0, time.Now(), []projections.OpenTurn{
 			{ID: "t0", Chat: ann, Channel: "http"}, {ID: "t1", Chat: ann, Channel: "http"}}, 10)
@@ -69,7 +70,7 @@ func TestAdvanceQueue(t *testing.T) {
 		{"a message", 10, window, at(11), true, map[string][]string{ann: {"t0", "t1", "t2"}}},
 		{"and its acknowledgement", 10, window, at(12), true, map[string][]string{ann: {"t0", "t1+", "t2"}}},
 		{"a completion and a group's message", 10, window, at(14), true,
-			map[string][]string{ann: {"t1+", "t2"}, domain.GroupRef("http", "g").Key(): {"t3"}}},
+			map[string][]string{ann: {"t1+", "t2"}, sender.GroupRef("http", "g").Key(): {"t3"}}},
 		{"the applied position past the window", 10, window, at(99), false, nil},
 		{"the copy's position not in the window", 7, window, at(12), false, nil},
 		{"no shared reader", 10, nil, at(12), false, nil},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/pipeline"
@@ -22,7 +23,7 @@ import (
 
 // Scheduler runs turns: one chat's turns one at a time in arrival order,
 // different chats concurrently. A chat is the conversation and provider
-// session its turns share (domain.MessageReceived.Chat): a private chat's
+// session its turns share (turn.MessageReceived.Chat): a private chat's
 // key is its sender's, a group's is the group's own, so two members
 // writing in a group at once never run two turns of its conversation side
 // by side. A chat's turns run in the process that
@@ -85,13 +86,13 @@ type doneTurn struct{ chat, turn string }
 const recentDone = 1024
 
 // completedHere notes that turn of chat completed here.
-func (s *Scheduler) completedHere(chat, turn string) {
+func (s *Scheduler) completedHere(chat, tn string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.recent) == recentDone {
 		s.recent = s.recent[1:]
 	}
-	s.recent = append(s.recent, doneTurn{chat, turn})
+	s.recent = append(s.recent, doneTurn{chat, tn})
 }
 
 // doneHere returns the chat's turns completed here lately.
@@ -138,10 +139,10 @@ const minLinger = 2 * time.Second
 func (s *Scheduler) lingerFor() time.Duration { return max(minLinger, s.leases.TTL()/3) }
 
 // Kick tells the scheduler that turn was just received here for chat (the
-// key of domain.MessageReceived.Chat).
-func (s *Scheduler) Kick(chat, turn string) {
+// key of turn.MessageReceived.Chat).
+func (s *Scheduler) Kick(chat, tn string) {
 	select {
-	case s.kick <- kick{chat, turn}:
+	case s.kick <- kick{chat, tn}:
 	default: // full: the next sweep finds the turn
 	}
 }
@@ -312,18 +313,18 @@ func (s *Scheduler) wakeWorker(chat string) {
 // start runs a chat's work here if no process does yet; turn, when set,
 // is a turn of the chat just received here. Only Run's goroutine calls
 // it, so two workers for one chat are never started.
-func (s *Scheduler) start(ctx context.Context, chat, turn string) {
+func (s *Scheduler) start(ctx context.Context, chat, tn string) {
 	s.mu.Lock()
 	w, running := s.active[chat]
-	if running && turn != "" {
-		w.kicked = append(w.kicked, turn)
+	if running && tn != "" {
+		w.kicked = append(w.kicked, tn)
 	}
 	idle := running && w.idle
 	s.mu.Unlock()
 	if running {
 		// A lingering worker is woken for a sweep's find too (a turn
 		// received by another process).
-		if turn != "" || idle {
+		if tn != "" || idle {
 			s.wakeWorker(chat)
 		}
 		return
@@ -345,8 +346,8 @@ func (s *Scheduler) start(ctx context.Context, chat, turn string) {
 		return
 	}
 	w = &worker{wake: make(chan struct{}, 1)}
-	if turn != "" {
-		w.kicked = []string{turn}
+	if tn != "" {
+		w.kicked = []string{tn}
 	}
 	s.mu.Lock()
 	s.active[chat] = w
@@ -606,18 +607,18 @@ func (s *Scheduler) waitTurn(ctx context.Context, chat string, w *worker, head s
 }
 
 // completed reports whether the turn's stream records its completion.
-func (s *Scheduler) completed(ctx context.Context, turn string) bool {
-	ok, err := s.completedErr(ctx, turn)
+func (s *Scheduler) completed(ctx context.Context, tn string) bool {
+	ok, err := s.completedErr(ctx, tn)
 	return err == nil && ok
 }
 
 // completedErr is completed with the read's error.
-func (s *Scheduler) completedErr(ctx context.Context, turn string) (bool, error) {
-	evs, err := s.driver.Store.Load(ctx, domain.TurnStream(turn), 1)
+func (s *Scheduler) completedErr(ctx context.Context, tn string) (bool, error) {
+	evs, err := s.driver.Store.Load(ctx, domain.TurnStream(tn), 1)
 	if err != nil {
-		return false, fmt.Errorf("read turn %s: %w", turn, err)
+		return false, fmt.Errorf("read turn %s: %w", tn, err)
 	}
-	return len(evs) > 0 && evs[len(evs)-1].Type == domain.TurnCompleted{}.EventType(), nil
+	return len(evs) > 0 && evs[len(evs)-1].Type == turn.TurnCompleted{}.EventType(), nil
 }
 
 // ackQueued acknowledges the queued turns not acknowledged yet; it stops

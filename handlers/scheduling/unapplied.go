@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 )
@@ -82,11 +84,11 @@ func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[strin
 	for _, e := range evs {
 		id := domain.TurnIDFromStream(e.StreamID)
 		switch e.Type {
-		case domain.MessageReceived{}.EventType():
+		case turn.MessageReceived{}.EventType():
 			chat := s.chatOf(e)
 			chatOf[id], at[id] = chat, len(byChat[chat])
 			byChat[chat] = append(byChat[chat], unappliedTurn{id: id})
-		case domain.TurnCompleted{}.EventType():
+		case turn.TurnCompleted{}.EventType():
 			if chat, ok := chatOf[id]; ok {
 				byChat[chat][at[id]].completed = true
 			}
@@ -104,7 +106,7 @@ func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[strin
 // the log within unappliedPages (false past them).
 func (s *Scheduler) turnEventsAfter(ctx context.Context, after int64) ([]domain.Event, bool, error) {
 	keep := func(e domain.Event) bool {
-		return (e.Type == domain.MessageReceived{}.EventType() || e.Type == domain.TurnCompleted{}.EventType()) &&
+		return (e.Type == turn.MessageReceived{}.EventType() || e.Type == turn.TurnCompleted{}.EventType()) &&
 			domain.TurnIDFromStream(e.StreamID) != ""
 	}
 	var out []domain.Event
@@ -147,17 +149,17 @@ func (s *Scheduler) turnEventsAfter(ctx context.Context, after int64) ([]domain.
 // sender's key (a private chat's): the driver reports that turn's failure
 // when it runs it.
 func (s *Scheduler) chatOf(e domain.Event) string {
-	turn := domain.TurnIDFromStream(e.StreamID)
-	if chat, ok := s.chats.get(turn); ok {
+	tn := domain.TurnIDFromStream(e.StreamID)
+	if chat, ok := s.chats.get(tn); ok {
 		return chat
 	}
-	chat := domain.SenderKey(e.Metadata.Channel, e.Metadata.Sender)
+	chat := sender.SenderKey(e.Metadata.Channel, e.Metadata.Sender)
 	if p, err := s.driver.Registry.Decode(e); err == nil {
-		if m, ok := p.(domain.MessageReceived); ok {
+		if m, ok := p.(turn.MessageReceived); ok {
 			chat = m.Chat().Key()
 		}
 	}
-	s.chats.put(turn, chat)
+	s.chats.put(tn, chat)
 	return chat
 }
 
@@ -173,21 +175,21 @@ type chatCache struct {
 
 const chatCacheSize = 4096
 
-func (c *chatCache) get(turn string) (string, bool) {
+func (c *chatCache) get(tn string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if chat, ok := c.cur[turn]; ok {
+	if chat, ok := c.cur[tn]; ok {
 		return chat, true
 	}
-	chat, ok := c.old[turn]
+	chat, ok := c.old[tn]
 	return chat, ok
 }
 
-func (c *chatCache) put(turn, chat string) {
+func (c *chatCache) put(tn, chat string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cur == nil || len(c.cur) >= chatCacheSize {
 		c.old, c.cur = c.cur, make(map[string]string, chatCacheSize)
 	}
-	c.cur[turn] = chat
+	c.cur[tn] = chat
 }

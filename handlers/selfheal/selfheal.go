@@ -22,6 +22,8 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/selfheal"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/providers"
@@ -36,7 +38,7 @@ type Provider interface {
 }
 
 // Markers applies a reply's markers as a turn would.
-type Markers func(ctx context.Context, turn *domain.Turn, raw string) (string, []domain.AppliedMarker, error)
+type Markers func(ctx context.Context, tn *turn.Turn, raw string) (string, []markers.AppliedMarker, error)
 
 // Channels finds the channel the owner is on.
 type Channels interface {
@@ -105,7 +107,7 @@ func (r *Runner) Kick() {
 }
 
 func kick(c Clock, now time.Time) {
-	c.Set(duework.Item{Kind: Kind, ID: domain.SelfHealStream, Due: now})
+	c.Set(duework.Item{Kind: Kind, ID: selfheal.SelfHealStream, Due: now})
 }
 
 // Kicks puts the effort on the clock when a reply's markers opened or
@@ -113,7 +115,7 @@ func kick(c Clock, now time.Time) {
 // polling, whichever reply it came from: a turn's, a check-in's or a
 // follow-up's.
 func Kicks(c Clock) duework.MarkerWake {
-	return duework.MarkerWake{Marker: markers.NameSelfHeal, Item: duework.Item{Kind: Kind, ID: domain.SelfHealStream}, Clock: c}
+	return duework.MarkerWake{Marker: markers.NameSelfHeal, Item: duework.Item{Kind: Kind, ID: selfheal.SelfHealStream}, Clock: c}
 }
 
 // Handle takes the effort's next step: wait for the follow-up's time,
@@ -160,12 +162,12 @@ func (r *Runner) decline(ctx context.Context) error {
 }
 
 func (r *Runner) retryLater() {
-	r.cfg.Clock.Set(duework.Item{Kind: Kind, ID: domain.SelfHealStream, Due: r.cfg.Now().Add(time.Minute)})
+	r.cfg.Clock.Set(duework.Item{Kind: Kind, ID: selfheal.SelfHealStream, Due: r.cfg.Now().Add(time.Minute)})
 }
 
 // step performs one step and reports whether the effort has nothing more
 // to do now.
-func (r *Runner) step(ctx context.Context, st domain.SelfHeal) (bool, error) {
+func (r *Runner) step(ctx context.Context, st selfheal.SelfHeal) (bool, error) {
 	switch f := st.FollowUp; {
 	case !st.Active:
 		return true, nil
@@ -193,18 +195,18 @@ func (r *Runner) step(ctx context.Context, st domain.SelfHeal) (bool, error) {
 		return true, nil
 	}
 	if now := r.cfg.Now(); due.After(now) {
-		r.cfg.Clock.Set(duework.Item{Kind: Kind, ID: domain.SelfHealStream, Due: due})
+		r.cfg.Clock.Set(duework.Item{Kind: Kind, ID: selfheal.SelfHealStream, Due: due})
 		return true, nil
 	}
 	return false, r.record(ctx, eventstore.Exact(st.Version), fmt.Sprintf("followup/%d/%d", st.Effort, st.Iteration),
-		domain.SelfHealFollowUpStarted{Effort: st.Effort, Iteration: st.Iteration, Prompt: FollowUpPrompt(st)})
+		selfheal.SelfHealFollowUpStarted{Effort: st.Effort, Iteration: st.Iteration, Prompt: FollowUpPrompt(st)})
 }
 
 // FollowUpPrompt is the seed's self_heal_follow_up: run the verification,
 // resolve or go on fixing, with what was tried so far.
-func FollowUpPrompt(st domain.SelfHeal) string {
+func FollowUpPrompt(st selfheal.SelfHeal) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Self-healing follow-up, iteration %d of %d.\n", st.Iteration, domain.MaxSelfHealIterations)
+	fmt.Fprintf(&b, "Self-healing follow-up, iteration %d of %d.\n", st.Iteration, selfheal.MaxSelfHealIterations)
 	fmt.Fprintf(&b, "Anomaly: %s\n", markers.Neutralize(st.Description))
 	fmt.Fprintf(&b, "Verification test: %s\n", markers.Neutralize(cmp.Or(st.Verification, "(none given: decide how to verify the fix)")))
 	b.WriteString("What was tried so far:\n")
@@ -217,7 +219,7 @@ func FollowUpPrompt(st domain.SelfHeal) string {
 }
 
 // call makes the claimed follow-up call and records its reply.
-func (r *Runner) call(ctx context.Context, st domain.SelfHeal) error {
+func (r *Runner) call(ctx context.Context, st selfheal.SelfHeal) error {
 	start := time.Now()
 	resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
 		System: r.cfg.System(), Prompt: FollowUpPrompt(st), Model: r.cfg.Model, WorkDir: r.cfg.WorkDir,
@@ -225,7 +227,7 @@ func (r *Runner) call(ctx context.Context, st domain.SelfHeal) error {
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err() // shutting down: the call is made again at the next start
 	}
-	out := domain.SelfHealFollowUpReplied{Effort: st.Effort, Iteration: st.Iteration, Raw: resp.Text, Usage: resp.CallUsage(time.Since(start))}
+	out := selfheal.SelfHealFollowUpReplied{Effort: st.Effort, Iteration: st.Iteration, Raw: resp.Text, Usage: resp.CallUsage(time.Since(start))}
 	if err != nil {
 		r.cfg.Logger.Warn("selfheal: follow-up call failed", "iteration", st.Iteration, "err", err)
 		out.Raw, out.Error = "", err.Error()
@@ -235,39 +237,39 @@ func (r *Runner) call(ctx context.Context, st domain.SelfHeal) error {
 
 // apply applies the reply's markers (SELF_HEAL iterates, SELF_HEAL_RESOLVED
 // resolves) as a turn of the owner would, then marks the follow-up done.
-func (r *Runner) apply(ctx context.Context, st domain.SelfHeal) error {
-	var applied []domain.AppliedMarker
+func (r *Runner) apply(ctx context.Context, st selfheal.SelfHeal) error {
+	var applied []markers.AppliedMarker
 	if raw := st.FollowUp.Raw; raw != "" {
 		ch, chat := cmp.Or(r.cfg.OwnerChannel, Kind), cmp.Or(r.cfg.OwnerChat, "owner")
-		turn := &domain.Turn{
+		tn := &turn.Turn{
 			ID:       fmt.Sprintf("selfheal-%d-i%d", st.Effort, st.Iteration),
-			Received: &domain.MessageReceived{Channel: ch, SenderID: chat, ChatID: chat},
+			Received: &turn.MessageReceived{Channel: ch, SenderID: chat, ChatID: chat},
 		}
 		var err error
-		if _, applied, err = r.cfg.Markers(ctx, turn, raw); err != nil {
+		if _, applied, err = r.cfg.Markers(ctx, tn, raw); err != nil {
 			return fmt.Errorf("selfheal: markers of iteration %d: %w", st.Iteration, err)
 		}
 	}
 	return r.record(ctx, eventstore.Any, fmt.Sprintf("done/%d/%d", st.Effort, st.Iteration),
-		domain.SelfHealFollowUpDone{Effort: st.Effort, Iteration: st.Iteration, Markers: applied})
+		selfheal.SelfHealFollowUpDone{Effort: st.Effort, Iteration: st.Iteration, Markers: applied})
 }
 
 // escalate tells the owner, at most once: the notice is claimed before it
 // is sent.
-func (r *Runner) escalate(ctx context.Context, st domain.SelfHeal) error {
+func (r *Runner) escalate(ctx context.Context, st selfheal.SelfHeal) error {
 	var tried []string
 	for i, a := range st.Attempts {
 		tried = append(tried, fmt.Sprintf("%d. %s", i+1, a))
 	}
 	text := i18n.More(r.cfg.Language, i18n.SelfHealGaveUp, st.Iteration, st.Description, strings.Join(tried, "\n"))
 	if err := r.record(ctx, eventstore.Exact(st.Version), fmt.Sprintf("escalate/%d", st.Effort),
-		domain.SelfHealOwnerNotified{Text: text}); err != nil {
+		selfheal.SelfHealOwnerNotified{Text: text}); err != nil {
 		return err
 	}
 	if err := r.send(ctx, text); err != nil {
 		r.cfg.Logger.Error("selfheal: escalation not delivered", "err", err)
 		return r.record(ctx, eventstore.Any, fmt.Sprintf("escalate/%d/failed", st.Effort),
-			domain.SelfHealOwnerNotified{Text: text, Error: err.Error()})
+			selfheal.SelfHealOwnerNotified{Text: text, Error: err.Error()})
 	}
 	r.cfg.Logger.Warn("selfheal: escalated to the owner", "iterations", st.Iteration, "anomaly", st.Description)
 	return nil
@@ -285,9 +287,9 @@ func (r *Runner) send(ctx context.Context, text string) error {
 	return err
 }
 
-func (r *Runner) load(ctx context.Context) (domain.SelfHeal, error) {
-	var st domain.SelfHeal
-	_, err := eventstore.Fold(ctx, r.cfg.Store, r.cfg.Registry, domain.SelfHealStream, &st)
+func (r *Runner) load(ctx context.Context) (selfheal.SelfHeal, error) {
+	var st selfheal.SelfHeal
+	_, err := eventstore.Fold(ctx, r.cfg.Store, r.cfg.Registry, selfheal.SelfHealStream, &st)
 	return st, err
 }
 
@@ -295,12 +297,12 @@ func (r *Runner) record(ctx context.Context, expected eventstore.ExpectedVersion
 	if len(ps) == 0 {
 		return nil
 	}
-	md := domain.Metadata{CorrelationID: domain.SelfHealStream, CausationID: domain.SelfHealStream + "/" + key}
+	md := domain.Metadata{CorrelationID: selfheal.SelfHealStream, CausationID: selfheal.SelfHealStream + "/" + key}
 	evs, err := domain.NewEvents(md, ps...)
 	if err != nil {
 		return err
 	}
-	if _, err := r.cfg.Store.Append(ctx, domain.SelfHealStream, expected, evs...); err != nil {
+	if _, err := r.cfg.Store.Append(ctx, selfheal.SelfHealStream, expected, evs...); err != nil {
 		return fmt.Errorf("selfheal: record %s: %w", key, err)
 	}
 	return nil

@@ -13,6 +13,9 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/markers"
+	selfhealdom "github.com/omega-gateway/omega/domain/selfheal"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -57,8 +60,8 @@ func TestIterationsAreCappedInCode(t *testing.T) {
 	}
 	defer s.Close()
 	reg := app.NewRegistry()
-	evs, _ := domain.NewEvents(domain.Metadata{}, domain.SelfHealStarted{Description: "service down", Verification: "curl health"})
-	if _, err := s.Append(ctx, domain.SelfHealStream, eventstore.NoStream, evs...); err != nil {
+	evs, _ := domain.NewEvents(domain.Metadata{}, selfhealdom.SelfHealStarted{Description: "service down", Verification: "curl health"})
+	if _, err := s.Append(ctx, selfhealdom.SelfHealStream, eventstore.NoStream, evs...); err != nil {
 		t.Fatal(err)
 	}
 	p, c := &mute{}, &clock{}
@@ -66,7 +69,7 @@ func TestIterationsAreCappedInCode(t *testing.T) {
 	// Recorded times are the wall clock's; the runner's runs ahead.
 	r, err := selfheal.New(selfheal.Config{
 		Store: s, Registry: reg, Provider: p, Channels: noChannels{}, Clock: c,
-		Markers: func(_ context.Context, _ *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
+		Markers: func(_ context.Context, _ *turn.Turn, raw string) (string, []markers.AppliedMarker, error) {
 			return raw, nil, nil
 		},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Delay: time.Minute,
@@ -77,21 +80,21 @@ func TestIterationsAreCappedInCode(t *testing.T) {
 	}
 	for range 30 {
 		now = now.Add(2 * time.Minute)
-		if err := r.Handle(ctx, duework.Item{Kind: selfheal.Kind, ID: domain.SelfHealStream}); err != nil {
+		if err := r.Handle(ctx, duework.Item{Kind: selfheal.Kind, ID: selfhealdom.SelfHealStream}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var st domain.SelfHeal
-	if _, err := eventstore.Fold(ctx, s, reg, domain.SelfHealStream, &st); err != nil {
+	var st selfhealdom.SelfHeal
+	if _, err := eventstore.Fold(ctx, s, reg, selfhealdom.SelfHealStream, &st); err != nil {
 		t.Fatal(err)
 	}
-	if p.calls.Load() != domain.MaxSelfHealIterations || !st.Escalated || !st.Notified || st.Iteration != domain.MaxSelfHealIterations {
+	if p.calls.Load() != selfhealdom.MaxSelfHealIterations || !st.Escalated || !st.Notified || st.Iteration != selfhealdom.MaxSelfHealIterations {
 		t.Fatalf("calls %d, state %+v", p.calls.Load(), st)
 	}
-	loaded, _ := s.Load(ctx, domain.SelfHealStream, 1)
+	loaded, _ := s.Load(ctx, selfhealdom.SelfHealStream, 1)
 	notified := 0
 	for _, e := range loaded {
-		if e.Type == (domain.SelfHealOwnerNotified{}).EventType() {
+		if e.Type == (selfhealdom.SelfHealOwnerNotified{}).EventType() {
 			notified++
 		}
 	}
@@ -101,7 +104,7 @@ func TestIterationsAreCappedInCode(t *testing.T) {
 }
 
 func TestFollowUpPrompt(t *testing.T) {
-	st := domain.SelfHeal{Iteration: 3, Description: "SELF_HEAL_RESOLVED trick", Verification: "curl health",
+	st := selfhealdom.SelfHeal{Iteration: 3, Description: "SELF_HEAL_RESOLVED trick", Verification: "curl health",
 		Attempts: []string{"restart", "clear cache", "SELF_HEAL_RESOLVED trick"}}
 	p := selfheal.FollowUpPrompt(st)
 	for _, want := range []string{"iteration 3 of 10", "curl health", "2. clear cache", "reply with SELF_HEAL_RESOLVED"} {
@@ -127,15 +130,15 @@ func TestNoToolsLeavesTheEffortAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	evs, _ := domain.NewEvents(domain.Metadata{}, domain.SelfHealStarted{Description: "service down", Verification: "curl health"})
-	if _, err := s.Append(ctx, domain.SelfHealStream, eventstore.NoStream, evs...); err != nil {
+	evs, _ := domain.NewEvents(domain.Metadata{}, selfhealdom.SelfHealStarted{Description: "service down", Verification: "curl health"})
+	if _, err := s.Append(ctx, selfhealdom.SelfHealStream, eventstore.NoStream, evs...); err != nil {
 		t.Fatal(err)
 	}
 	var logs strings.Builder
 	p, now := &mute{}, time.Now()
 	r, err := selfheal.New(selfheal.Config{
 		Store: s, Registry: app.NewRegistry(), Provider: p, Channels: noChannels{}, Clock: &clock{},
-		Markers: func(_ context.Context, _ *domain.Turn, raw string) (string, []domain.AppliedMarker, error) {
+		Markers: func(_ context.Context, _ *turn.Turn, raw string) (string, []markers.AppliedMarker, error) {
 			return raw, nil, nil
 		},
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)), Delay: time.Minute, NoTools: true,
@@ -146,11 +149,11 @@ func TestNoToolsLeavesTheEffortAlone(t *testing.T) {
 	}
 	for range 5 {
 		now = now.Add(2 * time.Minute)
-		if err := r.Handle(ctx, duework.Item{Kind: selfheal.Kind, ID: domain.SelfHealStream}); err != nil {
+		if err := r.Handle(ctx, duework.Item{Kind: selfheal.Kind, ID: selfhealdom.SelfHealStream}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	loaded, _ := s.Load(ctx, domain.SelfHealStream, 1)
+	loaded, _ := s.Load(ctx, selfhealdom.SelfHealStream, 1)
 	if p.calls.Load() != 0 || len(loaded) != 1 || strings.Count(logs.String(), "selfheal: not following up") != 1 {
 		t.Fatalf("calls %d, %d events, log:\n%s", p.calls.Load(), len(loaded), logs.String())
 	}

@@ -9,8 +9,9 @@ import (
 	"fmt"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/identity"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 )
@@ -61,12 +62,12 @@ func New(store eventstore.Store, reg *domain.Registry) (Service, error) {
 
 // Resolve returns the identity whose profile the sender uses: the
 // canonical identity the owner linked it to (/link), else itself.
-func (s Service) Resolve(ctx context.Context, channel, senderID string) (domain.SenderRef, error) {
-	var ids domain.Identities
-	if _, err := eventstore.Fold(ctx, s.store, s.registry, domain.IdentityStream, &ids); err != nil {
-		return domain.SenderRef{}, err
+func (s Service) Resolve(ctx context.Context, channel, senderID string) (sender.SenderRef, error) {
+	var ids identity.Identities
+	if _, err := eventstore.Fold(ctx, s.store, s.registry, identity.IdentityStream, &ids); err != nil {
+		return sender.SenderRef{}, err
 	}
-	return ids.Resolve(domain.SenderRef{Channel: channel, ID: senderID}), nil
+	return ids.Resolve(sender.SenderRef{Channel: channel, ID: senderID}), nil
 }
 
 // ProfileStream is the stream holding the sender's profile (see Resolve).
@@ -76,20 +77,20 @@ func (s Service) ProfileStream(ctx context.Context, channel, senderID string) (s
 }
 
 // Load returns a sender's current profile.
-func (s Service) Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error) {
-	var p domain.SenderProfile
+func (s Service) Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error) {
+	var p sender.SenderProfile
 	stream, err := s.ProfileStream(ctx, channel, senderID)
 	if err != nil {
-		return domain.SenderProfile{}, err
+		return sender.SenderProfile{}, err
 	}
 	if _, err := eventstore.Fold(ctx, s.store, s.registry, stream, &p); err != nil {
-		return domain.SenderProfile{}, err
+		return sender.SenderProfile{}, err
 	}
 	return p, nil
 }
 
 // Decide runs a decision on a sender's profile and records its events.
-func (s Service) Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error) {
+func (s Service) Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(sender.SenderProfile) ([]domain.Payload, error)) (sender.SenderProfile, error) {
 	if md.Channel == "" {
 		md.Channel = channel
 	}
@@ -98,51 +99,51 @@ func (s Service) Decide(ctx context.Context, channel, senderID string, md domain
 	}
 	stream, err := s.ProfileStream(ctx, channel, senderID)
 	if err != nil {
-		return domain.SenderProfile{}, err
+		return sender.SenderProfile{}, err
 	}
 	p, _, err := eventstore.Update(ctx, s.store, s.registry, stream, md,
-		func() *domain.SenderProfile { return &domain.SenderProfile{} },
-		func(p *domain.SenderProfile) ([]domain.Payload, error) {
+		func() *sender.SenderProfile { return &sender.SenderProfile{} },
+		func(p *sender.SenderProfile) ([]domain.Payload, error) {
 			evs, err := decide(*p)
 			// A decision that said no says no again when retried.
 			return evs, messaging.Reject(err)
 		})
 	if err != nil {
-		return domain.SenderProfile{}, fmt.Errorf("sender %s/%s: %w", channel, senderID, err)
+		return sender.SenderProfile{}, fmt.Errorf("sender %s/%s: %w", channel, senderID, err)
 	}
 	return *p, nil
 }
 
 func (s Service) RecordFact(ctx context.Context, c *RecordFact) error {
-	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.RecordFact(c.Key, c.Value, c.Source)
 	})
 	return err
 }
 
 func (s Service) RemoveFact(ctx context.Context, c *RemoveFact) error {
-	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.RemoveFact(c.Key), nil
 	})
 	return err
 }
 
 func (s Service) PurgeFacts(ctx context.Context, c *PurgeFacts) error {
-	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.PurgeFacts(), nil
 	})
 	return err
 }
 
 func (s Service) SwitchLanguage(ctx context.Context, c *SwitchLanguage) error {
-	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.SwitchLanguage(c.Language), nil
 	})
 	return err
 }
 
 func (s Service) SetPersonality(ctx context.Context, c *SetPersonality) error {
-	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	_, err := s.Decide(ctx, c.Channel, c.SenderID, c.Meta, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		return p.SetPersonality(c.Personality), nil
 	})
 	return err

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 )
 
 func TestParse(t *testing.T) {
 	tests := []struct {
 		name     string
 		file     string
-		want     domain.SkillDefined // Body, Hash and File not compared
+		want     catalog.SkillDefined // Body, Hash and File not compared
 		wantEnv  map[string]map[string]string
 		errLine  int    // > 0: a ParseError at this line
 		errMatch string // part of its message
@@ -21,21 +21,21 @@ func TestParse(t *testing.T) {
 		{
 			name: "flow lists and a list of servers",
 			file: "---\nname: GitHub\ndescription: Work with issues and pull requests # a comment\ntriggers: [github, \"pull request\", 'issue, tracker']\nmcp_servers:\n  - name: gh\n    command: npx\n    args: [-y, \"@mcp/server-github\"]\n    env:\n      GITHUB_TOKEN: \"secret-1\"\n---\nUse the gh server.\n",
-			want: domain.SkillDefined{Name: "GitHub", Description: "Work with issues and pull requests", Triggers: []string{"github", "pull request", "issue, tracker"},
-				MCPServers: []domain.MCPServerDef{{Name: "gh", Command: "npx", Args: []string{"-y", "@mcp/server-github"}, Env: []string{"GITHUB_TOKEN"}}}},
+			want: catalog.SkillDefined{Name: "GitHub", Description: "Work with issues and pull requests", Triggers: []string{"github", "pull request", "issue, tracker"},
+				MCPServers: []catalog.MCPServerDef{{Name: "gh", Command: "npx", Args: []string{"-y", "@mcp/server-github"}, Env: []string{"GITHUB_TOKEN"}}}},
 			wantEnv: map[string]map[string]string{"gh": {"GITHUB_TOKEN": "secret-1"}},
 		},
 		{
 			name: "block lists, name from the folder, comma triggers",
 			file: "---\n# comment line\ndescription: 'It''s the weather'\nkeywords: weather, forecast\nmcp:\n- name: w\n  command: /bin/weather\n  args:\n    - --city\n    - Madrid\n---\nbody\n",
-			want: domain.SkillDefined{Name: "folder", Description: "It's the weather", Triggers: []string{"weather", "forecast"},
-				MCPServers: []domain.MCPServerDef{{Name: "w", Command: "/bin/weather", Args: []string{"--city", "Madrid"}}}},
+			want: catalog.SkillDefined{Name: "folder", Description: "It's the weather", Triggers: []string{"weather", "forecast"},
+				MCPServers: []catalog.MCPServerDef{{Name: "w", Command: "/bin/weather", Args: []string{"--city", "Madrid"}}}},
 			wantEnv: map[string]map[string]string{"w": {}},
 		},
 		{
 			name:    "servers as a map like Claude Code's mcpServers, unknown keys ignored",
 			file:    "---\nname: db\nalways: true\nmetadata: {\"nanobot\": {\"requires\": 1}}\nmcpServers:\n  pg:\n    command: pg-mcp\n    env:\n      URL: postgres://x\n---\nbody\n",
-			want:    domain.SkillDefined{Name: "db", MCPServers: []domain.MCPServerDef{{Name: "pg", Command: "pg-mcp", Env: []string{"URL"}}}},
+			want:    catalog.SkillDefined{Name: "db", MCPServers: []catalog.MCPServerDef{{Name: "pg", Command: "pg-mcp", Env: []string{"URL"}}}},
 			wantEnv: map[string]map[string]string{"pg": {"URL": "postgres://x"}},
 		},
 		{name: "no front matter", file: "just text\n", errLine: 1, errMatch: "must start with a front matter"},
@@ -92,45 +92,45 @@ func TestParseYAMLUsersWrite(t *testing.T) {
 	tests := []struct {
 		name    string
 		fm      string
-		want    domain.SkillDefined
+		want    catalog.SkillDefined
 		wantEnv map[string]map[string]string
 	}{
 		{
 			name: "literal block description",
 			fm:   "name: x\ndescription: |\n  First line.\n  Second: line.\n",
-			want: domain.SkillDefined{Name: "x", Description: "First line.\nSecond: line."},
+			want: catalog.SkillDefined{Name: "x", Description: "First line.\nSecond: line."},
 		},
 		{
 			name: "folded block description",
 			fm:   "name: x\ndescription: >-\n  Use when the user\n  asks about git.\n",
-			want: domain.SkillDefined{Name: "x", Description: "Use when the user asks about git."},
+			want: catalog.SkillDefined{Name: "x", Description: "Use when the user asks about git."},
 		},
 		{
 			name: "plain string over two lines",
 			fm:   "name: x\ndescription: Work with issues\n  and pull requests\n",
-			want: domain.SkillDefined{Name: "x", Description: "Work with issues and pull requests"},
+			want: catalog.SkillDefined{Name: "x", Description: "Work with issues and pull requests"},
 		},
 		{
 			name: "quoted strings with colons and hashes",
 			fm:   "name: \"deploy: prod\"\ndescription: 'Usage: run it # not a comment'\ntriggers: [\"a: b\", 'c#d']\n",
-			want: domain.SkillDefined{Name: "deploy: prod", Description: "Usage: run it # not a comment", Triggers: []string{"a: b", "c#d"}},
+			want: catalog.SkillDefined{Name: "deploy: prod", Description: "Usage: run it # not a comment", Triggers: []string{"a: b", "c#d"}},
 		},
 		{
 			name: "flow list over lines with comments",
 			fm:   "name: x # the name\n# a comment\ntriggers: [\n  git,  # the tool\n  github,\n]\n",
-			want: domain.SkillDefined{Name: "x", Triggers: []string{"git", "github"}},
+			want: catalog.SkillDefined{Name: "x", Triggers: []string{"git", "github"}},
 		},
 		{
 			name: "nested server map with block lists, comments and a multi-line env value",
 			fm: "name: x\nmcpServers:\n  # the database\n  pg:\n    command: pg-mcp\n    args:\n      - --port\n      - 08080 # kept as written\n" +
 				"    env:\n      URL: \"postgres://u:p@h/db?sslmode=disable\"\n      NOTE: >\n        two\n        lines\n",
-			want:    domain.SkillDefined{Name: "x", MCPServers: []domain.MCPServerDef{{Name: "pg", Command: "pg-mcp", Args: []string{"--port", "08080"}, Env: []string{"URL", "NOTE"}}}},
+			want:    catalog.SkillDefined{Name: "x", MCPServers: []catalog.MCPServerDef{{Name: "pg", Command: "pg-mcp", Args: []string{"--port", "08080"}, Env: []string{"URL", "NOTE"}}}},
 			wantEnv: map[string]map[string]string{"pg": {"URL": "postgres://u:p@h/db?sslmode=disable", "NOTE": "two lines"}},
 		},
 		{
 			name:    "anchors and aliases",
 			fm:      "name: x\nmcp:\n  - name: a\n    command: &cmd run-mcp\n  - name: b\n    command: *cmd\n",
-			want:    domain.SkillDefined{Name: "x", MCPServers: []domain.MCPServerDef{{Name: "a", Command: "run-mcp"}, {Name: "b", Command: "run-mcp"}}},
+			want:    catalog.SkillDefined{Name: "x", MCPServers: []catalog.MCPServerDef{{Name: "a", Command: "run-mcp"}, {Name: "b", Command: "run-mcp"}}},
 			wantEnv: map[string]map[string]string{"a": {}, "b": {}},
 		},
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -21,12 +22,12 @@ import (
 // Skill is a skill as the model sees it: its latest definition in the log
 // and the lessons SKILL_IMPROVE recorded for it.
 type Skill struct {
-	domain.SkillDefined
+	catalog.SkillDefined
 	Lessons []string
 }
 
-// Key is the skill's key (see domain.SkillKey).
-func (s Skill) Key() string { return domain.SkillKey(s.Name) }
+// Key is the skill's key (see catalog.SkillKey).
+func (s Skill) Key() string { return catalog.SkillKey(s.Name) }
 
 // Instructions is the skill's body followed by its lessons.
 func (s Skill) Instructions() string {
@@ -83,7 +84,7 @@ func (l *Library) Sync(ctx context.Context) error {
 		return fmt.Errorf("read skills folder %s: %w", l.dir, err)
 	}
 	var (
-		found []domain.SkillDefined
+		found []catalog.SkillDefined
 		keep  []string
 		env   = map[string]map[string]map[string]string{}
 	)
@@ -94,13 +95,13 @@ func (l *Library) Sync(ctx context.Context) error {
 		f, ok := l.load(e.Name())
 		l.mu.Lock()
 		if !ok {
-			key := cmp.Or(l.names[e.Name()], domain.SkillKey(e.Name()))
+			key := cmp.Or(l.names[e.Name()], catalog.SkillKey(e.Name()))
 			keep = append(keep, key)
 			env[key] = l.env[key]
 		} else {
 			found = append(found, f.Def)
-			env[domain.SkillKey(f.Def.Name)] = f.Env
-			l.names[e.Name()] = domain.SkillKey(f.Def.Name)
+			env[catalog.SkillKey(f.Def.Name)] = f.Env
+			l.names[e.Name()] = catalog.SkillKey(f.Def.Name)
 		}
 		l.mu.Unlock()
 	}
@@ -143,7 +144,7 @@ func (l *Library) report(path, content, msg string, err error) {
 // record appends what the files change, with the catalogue's version as
 // the expected one; a concurrent import (another process) is read and
 // the decision made again.
-func (l *Library) record(ctx context.Context, found []domain.SkillDefined, keep []string) error {
+func (l *Library) record(ctx context.Context, found []catalog.SkillDefined, keep []string) error {
 	for attempt := 0; ; attempt++ {
 		cat, err := l.Catalog(ctx)
 		if err != nil {
@@ -157,7 +158,7 @@ func (l *Library) record(ctx context.Context, found []domain.SkillDefined, keep 
 		if err != nil {
 			return err
 		}
-		_, err = l.store.Append(ctx, domain.SkillsStream, eventstore.Exact(cat.Version), evs...)
+		_, err = l.store.Append(ctx, catalog.SkillsStream, eventstore.Exact(cat.Version), evs...)
 		if err == nil {
 			for _, p := range payloads {
 				l.logger.Info("skill imported", "event", p.EventType(), "skill", skillName(p))
@@ -172,18 +173,18 @@ func (l *Library) record(ctx context.Context, found []domain.SkillDefined, keep 
 
 func skillName(p domain.Payload) string {
 	switch e := p.(type) {
-	case domain.SkillDefined:
+	case catalog.SkillDefined:
 		return e.Name
-	case domain.SkillRemoved:
+	case catalog.SkillRemoved:
 		return e.Name
 	}
 	return ""
 }
 
 // Catalog folds the skills stream.
-func (l *Library) Catalog(ctx context.Context) (domain.SkillCatalog, error) {
-	var cat domain.SkillCatalog
-	if err := l.fold(ctx, domain.SkillsStream, &cat); err != nil {
+func (l *Library) Catalog(ctx context.Context) (catalog.SkillCatalog, error) {
+	var cat catalog.SkillCatalog
+	if err := l.fold(ctx, catalog.SkillsStream, &cat); err != nil {
 		return cat, err
 	}
 	return cat, nil
@@ -216,8 +217,8 @@ func (l *Library) Skills(ctx context.Context) ([]Skill, error) {
 	}
 	out := make([]Skill, 0, len(cat.Skills))
 	for _, k := range cat.Names() {
-		var lessons domain.Skill
-		if err := l.fold(ctx, domain.SkillStream(k), &lessons); err != nil {
+		var lessons catalog.Skill
+		if err := l.fold(ctx, catalog.SkillStream(k), &lessons); err != nil {
 			return nil, err
 		}
 		out = append(out, Skill{SkillDefined: cat.Skills[k], Lessons: lessons.Lessons})
@@ -253,24 +254,24 @@ func (l *Library) MCPServers(ctx context.Context, names []string) ([]providers.M
 	var out []providers.MCPServer
 	seen := map[string]bool{}
 	for _, n := range names {
-		def, ok := cat.Skills[domain.SkillKey(n)]
+		def, ok := cat.Skills[catalog.SkillKey(n)]
 		if !ok {
 			continue
 		}
 		for _, s := range def.MCPServers {
 			name := s.Name
 			if seen[name] {
-				name = domain.SkillKey(def.Name) + "-" + s.Name
+				name = catalog.SkillKey(def.Name) + "-" + s.Name
 			}
 			seen[name] = true
 			out = append(out, providers.MCPServer{Name: name, Command: s.Command, Args: slices.Clone(s.Args),
-				Env: l.envOf(domain.SkillKey(def.Name), s)})
+				Env: l.envOf(catalog.SkillKey(def.Name), s)})
 		}
 	}
 	return out, nil
 }
 
-func (l *Library) envOf(skill string, s domain.MCPServerDef) map[string]string {
+func (l *Library) envOf(skill string, s catalog.MCPServerDef) map[string]string {
 	values := l.env[skill][s.Name]
 	if len(s.Env) == 0 || values == nil {
 		return nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/handlers/skills"
 	"github.com/omega-gateway/omega/internal/teststores"
@@ -69,7 +70,7 @@ func TestSyncImportsOnceAndSkipsBrokenFiles(t *testing.T) {
 			if err := lib.Sync(ctx); err != nil { // a restart
 				t.Fatal(err)
 			}
-			evs, err := store.Load(ctx, domain.SkillsStream, 1)
+			evs, err := store.Load(ctx, catalog.SkillsStream, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestSyncImportsOnceAndSkipsBrokenFiles(t *testing.T) {
 			if all, _ = lib.Skills(ctx); len(all) != 1 {
 				t.Fatalf("skills after removal = %+v", all)
 			}
-			if v, _ := store.StreamVersion(ctx, domain.SkillsStream); v != 4 {
+			if v, _ := store.StreamVersion(ctx, catalog.SkillsStream); v != 4 {
 				t.Fatalf("skills stream version %d, want 4 (defined, changed + defined, removed)", v)
 			}
 		})

@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 )
 
 // FileName is the skill file inside each skill folder.
@@ -24,7 +24,7 @@ const FileName = "SKILL.md"
 // File is a parsed SKILL.md: its definition as the log records it, and
 // the MCP servers' environment values, which never leave the process.
 type File struct {
-	Def domain.SkillDefined
+	Def catalog.SkillDefined
 	// Env holds each MCP server's environment, by server name.
 	Env map[string]map[string]string
 }
@@ -195,7 +195,7 @@ func mcpServer(f *File, s node) error {
 		return &ParseError{Line: s.line, Msg: "an MCP server must be a map with name and command"}
 	}
 	var (
-		def domain.MCPServerDef
+		def catalog.MCPServerDef
 		err error
 	)
 	if def.Name, err = str(s, "name", ""); err != nil {
@@ -207,7 +207,7 @@ func mcpServer(f *File, s node) error {
 	if def.Name == "" || def.Command == "" {
 		return &ParseError{Line: s.line, Msg: "an MCP server needs a name and a command"}
 	}
-	if slices.ContainsFunc(f.Def.MCPServers, func(x domain.MCPServerDef) bool { return x.Name == def.Name }) {
+	if slices.ContainsFunc(f.Def.MCPServers, func(x catalog.MCPServerDef) bool { return x.Name == def.Name }) {
 		return &ParseError{Line: s.line, Msg: "duplicate MCP server " + def.Name}
 	}
 	if a, ok := s.vals["args"]; ok {

@@ -3,15 +3,15 @@ package slash
 import (
 	"context"
 
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // AccessCommands answers the owner's /pair and /link (the access package);
 // it checks that the sender is the owner.
 type AccessCommands interface {
-	Pair(ctx context.Context, turn *domain.Turn, lang, arg string) (string, error)
-	Link(ctx context.Context, turn *domain.Turn, lang, arg string) (string, error)
+	Pair(ctx context.Context, tn *turn.Turn, lang, arg string) (string, error)
+	Link(ctx context.Context, tn *turn.Turn, lang, arg string) (string, error)
 }
 
 // accessAnswer answers /pair or /link through the Access hook; without

@@ -16,7 +16,12 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/commands"
+	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/learning"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/effects"
 	"github.com/omega-gateway/omega/handlers/pipeline"
@@ -83,19 +88,19 @@ func (c *Commands) IsCommand(text string) bool {
 
 // cmdCall is one command being answered.
 type cmdCall struct {
-	turn    *domain.Turn
-	profile domain.SenderProfile
+	turn    *turn.Turn
+	profile sender.SenderProfile
 	lang    string
 	sender  string
 	md      domain.Metadata
 	events  []domain.Payload
 }
 
-func (c *Commands) Answer(ctx context.Context, turn *domain.Turn, profile domain.SenderProfile) (pipeline.CommandAnswer, error) {
-	cmd, _ := commands.Parse(turn.Received.Text, c.botName())
-	m := turn.Received
-	call := &cmdCall{turn: turn, profile: profile, lang: commandLanguage(turn, profile), sender: domain.SenderKey(m.Channel, m.SenderID),
-		md: domain.Metadata{CorrelationID: turn.ID, CausationID: turn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
+func (c *Commands) Answer(ctx context.Context, tn *turn.Turn, profile sender.SenderProfile) (pipeline.CommandAnswer, error) {
+	cmd, _ := commands.Parse(tn.Received.Text, c.botName())
+	m := tn.Received
+	call := &cmdCall{turn: tn, profile: profile, lang: commandLanguage(tn, profile), sender: sender.SenderKey(m.Channel, m.SenderID),
+		md: domain.Metadata{CorrelationID: tn.ID, CausationID: tn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
 	reply, err := c.answer(ctx, call, cmd)
 	if err != nil {
 		return pipeline.CommandAnswer{}, fmt.Errorf("/%s: %w", cmd.Word, err)
@@ -103,11 +108,11 @@ func (c *Commands) Answer(ctx context.Context, turn *domain.Turn, profile domain
 	return pipeline.CommandAnswer{Command: cmd.Name, Reply: reply, Events: call.events}, nil
 }
 
-func commandLanguage(turn *domain.Turn, p domain.SenderProfile) string {
+func commandLanguage(tn *turn.Turn, p sender.SenderProfile) string {
 	if p.Language != "" {
 		return i18n.OrDefault(p.Language)
 	}
-	return i18n.Detect(turn.Received.Text)
+	return i18n.Detect(tn.Received.Text)
 }
 
 func (c *Commands) now() time.Time {
@@ -218,7 +223,7 @@ func (c *Commands) memory(ctx context.Context, call *cmdCall) (string, error) {
 }
 
 func (c *Commands) personality(ctx context.Context, call *cmdCall, arg string) (string, error) {
-	p, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.SetPersonality(arg) })
+	p, err := c.onSender(ctx, call, func(p sender.SenderProfile) []domain.Payload { return p.SetPersonality(arg) })
 	if err != nil {
 		return "", err
 	}
@@ -229,7 +234,7 @@ func (c *Commands) personality(ctx context.Context, call *cmdCall, arg string) (
 }
 
 func (c *Commands) purge(ctx context.Context, call *cmdCall) (string, error) {
-	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.PurgeFacts() }); err != nil {
+	if _, err := c.onSender(ctx, call, func(p sender.SenderProfile) []domain.Payload { return p.PurgeFacts() }); err != nil {
 		return "", err
 	}
 	return i18n.Text(call.lang, i18n.FactsPurged), nil
@@ -264,24 +269,24 @@ func (c *Commands) status(ctx context.Context, call *cmdCall) (string, error) {
 }
 
 // onSender records a decision on the sender's profile, once per turn.
-func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
+func (c *Commands) onSender(ctx context.Context, call *cmdCall, decide func(sender.SenderProfile) []domain.Payload) (sender.SenderProfile, error) {
 	return c.onProfile(ctx, call, call.turn.Received.Sender(), decide)
 }
 
 // onProfile records a decision on ref's profile, once per turn.
-func (c *Commands) onProfile(ctx context.Context, call *cmdCall, ref domain.SenderRef, decide func(domain.SenderProfile) []domain.Payload) (domain.SenderProfile, error) {
+func (c *Commands) onProfile(ctx context.Context, call *cmdCall, ref sender.SenderRef, decide func(sender.SenderProfile) []domain.Payload) (sender.SenderProfile, error) {
 	profiles, err := senders.New(c.Store(), c.Registry())
 	if err != nil {
-		return domain.SenderProfile{}, err
+		return sender.SenderProfile{}, err
 	}
 	stream, err := profiles.ProfileStream(ctx, ref.Channel, ref.ID)
 	if err != nil {
-		return domain.SenderProfile{}, err
+		return sender.SenderProfile{}, err
 	}
-	p := &domain.SenderProfile{}
-	if _, err := c.Once(ctx, stream, call.md, func() eventstore.Aggregate { p = &domain.SenderProfile{}; return p },
+	p := &sender.SenderProfile{}
+	if _, err := c.Once(ctx, stream, call.md, func() eventstore.Aggregate { p = &sender.SenderProfile{}; return p },
 		func() ([]domain.Payload, error) { return decide(*p), nil }); err != nil {
-		return domain.SenderProfile{}, err
+		return sender.SenderProfile{}, err
 	}
 	return *p, nil
 }
@@ -290,7 +295,7 @@ func (c *Commands) onProfile(ctx context.Context, call *cmdCall, ref domain.Send
 // group the group's, which its members share.
 func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
 	project, chat := call.profile.ActiveProject, call.turn.Received.Chat()
-	if _, err := c.onProfile(ctx, call, chat, func(p domain.SenderProfile) []domain.Payload { return p.ClearSession(project, "forget") }); err != nil {
+	if _, err := c.onProfile(ctx, call, chat, func(p sender.SenderProfile) []domain.Payload { return p.ClearSession(project, "forget") }); err != nil {
 		return "", err
 	}
 	conv, ok, err := c.Read().RecentConversation(ctx, chat.Key(), project, 0)
@@ -298,7 +303,7 @@ func (c *Commands) forget(ctx context.Context, call *cmdCall) (string, error) {
 		return "", err
 	}
 	if ok {
-		call.events = append(call.events, domain.ConversationClosed{ConversationID: conv.ID, Sender: call.sender, Project: project})
+		call.events = append(call.events, turn.ConversationClosed{ConversationID: conv.ID, Sender: call.sender, Project: project})
 	}
 	return i18n.Text(call.lang, i18n.ConversationCleared), nil
 }
@@ -330,9 +335,9 @@ func (c *Commands) tasks(ctx context.Context, call *cmdCall) (string, error) {
 // listed.
 func taskState(lang string, t projections.TaskRow, now time.Time) (string, bool) {
 	switch {
-	case t.Status == domain.TaskStatusFailed:
+	case t.Status == task.TaskStatusFailed:
 		return i18n.TaskText(lang, i18n.TaskStateFailed, t.LastError), true
-	case t.Status != domain.TaskStatusPending:
+	case t.Status != task.TaskStatusPending:
 		return "", false
 	case t.Due.Before(now):
 		return i18n.TaskText(lang, i18n.TaskStateLate), true
@@ -355,14 +360,14 @@ func (c *Commands) cancel(ctx context.Context, call *cmdCall, prefix string) (st
 	case found == effects.TaskMissing:
 		return i18n.Text(call.lang, i18n.TaskNotFound, prefix), nil
 	}
-	task, err := c.CancelTask(ctx, call.md, row.ID, "command")
-	if errors.Is(err, domain.ErrTaskNotPending) {
+	tk, err := c.CancelTask(ctx, call.md, row.ID, "command")
+	if errors.Is(err, task.ErrTaskNotPending) {
 		return i18n.Text(call.lang, i18n.TaskNotFound, prefix), nil
 	}
 	if err != nil {
 		return "", err
 	}
-	return i18n.Text(call.lang, i18n.TaskCancelled, task.Description), nil
+	return i18n.Text(call.lang, i18n.TaskCancelled, tk.Description), nil
 }
 
 func (c *Commands) language(ctx context.Context, call *cmdCall, arg string) (string, error) {
@@ -374,7 +379,7 @@ func (c *Commands) language(ctx context.Context, call *cmdCall, arg string) (str
 	if !ok {
 		return i18n.Text(call.lang, i18n.LanguageUnsupported, arg, supported), nil
 	}
-	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload { return p.SwitchLanguage(lang) }); err != nil {
+	if _, err := c.onSender(ctx, call, func(p sender.SenderProfile) []domain.Payload { return p.SwitchLanguage(lang) }); err != nil {
 		return "", err
 	}
 	return i18n.Text(lang, i18n.LanguageSwitched, lang), nil
@@ -400,11 +405,11 @@ func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (stri
 		return c.listProjects(ctx, call)
 	}
 	if strings.EqualFold(arg, "off") {
-		if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {
+		if _, err := c.onSender(ctx, call, func(p sender.SenderProfile) []domain.Payload {
 			if p.ActiveProject == "" {
 				return nil
 			}
-			return []domain.Payload{domain.ProjectDeactivated{Project: p.ActiveProject}}
+			return []domain.Payload{sender.ProjectDeactivated{Project: p.ActiveProject}}
 		}); err != nil {
 			return "", err
 		}
@@ -417,11 +422,11 @@ func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (stri
 	if !slices.Contains(names, arg) {
 		return i18n.More(call.lang, i18n.ProjectUnknown, arg), nil
 	}
-	if _, err := c.onSender(ctx, call, func(p domain.SenderProfile) []domain.Payload {
+	if _, err := c.onSender(ctx, call, func(p sender.SenderProfile) []domain.Payload {
 		if p.ActiveProject == arg {
 			return nil
 		}
-		return []domain.Payload{domain.ProjectActivated{Project: arg}}
+		return []domain.Payload{sender.ProjectActivated{Project: arg}}
 	}); err != nil {
 		return "", err
 	}
@@ -429,9 +434,9 @@ func (c *Commands) project(ctx context.Context, call *cmdCall, arg string) (stri
 }
 
 func (c *Commands) heartbeat(ctx context.Context, call *cmdCall) (string, error) {
-	var hb domain.Heartbeat
-	scope := cmp.Or(call.profile.ActiveProject, domain.GlobalHeartbeat)
-	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), domain.HeartbeatStream(scope), &hb); err != nil {
+	var hb heartbeat.Heartbeat
+	scope := cmp.Or(call.profile.ActiveProject, heartbeat.GlobalHeartbeat)
+	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), heartbeat.HeartbeatStream(scope), &hb); err != nil {
 		return "", err
 	}
 	lines := checklistLines(hb.Items)
@@ -453,7 +458,7 @@ func checklistLines(items []string) []string {
 	var lines []string
 	n := 0
 	for _, it := range items {
-		if name := domain.HeartbeatSectionName(it); name != "" {
+		if name := heartbeat.HeartbeatSectionName(it); name != "" {
 			lines = append(lines, name+":")
 			continue
 		}
@@ -467,8 +472,8 @@ func checklistLines(items []string) []string {
 }
 
 func (c *Commands) learning(ctx context.Context, call *cmdCall) (string, error) {
-	var l domain.Learning
-	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), domain.LearningStream(call.sender), &l); err != nil {
+	var l learning.Learning
+	if _, err := eventstore.Fold(ctx, c.Store(), c.Registry(), learning.LearningStream(call.sender), &l); err != nil {
 		return "", err
 	}
 	var lines []string

@@ -4,14 +4,14 @@ import (
 	"context"
 	"strings"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/i18n"
 )
 
 // ProjectCatalog gives the projects as the log records them, after
 // importing what changed in their folder (package projects).
 type ProjectCatalog interface {
-	Sync(ctx context.Context) (domain.Projects, error)
+	Sync(ctx context.Context) (catalog.Projects, error)
 }
 
 // projectNames are the projects /projects lists and /project accepts: as

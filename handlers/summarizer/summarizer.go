@@ -1,7 +1,7 @@
 // Package summarizer closes idle conversations: it summarizes each with
 // the fast model, extracts the facts it taught about the user, clears the
 // provider session and records the closure. Each summarization is a
-// stream (domain.SummaryStream) driven step by step like a turn — claim,
+// stream (summary.SummaryStream) driven step by step like a turn — claim,
 // summary, facts, closure — so a crash resumes where it stopped, a reply
 // on record is never asked for again, and several processes on one
 // database summarize each conversation once.
@@ -17,6 +17,10 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/summary"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/providers"
@@ -31,13 +35,13 @@ type Provider interface {
 type ReadModel interface {
 	OpenConversations(ctx context.Context, lastBefore time.Time) ([]projections.OpenConversation, error)
 	OldestOpenConversation(ctx context.Context) (time.Time, bool, error)
-	History(ctx context.Context, conversationID string, limit int) ([]domain.HistoryMessage, error)
-	LatestConversation(ctx context.Context, sender, project, id string) (bool, error)
+	History(ctx context.Context, conversationID string, limit int) ([]turn.HistoryMessage, error)
+	LatestConversation(ctx context.Context, snd, project, id string) (bool, error)
 }
 
 // Senders records facts and clears sessions on a sender's profile.
 type Senders interface {
-	Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(domain.SenderProfile) ([]domain.Payload, error)) (domain.SenderProfile, error)
+	Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(sender.SenderProfile) ([]domain.Payload, error)) (sender.SenderProfile, error)
 }
 
 // Leases gives one process at a time a conversation to summarize.
@@ -123,7 +127,7 @@ func New(d Deps, cfg Config) (*Summarizer, error) {
 // conversation; that process finishes it, or it is resumed after its
 // lease expires.
 func (s *Summarizer) Summarize(ctx context.Context, c projections.OpenConversation, reason string) error {
-	key := domain.SummaryStream(c.ID)
+	key := summary.SummaryStream(c.ID)
 	ok, err := s.Leases.Acquire(ctx, key)
 	if err != nil || !ok {
 		return err
@@ -135,7 +139,7 @@ func (s *Summarizer) Summarize(ctx context.Context, c projections.OpenConversati
 			s.Logger.Warn("summarizer: release lease", "conversation", c.ID, "err", err)
 		}
 	}()
-	log := s.Logger.With("conversation", c.ID, "sender", domain.SenderKey(c.Channel, c.SenderID))
+	log := s.Logger.With("conversation", c.ID, "sender", sender.SenderKey(c.Channel, c.SenderID))
 	for {
 		done, err := s.step(ctx, c, reason, log)
 		if errors.Is(err, eventstore.ErrConcurrency) {
@@ -162,23 +166,23 @@ func (s *Summarizer) renew(ctx context.Context, key string) func() {
 
 // step performs the single next step of a summarization and records it.
 func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, reason string, log *slog.Logger) (bool, error) {
-	stream := domain.SummaryStream(c.ID)
-	var st domain.Summarization
+	stream := summary.SummaryStream(c.ID)
+	var st summary.Summarization
 	version, err := eventstore.Fold(ctx, s.Store, s.Registry, stream, folder{&st})
 	if err != nil {
 		return false, err
 	}
 	switch st.Next() {
-	case domain.SummaryStepDone:
+	case summary.SummaryStepDone:
 		return true, nil
-	case domain.SummaryStepClaim:
+	case summary.SummaryStepClaim:
 		msgs, err := s.Read.History(ctx, c.ID, maxTranscript)
 		if err != nil {
 			return false, err
 		}
-		return false, s.append(ctx, stream, version, c, domain.SummaryRequested{ConversationID: c.ID, Channel: c.Channel,
+		return false, s.append(ctx, stream, version, c, summary.SummaryRequested{ConversationID: c.ID, Channel: c.Channel,
 			SenderID: c.SenderID, Project: c.Project, Messages: len(msgs), Reason: reason})
-	case domain.SummaryStepSummarize:
+	case summary.SummaryStepSummarize:
 		written, err := s.summarize(ctx, c, st.Requested.Messages)
 		if err != nil {
 			return false, err
@@ -187,12 +191,12 @@ func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, r
 			log.Warn("conversation summary failed; closing with the fallback", "err", written.Error)
 		}
 		return false, s.append(ctx, stream, version, c, written)
-	case domain.SummaryStepFacts:
-		if (domain.SenderRef{Channel: c.Channel, ID: c.SenderID}).IsGroup() {
+	case summary.SummaryStepFacts:
+		if (sender.SenderRef{Channel: c.Channel, ID: c.SenderID}).IsGroup() {
 			// A group's transcript mixes its members: no fact in it is
 			// about the one user a profile belongs to.
 			log.Info("group conversation: no facts extracted")
-			return false, s.append(ctx, stream, version, c, domain.FactsExtracted{})
+			return false, s.append(ctx, stream, version, c, summary.FactsExtracted{})
 		}
 		facts, err := s.facts(ctx, c)
 		if err != nil {
@@ -209,50 +213,50 @@ func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, r
 // summarize asks for the summary. A failed call becomes the fallback
 // text, but a call cut short by shutdown records nothing: it is asked
 // again at the next start.
-func (s *Summarizer) summarize(ctx context.Context, c projections.OpenConversation, messages int) (domain.SummaryWritten, error) {
-	text, usage, err := s.ask(ctx, c, s.Prompts.Summarize())
+func (s *Summarizer) summarize(ctx context.Context, c projections.OpenConversation, messages int) (summary.SummaryWritten, error) {
+	text, use, err := s.ask(ctx, c, s.Prompts.Summarize())
 	if ctx.Err() != nil {
-		return domain.SummaryWritten{}, ctx.Err()
+		return summary.SummaryWritten{}, ctx.Err()
 	}
 	if err != nil || strings.TrimSpace(text) == "" {
 		msg := "empty reply"
 		if err != nil {
 			msg = err.Error()
 		}
-		return domain.SummaryWritten{Text: domain.FallbackSummary(messages), Fallback: true, Error: msg, Usage: usage}, nil
+		return summary.SummaryWritten{Text: summary.FallbackSummary(messages), Fallback: true, Error: msg, Usage: use}, nil
 	}
-	return domain.SummaryWritten{Text: strings.TrimSpace(text), Usage: usage}, nil
+	return summary.SummaryWritten{Text: strings.TrimSpace(text), Usage: use}, nil
 }
 
-func (s *Summarizer) facts(ctx context.Context, c projections.OpenConversation) (domain.FactsExtracted, error) {
-	raw, usage, err := s.ask(ctx, c, s.Prompts.Facts())
+func (s *Summarizer) facts(ctx context.Context, c projections.OpenConversation) (summary.FactsExtracted, error) {
+	raw, use, err := s.ask(ctx, c, s.Prompts.Facts())
 	if ctx.Err() != nil {
-		return domain.FactsExtracted{}, ctx.Err()
+		return summary.FactsExtracted{}, ctx.Err()
 	}
 	if err != nil {
-		return domain.FactsExtracted{Error: err.Error(), Usage: usage}, nil //nolint:nilerr // a failed call is recorded in the event, not retried
+		return summary.FactsExtracted{Error: err.Error(), Usage: use}, nil //nolint:nilerr // a failed call is recorded in the event, not retried
 	}
-	out := domain.ExtractFacts(raw)
-	out.Usage = usage
+	out := summary.ExtractFacts(raw)
+	out.Usage = use
 	return out, nil
 }
 
 // ask sends prompt followed by the transcript to the fast model and
 // returns the reply and the call's usage (nil when no call was made).
-func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, prompt string) (string, *domain.CallUsage, error) {
+func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, prompt string) (string, *usage.CallUsage, error) {
 	msgs, err := s.Read.History(ctx, c.ID, maxTranscript)
 	if err != nil {
 		return "", nil, err
 	}
 	start := time.Now()
 	resp, err := s.Provider.Complete(ctx, providers.Request{
-		Prompt: prompt + "\n\n" + domain.Transcript(msgs), Model: s.cfg.Model, WorkDir: s.cfg.WorkDir,
+		Prompt: prompt + "\n\n" + summary.Transcript(msgs), Model: s.cfg.Model, WorkDir: s.cfg.WorkDir,
 	})
-	usage := resp.CallUsage(time.Since(start))
+	use := resp.CallUsage(time.Since(start))
 	if err != nil {
-		return "", usage, err
+		return "", use, err
 	}
-	return resp.Text, usage, nil
+	return resp.Text, use, nil
 }
 
 // close records the accepted facts and clears the provider session on the
@@ -260,16 +264,16 @@ func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, pr
 // no fact twice: the profile already holds the same value. The session is
 // left alone when the sender has already started a newer conversation: it
 // belongs to that one.
-func (s *Summarizer) close(ctx context.Context, stream string, version int64, c projections.OpenConversation, st *domain.Summarization, log *slog.Logger) (bool, error) {
+func (s *Summarizer) close(ctx context.Context, stream string, version int64, c projections.OpenConversation, st *summary.Summarization, log *slog.Logger) (bool, error) {
 	req := st.Requested
-	sender := domain.SenderKey(req.Channel, req.SenderID)
-	latest, err := s.Read.LatestConversation(ctx, sender, req.Project, req.ConversationID)
+	snd := sender.SenderKey(req.Channel, req.SenderID)
+	latest, err := s.Read.LatestConversation(ctx, snd, req.Project, req.ConversationID)
 	if err != nil {
 		return false, err
 	}
 	md := s.meta(c)
 	md.CausationID = stream
-	if _, err := s.Senders.Decide(ctx, req.Channel, req.SenderID, md, func(p domain.SenderProfile) ([]domain.Payload, error) {
+	if _, err := s.Senders.Decide(ctx, req.Channel, req.SenderID, md, func(p sender.SenderProfile) ([]domain.Payload, error) {
 		var out []domain.Payload
 		if st.Facts != nil {
 			for _, f := range st.Facts.Accepted {
@@ -288,7 +292,7 @@ func (s *Summarizer) close(ctx context.Context, stream string, version int64, c 
 	}); err != nil {
 		return false, err
 	}
-	closed := domain.ConversationClosed{ConversationID: req.ConversationID, Sender: sender, Project: req.Project,
+	closed := turn.ConversationClosed{ConversationID: req.ConversationID, Sender: snd, Project: req.Project,
 		Summary: st.Summary(), Reason: req.Reason, Messages: req.Messages}
 	if err := s.append(ctx, stream, version, c, closed); err != nil {
 		return false, err
@@ -315,6 +319,6 @@ func (s *Summarizer) append(ctx context.Context, stream string, version int64, c
 }
 
 // folder adapts the summarization state to eventstore.Aggregate.
-type folder struct{ *domain.Summarization }
+type folder struct{ *summary.Summarization }
 
 func (f folder) Apply(p domain.Payload, _ int64, _ time.Time) { f.Summarization.Apply(p) }

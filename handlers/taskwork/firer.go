@@ -19,6 +19,9 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/intake"
@@ -34,7 +37,7 @@ type Channels interface {
 
 // Profiles loads a sender's profile (language, time zone fact).
 type Profiles interface {
-	Load(ctx context.Context, channel, senderID string) (domain.SenderProfile, error)
+	Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error)
 }
 
 // Clock is told when a task falls due again.
@@ -51,7 +54,7 @@ type Config struct {
 	Profiles Profiles
 	Clock    Clock
 	// Kick hands a new action turn to the turn scheduler.
-	Kick func(chat, turn string)
+	Kick func(chat, tn string)
 	// Location is the time zone of senders without a timezone fact.
 	Location *time.Location
 	Logger   *slog.Logger
@@ -108,10 +111,10 @@ func (f *Firer) Handle(ctx context.Context, it duework.Item) (err error) {
 			f.cfg.Clock.Set(duework.Item{Kind: Kind, ID: it.ID, Due: f.cfg.Now().Add(time.Minute)})
 		}
 	}()
-	stream := domain.TaskStream(it.ID)
+	stream := task.TaskStream(it.ID)
 	var zone *senderZone
 	for range 10 {
-		var t domain.Task
+		var t task.Task
 		version, err := eventstore.Fold(ctx, f.cfg.Store, f.cfg.Registry, stream, &t)
 		if err != nil {
 			return err
@@ -153,7 +156,7 @@ func (f *Firer) Handle(ctx context.Context, it duework.Item) (err error) {
 // occurrence, the next delivery attempt, the action's turn — with the
 // version it was read at, and performs it. It reports done unless a
 // conflict means the task must be read again.
-func (f *Firer) step(ctx context.Context, t *domain.Task, version int64, now time.Time, zone *senderZone) (bool, error) {
+func (f *Firer) step(ctx context.Context, t *task.Task, version int64, now time.Time, zone *senderZone) (bool, error) {
 	var claim []domain.Payload
 	key := ""
 	if t.Firing == nil {
@@ -164,7 +167,7 @@ func (f *Firer) step(ctx context.Context, t *domain.Task, version int64, now tim
 		claim, key = ps, "fire/"+strconv.Itoa(t.Fired+1)
 		applyAll(t, version, now, ps)
 	}
-	if t.Kind == domain.TaskKindAction {
+	if t.Kind == task.TaskKindAction {
 		if claim != nil {
 			if err := f.append(ctx, *t, version, key, claim...); err != nil {
 				return !errors.Is(err, eventstore.ErrConcurrency), ignoreConflict(err)
@@ -210,14 +213,14 @@ func (f *Firer) markSending(id string) func() {
 
 // maybeBeingSent reports an open delivery attempt that may still be in
 // progress: this process's own, or another process's until it is stale.
-func (f *Firer) maybeBeingSent(t domain.Task, now time.Time) bool {
+func (f *Firer) maybeBeingSent(t task.Task, now time.Time) bool {
 	return t.Firing.Open && now.Sub(t.Changed) < f.cfg.Stale && !f.cutOffHere(t)
 }
 
 // cutOffHere reports an open attempt this node started that this process
 // is not making: an earlier run of the node died around the send (the
 // node id is kept across restarts and held by one process at a time).
-func (f *Firer) cutOffHere(t domain.Task) bool {
+func (f *Firer) cutOffHere(t task.Task) bool {
 	if f.cfg.Node == "" || t.Firing.Owner != f.cfg.Node {
 		return false
 	}
@@ -226,7 +229,7 @@ func (f *Firer) cutOffHere(t domain.Task) bool {
 	return f.sending[t.ID] == 0
 }
 
-func applyAll(t *domain.Task, version int64, now time.Time, ps []domain.Payload) {
+func applyAll(t *task.Task, version int64, now time.Time, ps []domain.Payload) {
 	for i, p := range ps {
 		t.Apply(p, version+int64(i)+1, now)
 	}
@@ -241,7 +244,7 @@ func ignoreConflict(err error) error {
 
 // deliver sends the reminder whose attempt is on record and records the
 // outcome; a failure that may pass is tried again after a backoff.
-func (f *Firer) deliver(ctx context.Context, t domain.Task, start domain.TaskDeliveryStarted, unsettled bool, zone *senderZone) error {
+func (f *Firer) deliver(ctx context.Context, t task.Task, start task.TaskDeliveryStarted, unsettled bool, zone *senderZone) error {
 	occ := start.Occurrence
 	key := fmt.Sprintf("deliver/%d/%d", occ, start.Attempt)
 	text := i18n.Text(zone.lang, i18n.Reminder, t.Description)
@@ -250,14 +253,14 @@ func (f *Firer) deliver(ctx context.Context, t domain.Task, start domain.TaskDel
 	}
 	res, sendErr := f.send(ctx, t, text)
 	if sendErr == nil {
-		return f.append(ctx, t, 0, key+"/ok", domain.TaskDelivered{ID: t.ID, Occurrence: occ, Attempt: start.Attempt,
+		return f.append(ctx, t, 0, key+"/ok", task.TaskDelivered{ID: t.ID, Occurrence: occ, Attempt: start.Attempt,
 			Text: text, PlatformIDs: res.PlatformIDs, MaybeDuplicate: unsettled})
 	}
 	class := channels.FailureClass(sendErr)
-	final := hopeless(class) || start.Attempt >= domain.MaxDeliveryAttempts
+	final := hopeless(class) || start.Attempt >= task.MaxDeliveryAttempts
 	f.cfg.Logger.Warn("reminder not delivered", "task", t.ID, "occurrence", occ, "attempt", start.Attempt,
 		"class", class, "final", final, "err", sendErr)
-	if err := f.append(ctx, t, 0, key+"/failed", domain.TaskDeliveryFailed{ID: t.ID, Occurrence: occ, Attempt: start.Attempt,
+	if err := f.append(ctx, t, 0, key+"/failed", task.TaskDeliveryFailed{ID: t.ID, Occurrence: occ, Attempt: start.Attempt,
 		Class: class, Error: sendErr.Error(), Final: final}); err != nil {
 		return err
 	}
@@ -268,7 +271,7 @@ func (f *Firer) deliver(ctx context.Context, t domain.Task, start domain.TaskDel
 	return nil
 }
 
-func (f *Firer) send(ctx context.Context, t domain.Task, text string) (channels.SendResult, error) {
+func (f *Firer) send(ctx context.Context, t task.Task, text string) (channels.SendResult, error) {
 	ch, ok := f.cfg.Channels.Channel(t.Channel)
 	if !ok {
 		return channels.SendResult{}, fmt.Errorf("%w: %s", channels.ErrNoChannel, t.Channel)
@@ -283,23 +286,23 @@ func hopeless(class string) bool {
 
 // startAction turns the occurrence into a turn whose id derives from the
 // task and occurrence, so a re-fire after a crash finds the same turn.
-func (f *Firer) startAction(ctx context.Context, t domain.Task, version int64) (bool, error) {
+func (f *Firer) startAction(ctx context.Context, t task.Task, version int64) (bool, error) {
 	occ := t.Firing.Occurrence
 	platformID := fmt.Sprintf("task:%s:%d", t.ID, occ)
 	turnID := intake.TurnID(channels.Incoming{Channel: t.Channel, PlatformID: platformID})
-	msg := domain.MessageReceived{
+	msg := turn.MessageReceived{
 		Channel: t.Channel, SenderID: t.SenderID, ChatID: t.ChatID, IsGroup: t.IsGroup, Text: actionPrompt(t.Description),
 		PlatformID: platformID, ReceivedAt: f.cfg.Now().UTC(),
-		Task: &domain.TaskOrigin{ID: t.ID, Occurrence: occ, Project: t.Project, Description: t.Description},
+		Task: &turn.TaskOrigin{ID: t.ID, Occurrence: occ, Project: t.Project, Description: t.Description},
 	}
-	ev, err := domain.NewEventFrom(msg, domain.Metadata{CorrelationID: turnID, CausationID: domain.TaskStream(t.ID), Channel: t.Channel, Sender: t.SenderID, Project: t.Project})
+	ev, err := domain.NewEventFrom(msg, domain.Metadata{CorrelationID: turnID, CausationID: task.TaskStream(t.ID), Channel: t.Channel, Sender: t.SenderID, Project: t.Project})
 	if err != nil {
 		return true, err
 	}
 	if _, err := f.cfg.Store.Append(ctx, domain.TurnStream(turnID), eventstore.NoStream, ev); err != nil && !errors.Is(err, eventstore.ErrConcurrency) {
 		return true, fmt.Errorf("start action turn of task %s: %w", t.ID, err)
 	}
-	err = f.append(ctx, t, version, fmt.Sprintf("action/%d", occ), domain.TaskActionStarted{ID: t.ID, Occurrence: occ, TurnID: turnID})
+	err = f.append(ctx, t, version, fmt.Sprintf("action/%d", occ), task.TaskActionStarted{ID: t.ID, Occurrence: occ, TurnID: turnID})
 	if errors.Is(err, eventstore.ErrConcurrency) {
 		return false, nil
 	}
@@ -324,7 +327,7 @@ type senderZone struct {
 	lang string
 }
 
-func (f *Firer) senderZone(ctx context.Context, t domain.Task) (*senderZone, error) {
+func (f *Firer) senderZone(ctx context.Context, t task.Task) (*senderZone, error) {
 	p, err := f.cfg.Profiles.Load(ctx, t.Channel, t.SenderID)
 	if err != nil {
 		return nil, fmt.Errorf("load profile of %s-%s: %w", t.Channel, t.SenderID, err)
@@ -340,8 +343,8 @@ func (f *Firer) senderZone(ctx context.Context, t domain.Task) (*senderZone, err
 
 // append records events on the task stream; version 0 appends whatever
 // the stream's version (an outcome of an attempt this run claimed).
-func (f *Firer) append(ctx context.Context, t domain.Task, version int64, key string, ps ...domain.Payload) error {
-	md := domain.Metadata{CorrelationID: t.ID, CausationID: domain.TaskStream(t.ID) + "/" + key, Channel: t.Channel, Sender: t.SenderID, Project: t.Project}
+func (f *Firer) append(ctx context.Context, t task.Task, version int64, key string, ps ...domain.Payload) error {
+	md := domain.Metadata{CorrelationID: t.ID, CausationID: task.TaskStream(t.ID) + "/" + key, Channel: t.Channel, Sender: t.SenderID, Project: t.Project}
 	evs, err := domain.NewEvents(md, ps...)
 	if err != nil {
 		return err
@@ -350,7 +353,7 @@ func (f *Firer) append(ctx context.Context, t domain.Task, version int64, key st
 	if version > 0 {
 		expected = eventstore.Exact(version)
 	}
-	if _, err := f.cfg.Store.Append(ctx, domain.TaskStream(t.ID), expected, evs...); err != nil {
+	if _, err := f.cfg.Store.Append(ctx, task.TaskStream(t.ID), expected, evs...); err != nil {
 		return fmt.Errorf("task %s: record %s: %w", t.ID, key, err)
 	}
 	return nil

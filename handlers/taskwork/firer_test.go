@@ -14,6 +14,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/task"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/duework"
@@ -86,12 +88,12 @@ func newRig(t *testing.T, now time.Time) *rig {
 func (r *rig) schedule(t *testing.T, repeat string, due time.Time) string {
 	t.Helper()
 	id := "11111111-0000-4000-8000-000000000001"
-	ev, err := domain.NewEventFrom(domain.TaskScheduled{ID: id, Description: "water the plants", Due: due, Repeat: repeat,
-		Kind: domain.TaskKindReminder, Channel: "fake", SenderID: "ana", ChatID: "ana"}, domain.Metadata{})
+	ev, err := domain.NewEventFrom(task.TaskScheduled{ID: id, Description: "water the plants", Due: due, Repeat: repeat,
+		Kind: task.TaskKindReminder, Channel: "fake", SenderID: "ana", ChatID: "ana"}, domain.Metadata{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.store.Append(context.Background(), domain.TaskStream(id), eventstore.NoStream, ev); err != nil {
+	if _, err := r.store.Append(context.Background(), task.TaskStream(id), eventstore.NoStream, ev); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -99,7 +101,7 @@ func (r *rig) schedule(t *testing.T, repeat string, due time.Time) string {
 
 func (r *rig) types(t *testing.T, id string) string {
 	t.Helper()
-	evs, err := r.store.Load(context.Background(), domain.TaskStream(id), 1)
+	evs, err := r.store.Load(context.Background(), task.TaskStream(id), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func TestMissedSeriesFiresOnceLate(t *testing.T) {
 	madrid, _ := time.LoadLocation("Europe/Madrid")
 	due := time.Date(2026, 3, 26, 9, 0, 0, 0, madrid)
 	r := newRig(t, time.Date(2026, 3, 29, 12, 0, 0, 0, madrid)) // across the DST change
-	id := r.schedule(t, domain.RepeatDaily, due)
+	id := r.schedule(t, task.RepeatDaily, due)
 	if err := r.firer.Handle(context.Background(), duework.Item{Kind: taskwork.Kind, ID: id, Due: due}); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func TestTransientFailureRetried(t *testing.T) {
 	due := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	r := newRig(t, due.Add(100*time.Millisecond))
 	r.ch.fails, r.ch.err = 1, errors.New("connection reset")
-	id := r.schedule(t, domain.RepeatOnce, due)
+	id := r.schedule(t, task.RepeatOnce, due)
 	if err := r.firer.Handle(context.Background(), duework.Item{Kind: taskwork.Kind, ID: id, Due: due}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,13 +167,13 @@ func TestTransientFailureRetried(t *testing.T) {
 func TestUnsettledAttemptResentOnceStale(t *testing.T) {
 	due := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	r := newRig(t, due)
-	id := r.schedule(t, domain.RepeatOnce, due)
-	evs, err := domain.NewEvents(domain.Metadata{}, domain.TaskFired{ID: id, Occurrence: 1, Due: due, FiredAt: due},
-		domain.TaskDeliveryStarted{ID: id, Occurrence: 1, Attempt: 1})
+	id := r.schedule(t, task.RepeatOnce, due)
+	evs, err := domain.NewEvents(domain.Metadata{}, task.TaskFired{ID: id, Occurrence: 1, Due: due, FiredAt: due},
+		task.TaskDeliveryStarted{ID: id, Occurrence: 1, Attempt: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.store.Append(context.Background(), domain.TaskStream(id), eventstore.Exact(1), evs...); err != nil {
+	if _, err := r.store.Append(context.Background(), task.TaskStream(id), eventstore.Exact(1), evs...); err != nil {
 		t.Fatal(err)
 	}
 	r.now = time.Now() // the attempt was just recorded: someone is sending
@@ -188,12 +190,12 @@ func TestUnsettledAttemptResentOnceStale(t *testing.T) {
 	if len(r.ch.sent) != 1 || !strings.HasSuffix(r.types(t, id), "TaskDeliveryStarted TaskDelivered") {
 		t.Fatalf("sent %d, events %s", len(r.ch.sent), r.types(t, id))
 	}
-	last, _ := r.store.Load(context.Background(), domain.TaskStream(id), 5)
+	last, _ := r.store.Load(context.Background(), task.TaskStream(id), 5)
 	p, err := r.reg.Decode(last[len(last)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := p.(domain.TaskDelivered); !d.MaybeDuplicate || d.Attempt != 2 {
+	if d := p.(task.TaskDelivered); !d.MaybeDuplicate || d.Attempt != 2 {
 		t.Fatalf("delivery %+v", d)
 	}
 }
@@ -232,13 +234,13 @@ func TestActionRefiredAfterCrashReusesItsTurn(t *testing.T) {
 	var kicked []string
 	f, err := taskwork.NewFirer(taskwork.Config{Store: r.store, Registry: r.reg, Channels: r.ch,
 		Profiles: senders.MustNew(r.store, r.reg), Clock: r.clock, Logger: quiet,
-		Kick: func(_, turn string) { kicked = append(kicked, turn) }, Now: func() time.Time { return due }})
+		Kick: func(_, tn string) { kicked = append(kicked, tn) }, Now: func() time.Time { return due }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := "33333333-0000-4000-8000-000000000003"
-	r.appendTask(t, id, 0, domain.TaskScheduled{ID: id, Description: "check prices", Due: due, Repeat: domain.RepeatOnce,
-		Kind: domain.TaskKindAction, Project: "shop", Channel: "fake", SenderID: "ana", ChatID: "ana"})
+	r.appendTask(t, id, 0, task.TaskScheduled{ID: id, Description: "check prices", Due: due, Repeat: task.RepeatOnce,
+		Kind: task.TaskKindAction, Project: "shop", Channel: "fake", SenderID: "ana", ChatID: "ana"})
 	it := duework.Item{Kind: taskwork.Kind, ID: id, Due: due}
 	if err := f.Handle(context.Background(), it); err != nil {
 		t.Fatal(err)
@@ -246,9 +248,9 @@ func TestActionRefiredAfterCrashReusesItsTurn(t *testing.T) {
 	if len(kicked) != 1 {
 		t.Fatalf("kicked %v", kicked)
 	}
-	turn := domain.TurnStream(kicked[0])
+	tn := domain.TurnStream(kicked[0])
 	// Undo the start, as if the process had died before recording it.
-	evs, _ := r.store.Load(context.Background(), domain.TaskStream(id), 1)
+	evs, _ := r.store.Load(context.Background(), task.TaskStream(id), 1)
 	if evs[len(evs)-1].Type != "TaskActionStarted" {
 		t.Fatalf("events %s", r.types(t, id))
 	}
@@ -259,35 +261,35 @@ func TestActionRefiredAfterCrashReusesItsTurn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	msg, _ := r.store.Load(context.Background(), turn, 1)
-	if _, err := r2.store.Append(context.Background(), turn, eventstore.NoStream,
+	msg, _ := r.store.Load(context.Background(), tn, 1)
+	if _, err := r2.store.Append(context.Background(), tn, eventstore.NoStream,
 		domain.NewEvent{ID: msg[0].ID, Type: msg[0].Type, Data: msg[0].Data, Metadata: msg[0].Metadata}); err != nil {
 		t.Fatal(err)
 	}
 	kicked = nil
 	f2, err := taskwork.NewFirer(taskwork.Config{Store: r2.store, Registry: r2.reg, Channels: r2.ch,
 		Profiles: senders.MustNew(r2.store, r2.reg), Clock: r2.clock, Logger: quiet,
-		Kick: func(_, turn string) { kicked = append(kicked, turn) }, Now: func() time.Time { return due }})
+		Kick: func(_, tn string) { kicked = append(kicked, tn) }, Now: func() time.Time { return due }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := f2.Handle(context.Background(), it); err != nil {
 		t.Fatal(err)
 	}
-	if len(kicked) != 1 || domain.TurnStream(kicked[0]) != turn {
-		t.Fatalf("re-fire kicked %v, want %s", kicked, turn)
+	if len(kicked) != 1 || domain.TurnStream(kicked[0]) != tn {
+		t.Fatalf("re-fire kicked %v, want %s", kicked, tn)
 	}
 	if got := r2.types(t, id); got != "TaskScheduled TaskFired TaskActionStarted" {
 		t.Fatalf("events %s", got)
 	}
-	if n, _ := r2.store.StreamVersion(context.Background(), turn); n != 1 {
+	if n, _ := r2.store.StreamVersion(context.Background(), tn); n != 1 {
 		t.Fatalf("turn has %d events", n)
 	}
 	p, err := r2.reg.Decode(msg[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := p.(domain.MessageReceived); m.Task == nil || m.Task.Project != "shop" || m.Task.Occurrence != 1 {
+	if m := p.(turn.MessageReceived); m.Task == nil || m.Task.Project != "shop" || m.Task.Occurrence != 1 {
 		t.Fatalf("turn input %+v", m)
 	}
 }
@@ -308,13 +310,13 @@ func TestOwnCutOffAttemptResentAtOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			id := r.schedule(t, domain.RepeatOnce, due)
-			evs, err := domain.NewEvents(domain.Metadata{}, domain.TaskFired{ID: id, Occurrence: 1, Due: due, FiredAt: due},
-				domain.TaskDeliveryStarted{ID: id, Occurrence: 1, Attempt: 1, Owner: c.owner})
+			id := r.schedule(t, task.RepeatOnce, due)
+			evs, err := domain.NewEvents(domain.Metadata{}, task.TaskFired{ID: id, Occurrence: 1, Due: due, FiredAt: due},
+				task.TaskDeliveryStarted{ID: id, Occurrence: 1, Attempt: 1, Owner: c.owner})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.store.Append(context.Background(), domain.TaskStream(id), eventstore.Exact(1), evs...); err != nil {
+			if _, err := r.store.Append(context.Background(), task.TaskStream(id), eventstore.Exact(1), evs...); err != nil {
 				t.Fatal(err)
 			}
 			r.now = time.Now() // the attempt was just recorded

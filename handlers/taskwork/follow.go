@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/internal/wait"
@@ -101,7 +102,7 @@ func (f *Follower) apply(e domain.Event) {
 		return
 	}
 	switch e.Type {
-	case domain.TaskScheduled{}.EventType(), domain.TaskUpdated{}.EventType(), domain.TaskDueAdvanced{}.EventType(), domain.TaskCancelled{}.EventType():
+	case task.TaskScheduled{}.EventType(), task.TaskUpdated{}.EventType(), task.TaskDueAdvanced{}.EventType(), task.TaskCancelled{}.EventType():
 	default:
 		return
 	}
@@ -111,15 +112,15 @@ func (f *Follower) apply(e domain.Event) {
 		return
 	}
 	switch ev := p.(type) {
-	case domain.TaskScheduled:
+	case task.TaskScheduled:
 		f.clock.Set(duework.Item{Kind: Kind, ID: ev.ID, Due: ev.Due})
-	case domain.TaskUpdated:
+	case task.TaskUpdated:
 		if !ev.Due.IsZero() {
 			f.clock.Set(duework.Item{Kind: Kind, ID: ev.ID, Due: ev.Due})
 		}
-	case domain.TaskDueAdvanced:
+	case task.TaskDueAdvanced:
 		f.clock.Set(duework.Item{Kind: Kind, ID: ev.ID, Due: ev.Due})
-	case domain.TaskCancelled:
+	case task.TaskCancelled:
 		f.clock.Remove(Kind, ev.ID)
 	}
 	// TaskFired is left alone: the firer may already have put the task

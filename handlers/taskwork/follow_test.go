@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/taskwork"
@@ -62,7 +63,7 @@ func TestFollowerTracksTaskChanges(t *testing.T) {
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	a := r.schedule(t, domain.RepeatOnce, due)
+	a := r.schedule(t, task.RepeatOnce, due)
 	if err := engine.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +80,12 @@ func TestFollowerTracksTaskChanges(t *testing.T) {
 
 	b := "22222222-0000-4000-8000-000000000002"
 	later := due.Add(time.Hour)
-	r.appendTask(t, b, 0, domain.TaskScheduled{ID: b, Description: "b", Due: due, Repeat: domain.RepeatOnce,
-		Kind: domain.TaskKindReminder, Channel: "fake", SenderID: "ana", ChatID: "ana"})
+	r.appendTask(t, b, 0, task.TaskScheduled{ID: b, Description: "b", Due: due, Repeat: task.RepeatOnce,
+		Kind: task.TaskKindReminder, Channel: "fake", SenderID: "ana", ChatID: "ana"})
 	eventually(t, "the new task", func() bool { _, ok := clock.get(b); return ok })
-	r.appendTask(t, b, 1, domain.TaskUpdated{ID: b, Due: later})
+	r.appendTask(t, b, 1, task.TaskUpdated{ID: b, Due: later})
 	eventually(t, "the moved task", func() bool { d, _ := clock.get(b); return d.Equal(later) })
-	r.appendTask(t, a, 1, domain.TaskCancelled{ID: a, Reason: "command"})
+	r.appendTask(t, a, 1, task.TaskCancelled{ID: a, Reason: "command"})
 	eventually(t, "the cancelled task gone", func() bool { _, ok := clock.get(a); return !ok })
 }
 
@@ -94,7 +95,7 @@ func (r *rig) appendTask(t *testing.T, id string, version int64, p domain.Payloa
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.store.Append(context.Background(), domain.TaskStream(id), eventstore.Exact(version), ev); err != nil {
+	if _, err := r.store.Append(context.Background(), task.TaskStream(id), eventstore.Exact(version), ev); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -136,7 +137,7 @@ func TestFollowerOutlivesFailedLoads(t *testing.T) {
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	a := r.schedule(t, domain.RepeatOnce, due)
+	a := r.schedule(t, task.RepeatOnce, due)
 	if err := engine.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}

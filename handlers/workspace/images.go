@@ -17,7 +17,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 )
 
 // Defaults: at most ten images per turn, each at most 10 MB (Telegram's
@@ -49,7 +49,7 @@ func MIME(name string) string {
 // Snapshot lists the regular image files at the top of dir, by name. A
 // missing directory holds no images. Symbolic links are not followed:
 // only files the provider wrote in the workspace count.
-func Snapshot(dir string) ([]domain.WorkspaceImage, error) {
+func Snapshot(dir string) ([]turn.WorkspaceImage, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -57,7 +57,7 @@ func Snapshot(dir string) ([]domain.WorkspaceImage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace snapshot %s: %w", dir, err)
 	}
-	var out []domain.WorkspaceImage
+	var out []turn.WorkspaceImage
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !IsImage(e.Name()) {
 			continue
@@ -66,19 +66,19 @@ func Snapshot(dir string) ([]domain.WorkspaceImage, error) {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		out = append(out, domain.WorkspaceImage{Path: e.Name(), Size: info.Size(), ModTime: info.ModTime().UnixNano()})
+		out = append(out, turn.WorkspaceImage{Path: e.Name(), Size: info.Size(), ModTime: info.ModTime().UnixNano()})
 	}
 	return out, nil
 }
 
 // Changed returns the images of after that are not in before, or whose
 // size or modification time differ, in after's order.
-func Changed(before, after []domain.WorkspaceImage) []domain.WorkspaceImage {
-	was := make(map[string]domain.WorkspaceImage, len(before))
+func Changed(before, after []turn.WorkspaceImage) []turn.WorkspaceImage {
+	was := make(map[string]turn.WorkspaceImage, len(before))
 	for _, b := range before {
 		was[b.Path] = b
 	}
-	var out []domain.WorkspaceImage
+	var out []turn.WorkspaceImage
 	for _, a := range after {
 		if b, ok := was[a.Path]; ok && b.Size == a.Size && b.ModTime == a.ModTime {
 			continue
@@ -95,7 +95,7 @@ type Images struct {
 }
 
 // Snapshot lists dir's images (see Snapshot).
-func (Images) Snapshot(_ context.Context, dir string) ([]domain.WorkspaceImage, error) {
+func (Images) Snapshot(_ context.Context, dir string) ([]turn.WorkspaceImage, error) {
 	return Snapshot(dir)
 }
 
@@ -103,10 +103,10 @@ func (Images) Snapshot(_ context.Context, dir string) ([]domain.WorkspaceImage, 
 // send, hashed, and the ones skipped: too large, beyond the per-turn
 // count, unreadable, or the same bytes as an image the user sent with the
 // turn (inbound), which is never echoed back.
-func (x Images) Find(_ context.Context, dir string, before []domain.WorkspaceImage, inbound []domain.AttachmentRef) (domain.WorkspaceImagesFound, error) {
+func (x Images) Find(_ context.Context, dir string, before []turn.WorkspaceImage, inbound []turn.AttachmentRef) (turn.WorkspaceImagesFound, error) {
 	after, err := Snapshot(dir)
 	if err != nil {
-		return domain.WorkspaceImagesFound{}, err
+		return turn.WorkspaceImagesFound{}, err
 	}
 	theirs := map[string]bool{}
 	for _, a := range inbound {
@@ -115,23 +115,23 @@ func (x Images) Find(_ context.Context, dir string, before []domain.WorkspaceIma
 		}
 	}
 	maxCount, maxBytes := cmpOr(x.MaxImages, DefaultMaxImages), cmpOr(x.MaxBytes, DefaultMaxBytes)
-	var found domain.WorkspaceImagesFound
+	var found turn.WorkspaceImagesFound
 	for _, img := range Changed(before, after) {
 		skip := func(reason string) {
-			found.Skipped = append(found.Skipped, domain.SkippedImage{Path: img.Path, Size: img.Size, Reason: reason})
+			found.Skipped = append(found.Skipped, turn.SkippedImage{Path: img.Path, Size: img.Size, Reason: reason})
 		}
 		if img.Size > maxBytes {
-			skip(domain.ImageSkipTooLarge)
+			skip(turn.ImageSkipTooLarge)
 			continue
 		}
 		sum, err := hashFile(filepath.Join(dir, img.Path))
 		switch {
 		case err != nil:
-			skip(domain.ImageSkipUnread)
+			skip(turn.ImageSkipUnread)
 		case theirs[sum]:
-			skip(domain.ImageSkipInbound)
+			skip(turn.ImageSkipInbound)
 		case len(found.Images) >= maxCount:
-			skip(domain.ImageSkipTooMany)
+			skip(turn.ImageSkipTooMany)
 		default:
 			img.SHA256 = sum
 			found.Images = append(found.Images, img)
@@ -142,7 +142,7 @@ func (x Images) Find(_ context.Context, dir string, before []domain.WorkspaceIma
 
 // Read returns the image's bytes, or ErrChanged when the file is no longer
 // the one found (its hash differs, or it is gone).
-func (Images) Read(_ context.Context, dir string, img domain.WorkspaceImage) ([]byte, error) {
+func (Images) Read(_ context.Context, dir string, img turn.WorkspaceImage) ([]byte, error) {
 	data, err := os.ReadFile(filepath.Join(dir, filepath.Base(img.Path)))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", img.Path, ErrChanged)
@@ -178,7 +178,7 @@ func cmpOr[T int | int64](a, b T) T {
 }
 
 // Paths lists the images' paths, for logs.
-func Paths(imgs []domain.WorkspaceImage) []string {
+func Paths(imgs []turn.WorkspaceImage) []string {
 	out := make([]string, len(imgs))
 	for i, img := range imgs {
 		out[i] = img.Path

@@ -11,28 +11,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/workspace"
 )
 
-func img(path string, size, mod int64) domain.WorkspaceImage {
-	return domain.WorkspaceImage{Path: path, Size: size, ModTime: mod}
+func img(path string, size, mod int64) turn.WorkspaceImage {
+	return turn.WorkspaceImage{Path: path, Size: size, ModTime: mod}
 }
 
 func TestChanged(t *testing.T) {
 	tests := []struct {
 		name          string
-		before, after []domain.WorkspaceImage
+		before, after []turn.WorkspaceImage
 		want          []string
 	}{
 		{"empty", nil, nil, nil},
-		{"nothing changed", []domain.WorkspaceImage{img("a.png", 1, 1)}, []domain.WorkspaceImage{img("a.png", 1, 1)}, nil},
-		{"new image", nil, []domain.WorkspaceImage{img("a.png", 1, 1)}, []string{"a.png"}},
-		{"size changed", []domain.WorkspaceImage{img("a.png", 1, 1)}, []domain.WorkspaceImage{img("a.png", 2, 1)}, []string{"a.png"}},
-		{"rewritten in place", []domain.WorkspaceImage{img("a.png", 1, 1)}, []domain.WorkspaceImage{img("a.png", 1, 2)}, []string{"a.png"}},
-		{"removed", []domain.WorkspaceImage{img("a.png", 1, 1)}, nil, nil},
-		{"mixed, in after's order", []domain.WorkspaceImage{img("a.png", 1, 1), img("b.png", 1, 1)},
-			[]domain.WorkspaceImage{img("a.png", 1, 1), img("b.png", 1, 5), img("c.gif", 3, 3)}, []string{"b.png", "c.gif"}},
+		{"nothing changed", []turn.WorkspaceImage{img("a.png", 1, 1)}, []turn.WorkspaceImage{img("a.png", 1, 1)}, nil},
+		{"new image", nil, []turn.WorkspaceImage{img("a.png", 1, 1)}, []string{"a.png"}},
+		{"size changed", []turn.WorkspaceImage{img("a.png", 1, 1)}, []turn.WorkspaceImage{img("a.png", 2, 1)}, []string{"a.png"}},
+		{"rewritten in place", []turn.WorkspaceImage{img("a.png", 1, 1)}, []turn.WorkspaceImage{img("a.png", 1, 2)}, []string{"a.png"}},
+		{"removed", []turn.WorkspaceImage{img("a.png", 1, 1)}, nil, nil},
+		{"mixed, in after's order", []turn.WorkspaceImage{img("a.png", 1, 1), img("b.png", 1, 1)},
+			[]turn.WorkspaceImage{img("a.png", 1, 1), img("b.png", 1, 5), img("c.gif", 3, 3)}, []string{"b.png", "c.gif"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,15 +117,15 @@ func TestFindAndRead(t *testing.T) {
 	write(t, dir, "c.png", "cc")
 	write(t, dir, "copy.png", "user's")
 	found, err := workspace.Images{MaxImages: 2, MaxBytes: 6}.Find(ctx, dir, before,
-		[]domain.AttachmentRef{{Path: "/elsewhere/01-p.png", SHA256: sum("user's")}})
+		[]turn.AttachmentRef{{Path: "/elsewhere/01-p.png", SHA256: sum("user's")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := workspace.Paths(found.Images); fmt.Sprint(got) != "[a.png b.png]" || found.Images[0].SHA256 != sum("aa") {
 		t.Fatalf("found %+v", found.Images)
 	}
-	want := []domain.SkippedImage{{Path: "big.png", Size: 11, Reason: domain.ImageSkipTooLarge}, {Path: "c.png", Size: 2, Reason: domain.ImageSkipTooMany},
-		{Path: "copy.png", Size: 6, Reason: domain.ImageSkipInbound}}
+	want := []turn.SkippedImage{{Path: "big.png", Size: 11, Reason: turn.ImageSkipTooLarge}, {Path: "c.png", Size: 2, Reason: turn.ImageSkipTooMany},
+		{Path: "copy.png", Size: 6, Reason: turn.ImageSkipInbound}}
 	if fmt.Sprint(found.Skipped) != fmt.Sprint(want) {
 		t.Fatalf("skipped %+v, want %+v", found.Skipped, want)
 	}

@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/markers"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/readmodel"
@@ -29,44 +31,44 @@ type Turn struct {
 // Turns returns one turn of each kind the audit distinguishes. The
 // answered turn's texts hold commas, quotes and newlines.
 func Turns() []Turn {
-	reported := domain.ProviderReplied{Provider: "claude-code", Model: "sonnet", Text: "Sure, \"done\"\nline two", DurationMs: 1200,
+	reported := turn.ProviderReplied{Provider: "claude-code", Model: "sonnet", Text: "Sure, \"done\"\nline two", DurationMs: 1200,
 		InputTokens: 120, OutputTokens: 30, CacheReadTokens: 20, CostUSD: 0.01, UsageReported: true, PromptBytes: 400, ReplyBytes: 22}
 	return []Turn{
 		{ID: id(), Channel: "telegram", SenderID: "ana", Text: "hello, \"world\"\nsecond line", Status: "answered", Events: []domain.Payload{
-			domain.ContextBuilt{ConversationID: "c1", Project: "garden", Model: "sonnet", SectionsUsed: []string{"identity"}},
-			domain.ProviderCalled{Provider: "claude-code", Model: "sonnet", Attempt: 1}, reported,
-			domain.MarkersApplied{Markers: []domain.AppliedMarker{{Name: "REMEMBER", Effect: "recorded fact city=Lisbon", Stream: "sender-telegram-ana"}}},
-			domain.ReplyReady{Text: "Sure, \"done\"\nline two"}, domain.ReplySent{Kind: "reply", Text: "Sure", Chunks: 1},
-			domain.TurnCompleted{Status: "ok"},
+			turn.ContextBuilt{ConversationID: "c1", Project: "garden", Model: "sonnet", SectionsUsed: []string{"identity"}},
+			turn.ProviderCalled{Provider: "claude-code", Model: "sonnet", Attempt: 1}, reported,
+			turn.MarkersApplied{Markers: []markers.AppliedMarker{{Name: "REMEMBER", Effect: "recorded fact city=Lisbon", Stream: "sender-telegram-ana"}}},
+			turn.ReplyReady{Text: "Sure, \"done\"\nline two"}, turn.ReplySent{Kind: "reply", Text: "Sure", Chunks: 1},
+			turn.TurnCompleted{Status: "ok"},
 		}},
 		{ID: id(), Channel: "telegram", SenderID: "ana", Text: "plan the week", Status: "answered", Events: []domain.Payload{
-			domain.ContextBuilt{ConversationID: "c1", Project: "garden", Model: "sonnet"},
-			domain.RouteDecided{Steps: []string{"a", "b"}, Model: "opus", Raw: "PLAN", Usage: &domain.CallUsage{DurationMs: 100, InputTokens: 10, OutputTokens: 5, UsageReported: true}},
-			domain.PlanStepCompleted{Index: 1, Text: "a", Reply: "A", Usage: &domain.CallUsage{DurationMs: 200, InputTokens: 20, OutputTokens: 6, CostUSD: 0.02, UsageReported: true}},
-			domain.PlanStepCompleted{Index: 2, Text: "b", Reply: "B", Usage: &domain.CallUsage{DurationMs: 300, InputTokens: 30, OutputTokens: 7, CostUSD: 0.03, UsageReported: true}},
-			domain.ReplyReady{Text: "week planned"}, domain.TurnCompleted{Status: "ok"},
+			turn.ContextBuilt{ConversationID: "c1", Project: "garden", Model: "sonnet"},
+			turn.RouteDecided{Steps: []string{"a", "b"}, Model: "opus", Raw: "PLAN", Usage: &usage.CallUsage{DurationMs: 100, InputTokens: 10, OutputTokens: 5, UsageReported: true}},
+			turn.PlanStepCompleted{Index: 1, Text: "a", Reply: "A", Usage: &usage.CallUsage{DurationMs: 200, InputTokens: 20, OutputTokens: 6, CostUSD: 0.02, UsageReported: true}},
+			turn.PlanStepCompleted{Index: 2, Text: "b", Reply: "B", Usage: &usage.CallUsage{DurationMs: 300, InputTokens: 30, OutputTokens: 7, CostUSD: 0.03, UsageReported: true}},
+			turn.ReplyReady{Text: "week planned"}, turn.TurnCompleted{Status: "ok"},
 		}},
 		{ID: id(), Channel: "whatsapp", SenderID: "stranger", Text: "let me in", Status: "denied", Events: []domain.Payload{
-			domain.AccessDenied{Reason: "not allowed"}, domain.TurnCompleted{Status: "denied"},
+			turn.AccessDenied{Reason: "not allowed"}, turn.TurnCompleted{Status: "denied"},
 		}},
 		{ID: id(), Channel: "http", SenderID: "owner", Text: "/status", Status: "answered", Events: []domain.Payload{
-			domain.CommandAnswered{Command: "status", Reply: "all good"}, domain.TurnCompleted{Status: "command"},
+			turn.CommandAnswered{Command: "status", Reply: "all good"}, turn.TurnCompleted{Status: "command"},
 		}},
 		{ID: id(), Channel: "http", SenderID: "owner", Text: "break please", Status: "failed", Events: []domain.Payload{
-			domain.ContextBuilt{ConversationID: "c2", Model: "haiku"},
-			domain.ProviderCalled{Provider: "openai", Model: "haiku", Attempt: 1},
-			domain.ProviderFailed{Provider: "openai", Class: "unavailable", Message: "down", DurationMs: 50},
-			domain.TurnCompleted{Status: "error"},
+			turn.ContextBuilt{ConversationID: "c2", Model: "haiku"},
+			turn.ProviderCalled{Provider: "openai", Model: "haiku", Attempt: 1},
+			turn.ProviderFailed{Provider: "openai", Class: "unavailable", Message: "down", DurationMs: 50},
+			turn.TurnCompleted{Status: "error"},
 		}},
 		{ID: id(), Channel: "telegram", SenderID: "group", Text: "chatter", Status: "suppressed", Events: []domain.Payload{
-			domain.ContextBuilt{ConversationID: "c3", Model: "sonnet"},
-			domain.ProviderReplied{Provider: "openai", Model: "sonnet", Text: "SILENT", DurationMs: 10, PromptBytes: 5, ReplyBytes: 6},
-			domain.TurnSuppressed{Reason: "SILENT"}, domain.TurnCompleted{Status: "suppressed"},
+			turn.ContextBuilt{ConversationID: "c3", Model: "sonnet"},
+			turn.ProviderReplied{Provider: "openai", Model: "sonnet", Text: "SILENT", DurationMs: 10, PromptBytes: 5, ReplyBytes: 6},
+			turn.TurnSuppressed{Reason: "SILENT"}, turn.TurnCompleted{Status: "suppressed"},
 		}},
 		{ID: id(), Channel: "telegram", SenderID: "ana", Text: "while busy", Status: "acknowledged", Events: []domain.Payload{
-			domain.AckSent{Text: "one moment"}, domain.ContextBuilt{ConversationID: "c1", Project: "garden", Model: "sonnet"},
-			domain.ProviderReplied{Provider: "openai", Model: "sonnet", Text: "later", DurationMs: 10, PromptBytes: 5, ReplyBytes: 5},
-			domain.ReplyReady{Text: "later"}, domain.TurnCompleted{Status: "ok"},
+			turn.AckSent{Text: "one moment"}, turn.ContextBuilt{ConversationID: "c1", Project: "garden", Model: "sonnet"},
+			turn.ProviderReplied{Provider: "openai", Model: "sonnet", Text: "later", DurationMs: 10, PromptBytes: 5, ReplyBytes: 5},
+			turn.ReplyReady{Text: "later"}, turn.TurnCompleted{Status: "ok"},
 		}},
 	}
 }
@@ -74,15 +76,15 @@ func Turns() []Turn {
 func id() string { return uuid.NewString() }
 
 // Append records turn on its stream: the message, then its events.
-func Append(t testing.TB, s eventstore.Store, turn Turn) {
+func Append(t testing.TB, s eventstore.Store, tn Turn) {
 	t.Helper()
-	md := domain.Metadata{CorrelationID: turn.ID, Channel: turn.Channel, Sender: turn.SenderID}
-	ps := append([]domain.Payload{domain.MessageReceived{Channel: turn.Channel, SenderID: turn.SenderID, ChatID: turn.SenderID, Text: turn.Text}}, turn.Events...)
+	md := domain.Metadata{CorrelationID: tn.ID, Channel: tn.Channel, Sender: tn.SenderID}
+	ps := append([]domain.Payload{turn.MessageReceived{Channel: tn.Channel, SenderID: tn.SenderID, ChatID: tn.SenderID, Text: tn.Text}}, tn.Events...)
 	evs, err := domain.NewEvents(md, ps...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Append(context.Background(), domain.TurnStream(turn.ID), eventstore.NoStream, evs...); err != nil {
+	if _, err := s.Append(context.Background(), domain.TurnStream(tn.ID), eventstore.NoStream, evs...); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -53,7 +53,7 @@ type Row struct {
 
 // Filter selects audit rows. Zero fields select everything.
 type Filter struct {
-	Sender  string // read-model sender key (domain.SenderKey)
+	Sender  string // read-model sender key (sender.SenderKey)
 	Channel string
 	Since   time.Time // inclusive
 	Until   time.Time // exclusive
@@ -288,7 +288,7 @@ func scanAudit(s scanner) (Row, error) {
 	}
 	r.At, r.ReceivedAt = time.UnixMicro(at).UTC(), time.UnixMicro(received).UTC()
 	r.Status = Status(r.Outcome)
-	r.Sender = domain.SenderLabel(r.Sender) // channel:id, as the filter takes it
+	r.Sender = sender.SenderLabel(r.Sender) // channel:id, as the filter takes it
 	r.Acknowledged = acked == 1
 	if reported == 1 {
 		r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheWriteTokens = &in, &out, &cr, &cw

@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omega-gateway/omega/projections/projectionstest"
-
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/projectionstest"
 )
 
 // seedAudit records every kind of turn, twice (the second round after
@@ -51,7 +50,7 @@ func TestAuditQuery(t *testing.T) {
 				want int
 			}{
 				{"all", auditlog.Filter{}, 14},
-				{"sender", auditlog.Filter{Sender: domain.SenderKey("telegram", "ana")}, 6},
+				{"sender", auditlog.Filter{Sender: sender.SenderKey("telegram", "ana")}, 6},
 				{"channel", auditlog.Filter{Channel: "http"}, 4},
 				{"answered", auditlog.Filter{Status: "answered"}, 8},
 				{"denied", auditlog.Filter{Status: "denied"}, 2},

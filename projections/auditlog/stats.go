@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 )
 
 // Stats sums the audit rows of one group. Token and cost sums cover
@@ -94,13 +94,13 @@ func (a *Queries) Stats(ctx context.Context, f Filter, by string) ([]Stats, erro
 	latencies := map[string][]int64{}
 	for rows.Next() {
 		var at, latency, providerMs, calls, in, out int64
-		var sender, model, status string
+		var snd, model, status string
 		var acked, reported int
 		var cost float64
-		if err := rows.Scan(&at, &sender, &model, &status, &acked, &latency, &providerMs, &calls, &reported, &in, &out, &cost); err != nil {
+		if err := rows.Scan(&at, &snd, &model, &status, &acked, &latency, &providerMs, &calls, &reported, &in, &out, &cost); err != nil {
 			return nil, fmt.Errorf("scan audit stats: %w", err)
 		}
-		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: domain.SenderLabel(sender), ByModel: model}[by]
+		key := map[string]string{ByNone: "", ByDay: time.UnixMicro(at).UTC().Format(time.DateOnly), BySender: sender.SenderLabel(snd), ByModel: model}[by]
 		g := groups[key]
 		if g == nil {
 			g = &Stats{Group: key}

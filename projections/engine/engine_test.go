@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
@@ -51,22 +51,22 @@ func (applied) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) erro
 	return err
 }
 
-func appendFacts(t *testing.T, s eventstore.Store, n int, sender string) {
+func appendFacts(t *testing.T, s eventstore.Store, n int, snd string) {
 	t.Helper()
 	var last int64
 	for i := 0; i < n; i++ {
-		ps := []domain.Payload{domain.FactRecorded{Key: fmt.Sprintf("k%d", i%7), Value: fmt.Sprintf("v%d", i)}}
+		ps := []domain.Payload{sender.FactRecorded{Key: fmt.Sprintf("k%d", i%7), Value: fmt.Sprintf("v%d", i)}}
 		if i%10 == 9 {
-			ps = append(ps, domain.FactRemoved{Key: "k3"}, domain.LanguageSwitched{To: "Spanish"})
+			ps = append(ps, sender.FactRemoved{Key: "k3"}, sender.LanguageSwitched{To: "Spanish"})
 		}
 		if i%25 == 24 {
-			ps = append(ps, domain.FactsPurged{Count: 7})
+			ps = append(ps, sender.FactsPurged{Count: 7})
 		}
 		evs, err := domain.NewEvents(domain.Metadata{}, ps...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.Append(context.Background(), domain.SenderStream("telegram", sender), eventstore.Any, evs...)
+		res, err := s.Append(context.Background(), sender.SenderStream("telegram", snd), eventstore.Any, evs...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/projections/readmodel"
@@ -135,11 +136,11 @@ func (e *Engine) recordPoison(ctx context.Context, prefix, projection string, ev
 			return
 		}
 	}
-	rec := domain.ProjectionEventPoisoned{Projection: projection, Position: ev.Position, StreamID: ev.StreamID,
+	rec := system.ProjectionEventPoisoned{Projection: projection, Position: ev.Position, StreamID: ev.StreamID,
 		Type: ev.Type, EventID: ev.ID.String(), Error: cause.Error()}
 	ne, err := domain.NewEventFrom(rec, domain.Metadata{CorrelationID: ev.Correlation(), CausationID: ev.ID.String()})
 	if err == nil {
-		_, err = e.store.Append(context.WithoutCancel(ctx), domain.ProjectionPoisonStream, eventstore.Any, ne)
+		_, err = e.store.Append(context.WithoutCancel(ctx), system.ProjectionPoisonStream, eventstore.Any, ne)
 	}
 	if err != nil {
 		e.logger.Error("projection: record poisoned event", "projection", projection, "position", ev.Position, "err", err)
@@ -147,18 +148,18 @@ func (e *Engine) recordPoison(ctx context.Context, prefix, projection string, ev
 }
 
 // Poisoned returns the events projections skipped, as recorded in the log.
-func (e *Engine) Poisoned(ctx context.Context) ([]domain.ProjectionEventPoisoned, error) {
-	evs, err := e.store.Load(ctx, domain.ProjectionPoisonStream, 1)
+func (e *Engine) Poisoned(ctx context.Context) ([]system.ProjectionEventPoisoned, error) {
+	evs, err := e.store.Load(ctx, system.ProjectionPoisonStream, 1)
 	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", domain.ProjectionPoisonStream, err)
+		return nil, fmt.Errorf("load %s: %w", system.ProjectionPoisonStream, err)
 	}
-	out := make([]domain.ProjectionEventPoisoned, 0, len(evs))
+	out := make([]system.ProjectionEventPoisoned, 0, len(evs))
 	for _, ev := range evs {
 		p, err := e.registry.Decode(ev)
 		if err != nil {
 			return nil, err
 		}
-		if rec, ok := p.(domain.ProjectionEventPoisoned); ok {
+		if rec, ok := p.(system.ProjectionEventPoisoned); ok {
 			out = append(out, rec)
 		}
 	}

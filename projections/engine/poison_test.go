@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
@@ -23,12 +24,12 @@ func fullRegistry() *domain.Registry {
 	return r
 }
 
-func appendTurn(t *testing.T, s eventstore.Store, m domain.MessageReceived, complete bool) (string, int64) {
+func appendTurn(t *testing.T, s eventstore.Store, m turn.MessageReceived, complete bool) (string, int64) {
 	t.Helper()
 	id := uuid.NewString()
 	ps := []domain.Payload{m}
 	if complete {
-		ps = append(ps, domain.TurnCompleted{Status: "replied"})
+		ps = append(ps, turn.TurnCompleted{Status: "replied"})
 	}
 	evs, err := domain.NewEvents(domain.Metadata{CorrelationID: id}, ps...)
 	if err != nil {
@@ -56,7 +57,7 @@ func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 				t.Fatal(err)
 			}
 			longID := strings.Repeat("9", 3000)
-			shapes := []domain.MessageReceived{
+			shapes := []turn.MessageReceived{
 				{Channel: "http", SenderID: longID, ChatID: longID, Text: "long sender"},
 				{Channel: "http", SenderID: "nul\x00sender", ChatID: "c", Text: "nul in sender id"},
 				{Channel: "http", SenderID: "bob", SenderName: "B\x00b", ChatID: "c", Text: "nul in name"},
@@ -66,7 +67,7 @@ func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 			for _, m := range shapes {
 				_, _ = appendTurn(t, s, m, false)
 			}
-			after, last := appendTurn(t, s, domain.MessageReceived{Channel: "http", SenderID: "erin", ChatID: "erin", Text: "hello"}, true)
+			after, last := appendTurn(t, s, turn.MessageReceived{Channel: "http", SenderID: "erin", ChatID: "erin", Text: "hello"}, true)
 			runUntil(t, eng, "projections at position "+fmt.Sprint(last), func() bool { return allAt(t, eng, last) })
 
 			if n := count(t, s.DB(), "turns"); n != len(shapes)+1 {
@@ -153,7 +154,7 @@ func (picky) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error 
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s (position, value) VALUES ($1, $2)", tx.T("picky")), e.Position, p.(domain.FactRecorded).Value)
+	_, err = tx.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s (position, value) VALUES ($1, $2)", tx.T("picky")), e.Position, p.(sender.FactRecorded).Value)
 	return err
 }
 
@@ -172,11 +173,11 @@ func TestEngineSkipsAndRecordsAPoisonedEvent(t *testing.T) {
 			}
 			var bad int64
 			for i, v := range []string{"a", "b", "poison", "c", "d"} {
-				evs, err := domain.NewEvents(domain.Metadata{}, domain.FactRecorded{Key: "k", Value: v})
+				evs, err := domain.NewEvents(domain.Metadata{}, sender.FactRecorded{Key: "k", Value: v})
 				if err != nil {
 					t.Fatal(err)
 				}
-				pos, err := s.Append(ctx, domain.SenderStream("telegram", "1"), eventstore.Any, evs...)
+				pos, err := s.Append(ctx, sender.SenderStream("telegram", "1"), eventstore.Any, evs...)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/pgtest"
@@ -67,6 +68,6 @@ func Backends() []Backend {
 // TurnsRegistry is the registry the tests of the turns read model decode with.
 func TurnsRegistry() *domain.Registry {
 	r := events.NewRegistry()
-	domain.RegisterTurnEvents(r)
+	turn.RegisterEvents(r)
 	return r
 }

@@ -9,12 +9,13 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 // ReadModel is the read model of every provider call, whatever it was
-// for (domain.ProviderCallOf): a turn's reply, a plan step, a
+// for (usage.ProviderCallOf): a turn's reply, a plan step, a
 // classification, a heartbeat check-in, a summary, a fact extraction, a
 // self-heal follow-up. The audit table counts a turn's calls; this one
 // counts all of them, by purpose.
@@ -44,7 +45,7 @@ func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) er
 	if err != nil {
 		return err
 	}
-	c, ok := domain.ProviderCallOf(p)
+	c, ok := usage.ProviderCallOf(p)
 	if !ok {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/learning"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -43,7 +44,7 @@ const (
 )
 
 func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	bug, limitation := (domain.BugReported{}).EventType(), (domain.LimitationReported{}).EventType()
+	bug, limitation := (learning.BugReported{}).EventType(), (learning.LimitationReported{}).EventType()
 	if e.Type != bug && e.Type != limitation {
 		return nil
 	}
@@ -53,9 +54,9 @@ func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) er
 	}
 	kind, title, text := Bug, "", ""
 	switch v := p.(type) {
-	case domain.BugReported:
+	case learning.BugReported:
 		text = v.Description
-	case domain.LimitationReported:
+	case learning.LimitationReported:
 		kind, title, text = Limitation, v.Title, strings.TrimSpace(v.Description+"\n"+v.Plan)
 	}
 	sender := ""

@@ -1,0 +1,2 @@
+// Package selfheal holds the single self-healing effort: its iterations, follow-ups, escalation and resolution.
+package selfheal

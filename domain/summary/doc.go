@@ -1,0 +1,2 @@
+// Package summary holds the summaries of closed conversations and the facts extracted from them.
+package summary
