@@ -110,8 +110,14 @@ func TestLearningFold(t *testing.T) {
 }
 
 func TestStreamsAndEventTypes(t *testing.T) {
-	if got := learning.LearningStream("telegram:1"); got != "learning-telegram:1" {
-		t.Errorf("LearningStream = %q", got)
+	for _, c := range []struct{ got, want string }{
+		{learning.LearningStream("telegram:1"), "learning-telegram:1"},
+		{learning.LimitationsStream, "limitations"},
+		{learning.BugReportsStream, "bugreports"},
+	} {
+		if c.got != c.want {
+			t.Errorf("stream %q, want %q", c.got, c.want)
+		}
 	}
 	r := domain.NewRegistry()
 	learning.RegisterEvents(r)
