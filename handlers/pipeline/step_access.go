@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
@@ -107,13 +105,4 @@ func (d *Driver) welcome(ctx context.Context, st *turnState, profile sender.Send
 		sent.Error = d.Config.Redactor.Error(err)
 	}
 	return d.recordOutcome(ctx, st, sent)
-}
-
-// pairingText is what an unknown sender is told: their code and until
-// when it is valid, or that they asked for too many.
-func pairingText(lang string, p *access.PairingOffer, loc *time.Location) string {
-	if p.Limited {
-		return i18n.AccessText(lang, i18n.AccessPairingLimited)
-	}
-	return i18n.AccessText(lang, i18n.AccessPairingCode, p.Code, i18n.PairingExpiry(p.ExpiresAt, loc))
 }

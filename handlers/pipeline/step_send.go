@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
-	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/handlers/pipeline/replytext"
 )
 
 // replyActs reports whether processing raw may write to other streams
@@ -48,50 +47,7 @@ func (d *Driver) processReply(ctx context.Context, st *turnState, profile sender
 
 // replyText is what the send step delivers for the turn's outcome.
 func (d *Driver) replyText(st *turnState, profile sender.SenderProfile) string {
-	lang := d.language(st, profile)
-	switch st.ReplyKind() {
-	case "deny":
-		if p := st.DenyPairing; p != nil {
-			return pairingText(lang, p, d.Config.Location)
-		}
-		return i18n.Text(lang, i18n.AccessDenied)
-	case "command":
-		return st.Command.Reply
-	case "error":
-		if st.Ready != nil {
-			return st.Ready.Text // a stopped plan explains itself
-		}
-		if st.Failure != nil && st.Failure.Class == providers.Unavailable.String() {
-			return i18n.Text(lang, i18n.ProviderUnavailable)
-		}
-		return i18n.Text(lang, errorKey(st.Failure))
-	}
-	return st.Ready.Text
-}
-
-func errorKey(f *turn.ProviderFailed) i18n.Key {
-	if f == nil {
-		return i18n.ErrUnknown
-	}
-	return errorClassKey(f.Class)
-}
-
-func errorClassKey(class string) i18n.Key {
-	switch class {
-	case providers.RateLimited.String():
-		return i18n.ErrRateLimited
-	case providers.Auth.String():
-		return i18n.ErrAuth
-	case providers.Server.String():
-		return i18n.ErrServer
-	case providers.Timeout.String():
-		return i18n.ErrTimeout
-	case providers.BadRequest.String():
-		return i18n.ErrBadRequest
-	case providers.Malformed.String():
-		return i18n.ErrMalformed
-	}
-	return i18n.ErrUnknown
+	return replytext.For(&st.Turn, d.language(st, profile), d.Config.Location)
 }
 
 func (d *Driver) sendReply(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
