@@ -2,15 +2,13 @@ package pipeline
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/handlers/pipeline/deliver"
 	"github.com/omega-gateway/omega/handlers/pipeline/replytext"
 )
 
@@ -77,39 +75,12 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile sender.Se
 
 func deliveryClass(err error) string { return channels.FailureClass(err) }
 
-var errNoChannel = channels.ErrNoChannel
+// chat is where the turn's replies go.
+func (d *Driver) chat(st *turnState) deliver.Chat {
+	return deliver.Chat{Channels: d.Channels, Channel: st.Received.Channel, ID: st.Received.ChatID}
+}
 
 // send delivers text to the turn's chat as a new message.
 func (d *Driver) send(ctx context.Context, st *turnState, text string) (channels.SendResult, error) {
-	ch, ok := d.Channels.Channel(st.Received.Channel)
-	if !ok {
-		return channels.SendResult{}, fmt.Errorf("%w: %s", errNoChannel, st.Received.Channel)
-	}
-	return d.retry(ctx, func(ctx context.Context) (channels.SendResult, error) {
-		return ch.SendText(ctx, st.Received.ChatID, text)
-	})
-}
-
-// retry runs send, retrying transient failures a few times; refusals
-// (blocked, rejected) are final at once.
-func (d *Driver) retry(ctx context.Context, send func(context.Context) (channels.SendResult, error)) (channels.SendResult, error) {
-	var err error
-	wait := 500 * time.Millisecond
-	for attempt := 0; attempt < 4; attempt++ {
-		var res channels.SendResult
-		res, err = send(ctx)
-		if err == nil {
-			return res, nil
-		}
-		if errors.Is(err, channels.ErrBlocked) || errors.Is(err, channels.ErrRejected) || errors.Is(err, channels.ErrNotConnected) {
-			return res, err
-		}
-		select {
-		case <-ctx.Done():
-			return res, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait *= 2
-	}
-	return channels.SendResult{}, err
+	return d.chat(st).Text(ctx, text)
 }

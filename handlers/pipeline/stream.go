@@ -97,12 +97,5 @@ func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile sende
 // deliver sends the turn's final text: in place of its preview when one
 // showed, else as a new message.
 func (d *Driver) deliver(ctx context.Context, st *turnState, text string) (channels.SendResult, error) {
-	ch, ok := d.Channels.Channel(st.Received.Channel)
-	pv, previews := ch.(channels.Previewer)
-	if !ok || !previews || !st.Preview.Shown {
-		return d.send(ctx, st, text)
-	}
-	return d.retry(ctx, func(ctx context.Context) (channels.SendResult, error) {
-		return pv.FinishPreview(ctx, st.Received.ChatID, st.Preview.ID, text)
-	})
+	return d.chat(st).Final(ctx, st.Preview.Shown, st.Preview.ID, text)
 }
