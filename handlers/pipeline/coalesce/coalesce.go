@@ -8,14 +8,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 )
+
+// Logger notes a merge (slog.Logger).
+type Logger interface {
+	Info(msg string, args ...any)
+}
 
 // Coalescer reads and merges turns.
 type Coalescer struct {
@@ -23,12 +26,12 @@ type Coalescer struct {
 	registry *domain.Registry
 	// isCommand reports whether a message is a bot command (nil: none is).
 	isCommand func(text string) bool
-	logger    *slog.Logger
+	logger    Logger
 }
 
 // New checks the coalescer's collaborators: the store, registry and
 // logger are required; isCommand may be nil (no commands).
-func New(store eventstore.Store, registry *domain.Registry, isCommand func(string) bool, logger *slog.Logger) (*Coalescer, error) {
+func New(store eventstore.Store, registry *domain.Registry, isCommand func(string) bool, logger Logger) (*Coalescer, error) {
 	if store == nil || registry == nil || logger == nil {
 		return nil, errors.New("coalesce: needs a store, registry and logger")
 	}
@@ -49,17 +52,17 @@ func (c *Coalescer) Burst(ctx context.Context, ids []string) ([]string, time.Tim
 		return nil, time.Time{}, nil
 	}
 	var last time.Time
-	var from sender.SenderRef
+	var head *turn.MessageReceived // mergeable, so never nil past the first
 	out := make([]string, 0, len(ids))
 	for i, id := range ids {
 		t, err := c.load(ctx, id)
 		if err != nil {
 			return nil, time.Time{}, err
 		}
-		if i == 0 && t.Received != nil {
-			from = t.Received.Sender()
+		if i == 0 {
+			head = t.Received
 		}
-		if !c.mergeable(t) || t.Received.Sender() != from {
+		if !c.mergeable(t) || t.Received.Sender() != head.Sender() {
 			if i == 0 {
 				return ids[:1], time.Time{}, nil
 			}

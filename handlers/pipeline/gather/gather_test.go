@@ -6,12 +6,6 @@ import (
 	"testing"
 )
 
-func TestNewNeedsItsCollaborators(t *testing.T) {
-	if _, err := New(Gatherer{}); err == nil {
-		t.Fatal("a gatherer without a store was made")
-	}
-}
-
 // A project's lessons come first, labelled, then the general ones in the
 // room left; another project's never.
 func TestLearningIsScopedToTheActiveProject(t *testing.T) {
@@ -49,5 +43,11 @@ func TestSummariesOnlyForANewConversationOrARecall(t *testing.T) {
 	got, err := g.summaries(ctx, "chat", "", "hello", true)
 	if err != nil || !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("a new conversation recalled %q (%v), want the 3 recent", got, err)
+	}
+}
+
+func TestNewNeedsItsCollaborators(t *testing.T) {
+	if _, err := New(Gatherer{}); err == nil {
+		t.Fatal("a gatherer without a store was made")
 	}
 }

@@ -54,20 +54,19 @@ func errorKey(f *turn.ProviderFailed) i18n.Key {
 	return errorClassKey(f.Class)
 }
 
+// classKeys words each provider failure class; any other is unknown.
+var classKeys = map[string]i18n.Key{
+	providers.RateLimited.String(): i18n.ErrRateLimited,
+	providers.Auth.String():        i18n.ErrAuth,
+	providers.Server.String():      i18n.ErrServer,
+	providers.Timeout.String():     i18n.ErrTimeout,
+	providers.BadRequest.String():  i18n.ErrBadRequest,
+	providers.Malformed.String():   i18n.ErrMalformed,
+}
+
 func errorClassKey(class string) i18n.Key {
-	switch class {
-	case providers.RateLimited.String():
-		return i18n.ErrRateLimited
-	case providers.Auth.String():
-		return i18n.ErrAuth
-	case providers.Server.String():
-		return i18n.ErrServer
-	case providers.Timeout.String():
-		return i18n.ErrTimeout
-	case providers.BadRequest.String():
-		return i18n.ErrBadRequest
-	case providers.Malformed.String():
-		return i18n.ErrMalformed
+	if k, ok := classKeys[class]; ok {
+		return k
 	}
 	return i18n.ErrUnknown
 }

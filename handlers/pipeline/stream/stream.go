@@ -167,11 +167,8 @@ func (r *Reply) show(ctx context.Context, text, activity string) error {
 // previewText is what the chat's preview shows: the reply so far and,
 // below it, what the agent is doing now.
 func previewText(text, activity string) string {
-	switch {
-	case activity == "":
-		return text
-	case text == "":
-		return activity
+	if text == "" || activity == "" {
+		return text + activity
 	}
 	return text + "\n\n" + activity
 }
