@@ -3,9 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/turn"
@@ -33,7 +31,8 @@ func (d *Driver) Ack(ctx context.Context, turnID string) error {
 	}
 	text := i18n.Text(d.language(st, profile), i18n.BusyAck)
 	ack := turn.AckSent{Text: text}
-	sent, err := d.sendAck(ctx, st, text)
+	// A paced channel skips it if it would delay the reply after it.
+	sent, err := d.chat(st).Courtesy(ctx, text)
 	if err != nil {
 		d.Logger.Warn("busy acknowledgement not delivered", "turn", turnID, "err", err)
 	}
@@ -43,21 +42,6 @@ func (d *Driver) Ack(ctx context.Context, turnID string) error {
 		return nil // the turn started meanwhile
 	}
 	return err
-}
-
-// sendAck sends a busy acknowledgement. A channel that paces its sends
-// sends it only if that costs the reply after it nothing; sent is false
-// when it was skipped for that reason.
-func (d *Driver) sendAck(ctx context.Context, st *turnState, text string) (sent bool, err error) {
-	ch, ok := d.Channels.Channel(st.Received.Channel)
-	if !ok {
-		return false, fmt.Errorf("%w: %s", errNoChannel, st.Received.Channel)
-	}
-	if c, ok := ch.(channels.CourtesySender); ok {
-		return c.SendCourtesy(ctx, st.Received.ChatID, text)
-	}
-	_, err = d.send(ctx, st, text)
-	return err == nil, err
 }
 
 // Transient reports whether a turn's failure may pass by waiting: the

@@ -3,45 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 )
-
-// Recall of past conversations (seed 3.7: summaries on recall keywords).
-const (
-	// recalledSummaries is how many older conversations a recall adds, the
-	// best matches of the message among the last recallScan summaries.
-	recalledSummaries = 3
-	recallScan        = 200
-)
-
-// summaries are the past conversations of the chat a context recalls: the recent ones
-// when a new conversation starts or the message asks to recall, and on a
-// recall also the older summaries that best match the message's words.
-func (d *Driver) summaries(ctx context.Context, chat, project, message string, newConversation bool) ([]string, error) {
-	recall := promptctx.Gate(message).Recall
-	if !newConversation && !recall {
-		return nil, nil
-	}
-	if !recall {
-		return d.Read.RecentSummaries(ctx, chat, project, recentSummaries)
-	}
-	all, err := d.Read.RecentSummaries(ctx, chat, project, recallScan)
-	if err != nil {
-		return nil, err
-	}
-	recent := all[:min(len(all), recentSummaries)]
-	out := slices.Clone(recent)
-	for _, s := range promptctx.MatchSummaries(message, all[len(recent):], recalledSummaries) {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
 
 // closeStaleSession ends the provider session of a conversation that went
 // idle: a new conversation starts a fresh session with the summaries

@@ -5,13 +5,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/handlers/pipeline/replytext"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -106,11 +106,7 @@ func (d *Driver) planProgress(ctx context.Context, st *turnState, profile sender
 	var text string
 	out := Processed{}
 	if index == 0 {
-		list := make([]string, len(steps))
-		for i, s := range steps {
-			list[i] = fmt.Sprintf("%d. %s", i+1, s)
-		}
-		text = i18n.More(lang, i18n.PlanAnnounce, len(steps), strings.Join(list, "\n"))
+		text = replytext.PlanAnnounce(lang, steps)
 	} else {
 		done := st.StepsDone[index-1]
 		out.Text = done.Reply
@@ -134,22 +130,7 @@ func (d *Driver) planProgress(ctx context.Context, st *turnState, profile sender
 	return d.recordOutcome(ctx, st, sent)
 }
 
-// planSummary makes the plan's final reply: how far it got, why it
-// stopped if it did, and every step's result as the user would see it (a
-// step's result may carry a task confirmation, which must not be lost).
+// planSummary makes the plan's final reply (see replytext.PlanSummary).
 func (d *Driver) planSummary(st *turnState, profile sender.SenderProfile) {
-	lang := d.language(st, profile)
-	steps := st.Route.Steps
-	var parts []string
-	if f := st.StepFailure; st.PlanStopped() {
-		parts = append(parts, i18n.More(lang, i18n.StepFailed, f.Index, len(steps), steps[f.Index-1])+"\n"+
-			i18n.Text(lang, errorClassKey(f.Class)))
-	}
-	parts = append(parts, i18n.More(lang, i18n.PlanDone, len(st.StepsDone), len(steps)))
-	for i, r := range st.StepReplies {
-		if r = strings.TrimSpace(r); r != "" {
-			parts = append(parts, i18n.More(lang, i18n.StepDone, i+1, len(steps), steps[i])+"\n"+r)
-		}
-	}
-	st.add(turn.ReplyReady{Text: strings.Join(parts, "\n\n")})
+	st.add(turn.ReplyReady{Text: replytext.PlanSummary(&st.Turn, d.language(st, profile))})
 }

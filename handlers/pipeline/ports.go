@@ -8,6 +8,8 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/handlers/pipeline/gather"
+	"github.com/omega-gateway/omega/handlers/pipeline/replied"
 	"github.com/omega-gateway/omega/internal/redact"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
@@ -101,3 +103,14 @@ type Profiles interface {
 	Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error)
 	Decide(ctx context.Context, channel, senderID string, md domain.Metadata, decide func(sender.SenderProfile) ([]domain.Payload, error)) (sender.SenderProfile, error)
 }
+
+// ProjectCatalog gives the projects as the log records them, after
+// importing what changed in their folder (package projects).
+type ProjectCatalog = gather.Projects
+
+// RepliedTurns holds the turns whose final reply went out before their
+// completion was recorded (see replied.Turns).
+type RepliedTurns = replied.Turns
+
+// NewRepliedTurns returns an empty set.
+func NewRepliedTurns() *RepliedTurns { return replied.New() }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers/pipeline/durable"
 )
 
 // turnState is a turn's stream folded, plus events decided but not yet
@@ -117,60 +117,10 @@ func (d *Driver) recorded(ctx context.Context, stream string, version int64, evs
 	return true, nil
 }
 
-// Backoff of durably: the first retry comes soon, later ones at most
-// every recordRetryMax, so an outage of minutes costs a few log lines a
-// minute.
-const (
-	recordRetryFirst = 100 * time.Millisecond
-	recordRetryMax   = 5 * time.Second
-)
-
-// durably runs write until it succeeds, the context ends, or the error
-// cannot pass by retrying (a conflict, a refused value). It guards what
-// is recorded after an effect outside omega: giving up would make the
-// scheduler run the turn again from its last recorded event and repeat
-// the effect (call the provider again, send the reply twice), so only the
-// process's end may lose the outcome. write is told whether an earlier
-// attempt failed.
+// durably runs write through a database outage (see durable.Write): it
+// guards what is recorded after an effect outside omega.
 func (d *Driver) durably(ctx context.Context, tn, what string, write func(retry bool) error) error {
-	wait := recordRetryFirst
-	for attempt := 1; ; attempt++ {
-		err := write(attempt > 1)
-		if err == nil {
-			if attempt > 1 {
-				d.Logger.Info("recorded after retries", "turn", tn, "what", what, "attempts", attempt)
-			}
-			return nil
-		}
-		if ctx.Err() != nil || !retryable(err) {
-			return err
-		}
-		d.Logger.Warn("database unavailable while an effect's outcome awaits its record; retrying so that the effect is not repeated",
-			"turn", tn, "what", what, "attempt", attempt, "retry_in", wait, "err", err)
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, recordRetryMax)
-	}
-}
-
-// retryable reports whether a failed write may succeed later: not a
-// conflict (another writer moved the stream), an invalid append, or a
-// value the database refuses (SQLSTATE classes 22, 23 and 42).
-func retryable(err error) bool {
-	if errors.Is(err, eventstore.ErrConcurrency) || errors.Is(err, eventstore.ErrInvalidAppend) {
-		return false
-	}
-	var coded interface{ SQLState() string }
-	if errors.As(err, &coded) {
-		switch class := coded.SQLState(); {
-		case strings.HasPrefix(class, "22"), strings.HasPrefix(class, "23"), strings.HasPrefix(class, "42"):
-			return false
-		}
-	}
-	return true
+	return durable.Write(ctx, d.Logger, tn, what, write)
 }
 
 // record flushes the pending events plus ps.

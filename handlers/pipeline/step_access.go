@@ -2,56 +2,21 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/handlers/pipeline/admit"
 )
 
-// Auth decides who may talk to omega: owner channels (terminal, HTTP with
-// its token) are trusted; everyone else must be on their channel's
-// allowlist, and a channel without one allows nobody.
-type Auth struct {
-	Allowed map[string][]string // channel -> sender ids
-}
-
-// Decide returns whether the message's sender is allowed, and why.
-func (a Auth) Decide(m *turn.MessageReceived) (bool, string) {
-	if m.Trusted {
-		return true, "owner channel " + m.Channel
-	}
-	if _, listed := a.Allowed[m.Channel]; m.Task != nil && !listed {
-		// A scheduled action from an owner channel (no allowlist there);
-		// on other channels its sender must still be allowed.
-		return true, "scheduled action on owner channel " + m.Channel
-	}
-	list, ok := a.Allowed[m.Channel]
-	if !ok || len(list) == 0 {
-		return false, fmt.Sprintf("no allowlist configured for channel %s (deny by default)", m.Channel)
-	}
-	for _, id := range list {
-		if id == m.SenderID {
-			return true, "allowlisted on " + m.Channel
-		}
-	}
-	return false, fmt.Sprintf("sender %s is not on the %s allowlist", m.SenderID, m.Channel)
-}
+// Auth decides who may talk to omega by allowlist (see admit.Auth).
+type Auth = admit.Auth
 
 // PairingGate admits senders the owner approved and offers other unknown
-// senders a pairing code instead of a plain denial (the access package).
-type PairingGate interface {
-	// Applies reports whether an unknown sender of m may pair.
-	Applies(m *turn.MessageReceived) bool
-	Approved(ctx context.Context, m *turn.MessageReceived) (bool, error)
-	// Offer records (or finds) the sender's code and returns the denial
-	// that carries it.
-	Offer(ctx context.Context, turnID string, m *turn.MessageReceived) (turn.AccessDenied, error)
-}
+// senders a pairing code (see admit.PairingGate).
+type PairingGate = admit.PairingGate
 
 func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger) error {
 	ok, reason, err := d.decide(ctx, st.Received)
@@ -78,15 +43,7 @@ func (d *Driver) authorize(ctx context.Context, st *turnState, log *slog.Logger)
 
 // decide is Auth.Decide with the senders the owner approved by pairing.
 func (d *Driver) decide(ctx context.Context, m *turn.MessageReceived) (bool, string, error) {
-	ok, reason := d.Auth.Decide(m)
-	if ok || d.Pairing == nil || !d.Pairing.Applies(m) {
-		return ok, reason, nil
-	}
-	paired, err := d.Pairing.Approved(ctx, m)
-	if err != nil || !paired {
-		return false, reason, err
-	}
-	return true, "paired on " + m.Channel + " (approved by the owner)", nil
+	return admit.Decide(ctx, d.Auth, d.Pairing, m)
 }
 
 func (d *Driver) welcome(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
@@ -107,13 +64,4 @@ func (d *Driver) welcome(ctx context.Context, st *turnState, profile sender.Send
 		sent.Error = d.Config.Redactor.Error(err)
 	}
 	return d.recordOutcome(ctx, st, sent)
-}
-
-// pairingText is what an unknown sender is told: their code and until
-// when it is valid, or that they asked for too many.
-func pairingText(lang string, p *access.PairingOffer, loc *time.Location) string {
-	if p.Limited {
-		return i18n.AccessText(lang, i18n.AccessPairingLimited)
-	}
-	return i18n.AccessText(lang, i18n.AccessPairingCode, p.Code, i18n.PairingExpiry(p.ExpiresAt, loc))
 }

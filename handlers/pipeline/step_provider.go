@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/internal/wait"
@@ -144,74 +143,4 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// typing keeps the platform's typing indicator on until stop is called.
-func (d *Driver) typing(ctx context.Context, st *turnState, log *slog.Logger) (stop func()) {
-	ch, ok := d.Channels.Channel(st.Received.Channel)
-	every := d.Config.TypingEvery
-	if !ok || every <= 0 {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			if err := ch.SendTyping(ctx, st.Received.ChatID); err != nil && ctx.Err() == nil {
-				log.Debug("typing indicator failed", "err", err)
-				return
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
-}
-
-// statusUpdates sends localized "still working" messages while a provider
-// call runs long: none if it answers before StatusFirst. stop ends them and
-// returns how many were sent. While quiet (nil: never) reports true, none
-// is sent: the chat shows the reply's progress itself.
-func (d *Driver) statusUpdates(ctx context.Context, st *turnState, profile sender.SenderProfile, quiet func() bool, log *slog.Logger) (stop func() int) {
-	if d.Config.StatusFirst <= 0 {
-		return func() int { return 0 }
-	}
-	first, still := i18n.StatusMessages(d.language(st, profile))
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	n := 0
-	go func() {
-		defer close(done)
-		wait, text := d.Config.StatusFirst, first
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-			if quiet != nil && quiet() {
-				wait, text = d.Config.StatusEvery, still
-				continue
-			}
-			if _, err := d.send(ctx, st, text); err != nil {
-				if ctx.Err() == nil {
-					log.Warn("status message not delivered", "err", err)
-				}
-			} else {
-				n++
-			}
-			wait, text = d.Config.StatusEvery, still
-		}
-	}()
-	return func() int {
-		cancel()
-		<-done
-		return n
-	}
 }

@@ -2,17 +2,14 @@ package pipeline
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
-	"github.com/omega-gateway/omega/providers"
+	"github.com/omega-gateway/omega/handlers/pipeline/deliver"
+	"github.com/omega-gateway/omega/handlers/pipeline/replytext"
 )
 
 // replyActs reports whether processing raw may write to other streams
@@ -48,50 +45,7 @@ func (d *Driver) processReply(ctx context.Context, st *turnState, profile sender
 
 // replyText is what the send step delivers for the turn's outcome.
 func (d *Driver) replyText(st *turnState, profile sender.SenderProfile) string {
-	lang := d.language(st, profile)
-	switch st.ReplyKind() {
-	case "deny":
-		if p := st.DenyPairing; p != nil {
-			return pairingText(lang, p, d.Config.Location)
-		}
-		return i18n.Text(lang, i18n.AccessDenied)
-	case "command":
-		return st.Command.Reply
-	case "error":
-		if st.Ready != nil {
-			return st.Ready.Text // a stopped plan explains itself
-		}
-		if st.Failure != nil && st.Failure.Class == providers.Unavailable.String() {
-			return i18n.Text(lang, i18n.ProviderUnavailable)
-		}
-		return i18n.Text(lang, errorKey(st.Failure))
-	}
-	return st.Ready.Text
-}
-
-func errorKey(f *turn.ProviderFailed) i18n.Key {
-	if f == nil {
-		return i18n.ErrUnknown
-	}
-	return errorClassKey(f.Class)
-}
-
-func errorClassKey(class string) i18n.Key {
-	switch class {
-	case providers.RateLimited.String():
-		return i18n.ErrRateLimited
-	case providers.Auth.String():
-		return i18n.ErrAuth
-	case providers.Server.String():
-		return i18n.ErrServer
-	case providers.Timeout.String():
-		return i18n.ErrTimeout
-	case providers.BadRequest.String():
-		return i18n.ErrBadRequest
-	case providers.Malformed.String():
-		return i18n.ErrMalformed
-	}
-	return i18n.ErrUnknown
+	return replytext.For(&st.Turn, d.language(st, profile), d.Config.Location)
 }
 
 func (d *Driver) sendReply(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
@@ -121,39 +75,12 @@ func (d *Driver) sendReply(ctx context.Context, st *turnState, profile sender.Se
 
 func deliveryClass(err error) string { return channels.FailureClass(err) }
 
-var errNoChannel = channels.ErrNoChannel
+// chat is where the turn's replies go.
+func (d *Driver) chat(st *turnState) deliver.Chat {
+	return deliver.Chat{Channels: d.Channels, Channel: st.Received.Channel, ID: st.Received.ChatID}
+}
 
 // send delivers text to the turn's chat as a new message.
 func (d *Driver) send(ctx context.Context, st *turnState, text string) (channels.SendResult, error) {
-	ch, ok := d.Channels.Channel(st.Received.Channel)
-	if !ok {
-		return channels.SendResult{}, fmt.Errorf("%w: %s", errNoChannel, st.Received.Channel)
-	}
-	return d.retry(ctx, func(ctx context.Context) (channels.SendResult, error) {
-		return ch.SendText(ctx, st.Received.ChatID, text)
-	})
-}
-
-// retry runs send, retrying transient failures a few times; refusals
-// (blocked, rejected) are final at once.
-func (d *Driver) retry(ctx context.Context, send func(context.Context) (channels.SendResult, error)) (channels.SendResult, error) {
-	var err error
-	wait := 500 * time.Millisecond
-	for attempt := 0; attempt < 4; attempt++ {
-		var res channels.SendResult
-		res, err = send(ctx)
-		if err == nil {
-			return res, nil
-		}
-		if errors.Is(err, channels.ErrBlocked) || errors.Is(err, channels.ErrRejected) || errors.Is(err, channels.ErrNotConnected) {
-			return res, err
-		}
-		select {
-		case <-ctx.Done():
-			return res, ctx.Err()
-		case <-time.After(wait):
-		}
-		wait *= 2
-	}
-	return channels.SendResult{}, err
+	return d.chat(st).Text(ctx, text)
 }

@@ -125,6 +125,16 @@ var rules = []rule{
 		},
 	},
 	{
+		// The turn driver's parts (handlers/pipeline/gather, stream, ...)
+		// stand alone behind their own small ports: the driver uses them,
+		// never the other way round.
+		name: "the driver's parts do not import the driver",
+		from: []string{"handlers/pipeline"},
+		forbidden: func(dep pkg) bool {
+			return dep.ImportPath == module+"/handlers/pipeline"
+		},
+	},
+	{
 		// Projections write through the store's dialect-neutral SQL; the
 		// PostgreSQL driver belongs to eventstore/postgres.
 		name:      "projections do not use lib/pq",

@@ -1,9 +1,11 @@
-package pipeline
+// Package replied remembers the turns whose final reply went out before
+// their completion was recorded, for the turn queue to read.
+package replied
 
 import "sync"
 
-// RepliedTurns remembers the turns whose final reply this process has
-// started to send, the last repliedTurns of them. The reply goes out
+// Turns remembers the turns whose final reply this process has
+// started to send, the last remembered of them. The reply goes out
 // before the turn's last events are appended, and the read models follow
 // later still, so for a while the log or the read model shows the turn
 // unanswered although its sender may already read the answer and write
@@ -11,22 +13,22 @@ import "sync"
 // behind the turn. A turn stays answered once marked (even if recording
 // its completion fails and it runs again: the sender has the answer).
 //
-// The zero value is not usable; a nil *RepliedTurns remembers nothing.
-type RepliedTurns struct {
+// The zero value is not usable; a nil *Turns remembers nothing.
+type Turns struct {
 	mu    sync.Mutex
 	order []string
 	turns map[string]struct{}
 }
 
-// repliedTurns bounds the set: far more turns than complete while a
+// remembered bounds the set: far more turns than complete while a
 // read model lags behind the log.
-const repliedTurns = 4096
+const remembered = 4096
 
-// NewRepliedTurns returns an empty set.
-func NewRepliedTurns() *RepliedTurns { return &RepliedTurns{turns: map[string]struct{}{}} }
+// New returns an empty set.
+func New() *Turns { return &Turns{turns: map[string]struct{}{}} }
 
 // Mark notes that turn's final reply is on its way.
-func (r *RepliedTurns) Mark(turn string) {
+func (r *Turns) Mark(turn string) {
 	if r == nil {
 		return
 	}
@@ -35,7 +37,7 @@ func (r *RepliedTurns) Mark(turn string) {
 	if _, ok := r.turns[turn]; ok {
 		return
 	}
-	if len(r.order) == repliedTurns {
+	if len(r.order) == remembered {
 		delete(r.turns, r.order[0])
 		r.order = r.order[1:]
 	}
@@ -44,7 +46,7 @@ func (r *RepliedTurns) Mark(turn string) {
 }
 
 // Has reports whether turn's final reply has started to go out here.
-func (r *RepliedTurns) Has(turn string) bool {
+func (r *Turns) Has(turn string) bool {
 	if r == nil {
 		return false
 	}
