@@ -15,6 +15,9 @@ import (
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers/pipeline/coalesce"
+	"github.com/omega-gateway/omega/handlers/pipeline/gather"
+	"github.com/omega-gateway/omega/handlers/pipeline/images"
 	"github.com/omega-gateway/omega/handlers/promptstore"
 	"github.com/omega-gateway/omega/handlers/skills"
 	"github.com/omega-gateway/omega/projections"
@@ -56,6 +59,11 @@ type Driver struct {
 	// completion was recorded (nil: NewDriver makes it); the scheduler
 	// reads it.
 	Replied *RepliedTurns
+
+	// The driver's parts, built once from the fields above by NewDriver.
+	gatherer  *gather.Gatherer
+	coalescer *coalesce.Coalescer
+	photos    *images.Sender
 }
 
 // NewDriver checks a driver's collaborators: the store, registry, read
@@ -70,6 +78,9 @@ func NewDriver(d Driver) (*Driver, error) {
 	}
 	if d.Replied == nil {
 		d.Replied = NewRepliedTurns()
+	}
+	if err := d.buildParts(); err != nil {
+		return nil, err
 	}
 	return &d, nil
 }

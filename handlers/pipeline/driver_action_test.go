@@ -13,6 +13,7 @@ import (
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/handlers/projects"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -38,7 +39,7 @@ func TestDriverActionTurnUsesComplexModelAndProjectRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.driver.Projects, f.driver.Config.ModelComplex = catalog, "complex"
+	f.rebuild(t, func(d *pipeline.Driver) { d.Projects, d.Config.ModelComplex = catalog, "complex" })
 	f.appendSender(t, sender.SessionStarted{Project: "garden", SessionID: "sess-9", Provider: "fake"})
 	id := f.turn(t, actionMessage("garden"))
 	reqs := f.provider.requests()

@@ -449,3 +449,17 @@ func TestDriverResumesACallInterruptedByACrash(t *testing.T) {
 		t.Errorf("status %q, want ok", got)
 	}
 }
+
+// rebuild constructs the fixture's driver again with change made to its
+// collaborators, in place, so that whoever holds the driver sees it: the
+// driver builds its parts from them once.
+func (f *fixture) rebuild(t *testing.T, change func(*pipeline.Driver)) {
+	t.Helper()
+	cfg := *f.driver
+	change(&cfg)
+	d, err := pipeline.NewDriver(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	*f.driver = *d
+}

@@ -31,7 +31,7 @@ func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Lo
 	if dir == "" || !d.showsImages(st.Received.Channel) {
 		return
 	}
-	imgs, err := d.images().Snapshot(ctx, dir)
+	imgs, err := d.photos.Snapshot(ctx, dir)
 	if err != nil {
 		log.Warn("workspace images not watched this turn", "dir", dir, "err", err)
 		return
@@ -54,17 +54,11 @@ func (d *Driver) imagesDir(before *turn.WorkspaceImagesSnapshotted) string {
 // A send is on record as soon as it is done, so a resumed turn sends only
 // the images without an outcome.
 func (d *Driver) sendImages(ctx context.Context, st *turnState, _ sender.SenderProfile, log *slog.Logger) error {
-	photos, err := images.New(d.images(), func(ctx context.Context, photo channels.Attachment) (channels.SendResult, error) {
-		return d.chat(st).Photo(ctx, photo)
-	}, d.Config.Redactor.Error, log)
-	if err != nil {
-		return err
-	}
 	dir := d.imagesDir(st.Images.Before)
 	if st.Images.Found == nil {
 		// When there are none nothing is recorded (TurnImages.FoundNone),
 		// which spares every turn that made no image an event.
-		found := photos.Find(ctx, dir, st.Images.Before.Images, st.Received.Attachments)
+		found := d.photos.Find(ctx, log, dir, st.Images.Before.Images, st.Received.Attachments)
 		if len(found.Images) == 0 && len(found.Skipped) == 0 {
 			st.Images.FoundNone()
 			return nil
@@ -72,7 +66,7 @@ func (d *Driver) sendImages(ctx context.Context, st *turnState, _ sender.SenderP
 		return d.record(ctx, st, found)
 	}
 	img, _ := st.Images.NextImage()
-	e, outcome, err := photos.Send(ctx, dir, img)
+	e, outcome, err := d.photos.Send(ctx, log, d.chat(st).Photo, dir, img)
 	switch {
 	case err != nil:
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/handlers/workspace"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -219,7 +220,7 @@ func TestDriverResumedTurnSendsOnlyTheImagesNotYetSent(t *testing.T) {
 func TestDriverImageLimitsAndChangedImages(t *testing.T) {
 	f := newFixture(t)
 	ch := withPhotos(f)
-	f.driver.Images = workspace.Images{MaxImages: 1, MaxBytes: 10}
+	f.rebuild(t, func(d *pipeline.Driver) { d.Images = workspace.Images{MaxImages: 1, MaxBytes: 10} })
 	f.provider.reply = func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
 		writeFile(t, req.WorkDir, "a.png", "small")
 		writeFile(t, req.WorkDir, "b.png", "small too")

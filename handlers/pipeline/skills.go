@@ -17,10 +17,5 @@ func (d *Driver) mcpServers(ctx context.Context, names []string) ([]providers.MC
 
 // skillNames lists the skills with their descriptions, for the classifier.
 func (d *Driver) skillNames(ctx context.Context) []string {
-	g, err := d.gatherer()
-	if err != nil {
-		d.Logger.Warn("skills not read for the classifier", "err", err)
-		return nil
-	}
-	return g.SkillNames(ctx)
+	return d.gatherer.SkillNames(ctx)
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/domain/sender"
-	"github.com/omega-gateway/omega/handlers/pipeline/gather"
 )
 
 func (d *Driver) addContext(ctx context.Context, st *turnState, profile sender.SenderProfile, log *slog.Logger) error {
@@ -16,11 +15,7 @@ func (d *Driver) addContext(ctx context.Context, st *turnState, profile sender.S
 	if err != nil {
 		return err
 	}
-	g, err := d.gatherer()
-	if err != nil {
-		return err
-	}
-	gathered, err := g.Gather(ctx, promptctx.Gathered{
+	gathered, err := d.gatherer.Gather(ctx, promptctx.Gathered{
 		TurnID: st.ID, Received: st.Received, Profile: profile,
 		Language: d.language(st, profile), Now: d.now(), Location: d.Config.Location,
 		Session:      sessions[profile.ActiveProject],
@@ -39,21 +34,6 @@ func (d *Driver) addContext(ctx context.Context, st *turnState, profile sender.S
 	}
 	d.snapshotImages(ctx, st, log)
 	return nil
-}
-
-// gatherer reads the context from the driver's collaborators as they are
-// now: a test may swap one after NewDriver.
-func (d *Driver) gatherer() (*gather.Gatherer, error) {
-	g := gather.Gatherer{
-		Store: d.Store, Registry: d.Registry, Read: d.Read, Prompts: d.Prompts, Logger: d.Logger,
-		Projects: d.Projects, Capabilities: d.Config.Capabilities, Sandbox: d.Config.Sandbox,
-		HistoryLimit: d.Config.HistoryLimit, ConversationIdle: d.Config.ConversationIdle,
-	}
-	if d.Skills != nil {
-		// A nil library stays a nil port: no skills.
-		g.Skills = d.Skills
-	}
-	return gather.New(g)
 }
 
 func (d *Driver) language(st *turnState, profile sender.SenderProfile) string {

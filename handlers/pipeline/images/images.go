@@ -29,32 +29,39 @@ type Files interface {
 	Read(ctx context.Context, dir string, img turn.WorkspaceImage) ([]byte, error)
 }
 
-// Sender sends one turn's images.
+// PhotoSend sends one image to the turn's chat.
+type PhotoSend func(ctx context.Context, photo channels.Attachment) (channels.SendResult, error)
+
+// Sender finds and sends the turns' images; which chat an image goes to
+// and the turn's logger are given with each call.
 type Sender struct {
 	files  Files
-	photo  func(ctx context.Context, photo channels.Attachment) (channels.SendResult, error)
 	redact func(error) string
-	log    *slog.Logger
 }
 
-// New checks a sender's collaborators: the files, the photo send, the
-// error redaction and the logger are all required.
-func New(files Files, photo func(context.Context, channels.Attachment) (channels.SendResult, error), redact func(error) string, log *slog.Logger) (*Sender, error) {
-	if files == nil || photo == nil || redact == nil || log == nil {
-		return nil, errors.New("images: needs the files, a photo send, a redactor and a logger")
+// New checks a sender's collaborators: the files and the error redaction
+// are required.
+func New(files Files, redact func(error) string) (*Sender, error) {
+	if files == nil || redact == nil {
+		return nil, errors.New("images: needs the files and a redactor")
 	}
-	return &Sender{files: files, photo: photo, redact: redact, log: log}, nil
+	return &Sender{files: files, redact: redact}, nil
+}
+
+// Snapshot lists the images in dir before the provider call.
+func (s *Sender) Snapshot(ctx context.Context, dir string) ([]turn.WorkspaceImage, error) {
+	return s.files.Snapshot(ctx, dir)
 }
 
 // Find returns the images to send and the ones skipped, logging why each
 // was skipped; a failed search finds what it could.
-func (s *Sender) Find(ctx context.Context, dir string, before []turn.WorkspaceImage, inbound []turn.AttachmentRef) turn.WorkspaceImagesFound {
+func (s *Sender) Find(ctx context.Context, log *slog.Logger, dir string, before []turn.WorkspaceImage, inbound []turn.AttachmentRef) turn.WorkspaceImagesFound {
 	found, err := s.files.Find(ctx, dir, before, inbound)
 	if err != nil {
-		s.log.Warn("workspace images not found", "dir", dir, "err", err)
+		log.Warn("workspace images not found", "dir", dir, "err", err)
 	}
 	for _, sk := range found.Skipped {
-		s.log.Warn("workspace image not sent", "path", sk.Path, "size", sk.Size, "reason", sk.Reason)
+		log.Warn("workspace image not sent", "path", sk.Path, "size", sk.Size, "reason", sk.Reason)
 	}
 	return found
 }
@@ -62,25 +69,25 @@ func (s *Sender) Find(ctx context.Context, dir string, before []turn.WorkspaceIm
 // Send reads img and sends it. It returns the event that says how it
 // went and whether that event is the outcome of a send (an effect outside
 // omega, recorded through an outage); an error only when ctx ended.
-func (s *Sender) Send(ctx context.Context, dir string, img turn.WorkspaceImage) (domain.Payload, bool, error) {
+func (s *Sender) Send(ctx context.Context, log *slog.Logger, photo PhotoSend, dir string, img turn.WorkspaceImage) (domain.Payload, bool, error) {
 	data, err := s.files.Read(ctx, dir, img)
 	if err != nil {
 		class := "unreadable"
 		if errors.Is(err, workspace.ErrChanged) {
 			class = "changed"
 		}
-		s.log.Warn("workspace image not sent", "path", img.Path, "err", err)
+		log.Warn("workspace image not sent", "path", img.Path, "err", err)
 		return turn.WorkspaceImageFailed{Path: img.Path, Class: class, Error: s.redact(err)}, false, nil
 	}
-	photo := channels.Attachment{Name: filepath.Base(img.Path), MIME: workspace.MIME(img.Path), Data: data}
-	res, err := s.photo(ctx, photo)
+	attachment := channels.Attachment{Name: filepath.Base(img.Path), MIME: workspace.MIME(img.Path), Data: data}
+	res, err := photo(ctx, attachment)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, ctx.Err()
 		}
-		s.log.Warn("workspace image not delivered", "path", img.Path, "err", err)
+		log.Warn("workspace image not delivered", "path", img.Path, "err", err)
 		return turn.WorkspaceImageFailed{Path: img.Path, Class: channels.FailureClass(err), Error: s.redact(err)}, true, nil
 	}
-	s.log.Info("workspace image sent", "path", img.Path, "size", img.Size)
+	log.Info("workspace image sent", "path", img.Path, "size", img.Size)
 	return turn.WorkspaceImageSent{Path: img.Path, SHA256: img.SHA256, Size: img.Size, PlatformIDs: res.PlatformIDs}, true, nil
 }

@@ -22,15 +22,19 @@ func (f files) Read(context.Context, string, turn.WorkspaceImage) ([]byte, error
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func sender(t *testing.T, f Files, sendErr error) *Sender {
+func sender(t *testing.T, f Files) *Sender {
 	t.Helper()
-	s, err := New(f, func(context.Context, channels.Attachment) (channels.SendResult, error) {
-		return channels.SendResult{PlatformIDs: []string{"m1"}}, sendErr
-	}, func(err error) string { return err.Error() }, quiet)
+	s, err := New(f, func(err error) string { return err.Error() })
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func photoSend(sendErr error) PhotoSend {
+	return func(context.Context, channels.Attachment) (channels.SendResult, error) {
+		return channels.SendResult{PlatformIDs: []string{"m1"}}, sendErr
+	}
 }
 
 // An image that changed is not sent and says why, not as a send's
@@ -38,19 +42,19 @@ func sender(t *testing.T, f Files, sendErr error) *Sender {
 func TestSendRecordsHowItWent(t *testing.T) {
 	img := turn.WorkspaceImage{Path: "/w/chart.png", Size: 3}
 	ctx := context.Background()
-	e, outcome, err := sender(t, files{readErr: workspace.ErrChanged}, nil).Send(ctx, "/w", img)
+	e, outcome, err := sender(t, files{readErr: workspace.ErrChanged}).Send(ctx, quiet, photoSend(nil), "/w", img)
 	if f, ok := e.(turn.WorkspaceImageFailed); err != nil || outcome || !ok || f.Class != "changed" {
 		t.Errorf("changed image: %#v, outcome %v, %v", e, outcome, err)
 	}
-	e, outcome, err = sender(t, files{}, channels.ErrBlocked).Send(ctx, "/w", img)
+	e, outcome, err = sender(t, files{}).Send(ctx, quiet, photoSend(channels.ErrBlocked), "/w", img)
 	if _, ok := e.(turn.WorkspaceImageFailed); err != nil || !outcome || !ok {
 		t.Errorf("refused send: %#v, outcome %v, %v", e, outcome, err)
 	}
-	e, outcome, err = sender(t, files{}, nil).Send(ctx, "/w", img)
+	e, outcome, err = sender(t, files{}).Send(ctx, quiet, photoSend(nil), "/w", img)
 	if s, ok := e.(turn.WorkspaceImageSent); err != nil || !outcome || !ok || len(s.PlatformIDs) != 1 {
 		t.Errorf("sent image: %#v, outcome %v, %v", e, outcome, err)
 	}
-	if _, err := New(nil, nil, nil, nil); err == nil {
+	if _, err := New(nil, nil); err == nil {
 		t.Error("a sender without files was made")
 	}
 }
