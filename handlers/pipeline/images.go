@@ -8,19 +8,11 @@ import (
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline/images"
-	"github.com/omega-gateway/omega/handlers/workspace"
 )
 
 // WorkspaceImages finds the images a turn's provider made in its working
 // directory and reads them for sending (see images.Files).
 type WorkspaceImages = images.Files
-
-func (d *Driver) images() WorkspaceImages {
-	if d.Images != nil {
-		return d.Images
-	}
-	return workspace.Images{}
-}
 
 // snapshotImages adds the workspace's images as they are before the
 // provider is called, in the provider's working directory (the
