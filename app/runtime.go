@@ -165,22 +165,35 @@ func (a *App) provider(ctx context.Context, given pipeline.Provider) (pipeline.P
 	return p, problem, nil
 }
 
+// prepared is what a runtime starts from: the prompts as written, the
+// decision inputs, their time zone and the workspace.
+type prepared struct {
+	prompts   *prompts.Set
+	inputs    system.DecisionInputs
+	loc       *time.Location
+	workspace string
+}
+
 // prepare loads the prompts, records the decision inputs and creates the
 // workspace with its inbox.
-func (a *App) prepare(ctx context.Context, opts RuntimeOptions) (*prompts.Set, system.DecisionInputs, string, error) {
+func (a *App) prepare(ctx context.Context, opts RuntimeOptions) (prepared, error) {
 	ps, err := prompts.Load(a.Config.DataDir)
 	if err != nil {
-		return nil, system.DecisionInputs{}, "", err
+		return prepared{}, err
 	}
 	inputs, err := a.decisionInputs(ctx, opts, authOf(opts).Allowed)
 	if err != nil {
-		return nil, inputs, "", err
+		return prepared{}, err
+	}
+	loc, err := location(inputs)
+	if err != nil {
+		return prepared{}, err
 	}
 	workspace := a.Config.WorkspaceDir()
 	if err := os.MkdirAll(filepath.Join(workspace, "inbox"), 0o700); err != nil {
-		return nil, inputs, "", fmt.Errorf("create workspace %s: %w", workspace, err)
+		return prepared{}, fmt.Errorf("create workspace %s: %w", workspace, err)
 	}
-	return ps, inputs, workspace, nil
+	return prepared{prompts: ps, inputs: inputs, loc: loc, workspace: workspace}, nil
 }
 
 // NewRuntime assembles the pipeline. A provider that cannot work does not
@@ -188,25 +201,15 @@ func (a *App) prepare(ctx context.Context, opts RuntimeOptions) (*prompts.Set, s
 // logged with what to install or set.
 func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, err error) {
 	cfg := a.Config
-	ps, inputs, workspace, err := a.prepare(ctx, opts)
+	p, err := a.prepare(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	loc, err := location(inputs)
+	ps, inputs, loc, workspace := p.prompts, p.inputs, p.loc, p.workspace
+	r, names, err := a.newRuntime(opts, inputs)
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown, inputs: inputs,
-		Live: live.NewHub(0)}
-	if r.delivered, err = delivered.New(a.Store); err != nil {
-		return nil, err
-	}
-	names := r.addChannels(opts.Channels)
-	if r.health, err = channelhealth.New(a.Store, owner{r}, cfg.ChannelDownAlert, a.Logger); err != nil {
-		return nil, err
-	}
-	r.health.Attach(r.channels)
-
 	if err := r.startSkills(ctx); err != nil {
 		return nil, err
 	}
@@ -268,6 +271,23 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		return nil, err
 	}
 	return r, nil
+}
+
+// newRuntime is a runtime with its channels, their health watch and the
+// record of delivered turns; it returns the channels' names.
+func (a *App) newRuntime(opts RuntimeOptions, inputs system.DecisionInputs) (*Runtime, []string, error) {
+	r := &Runtime{App: a, channels: map[string]channels.Channel{}, summarizeOnShutdown: opts.SummarizeOnShutdown, inputs: inputs,
+		Live: live.NewHub(0)}
+	var err error
+	if r.delivered, err = delivered.New(a.Store); err != nil {
+		return nil, nil, err
+	}
+	names := r.addChannels(opts.Channels)
+	if r.health, err = channelhealth.New(a.Store, owner{r}, a.Config.ChannelDownAlert, a.Logger); err != nil {
+		return nil, nil, err
+	}
+	r.health.Attach(r.channels)
+	return r, names, nil
 }
 
 // addChannels registers the channels and returns their names.
