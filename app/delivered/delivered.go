@@ -6,6 +6,7 @@ package delivered
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -93,7 +94,7 @@ func (t *Turns) WaitIdle(ctx context.Context) error {
 func (t *Turns) completed(ctx context.Context, id string) (bool, error) {
 	evs, err := t.store.Load(ctx, domain.TurnStream(id), 1)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("read turn %s: %w", id, err)
 	}
 	return len(evs) > 0 && evs[len(evs)-1].Type == turn.TurnCompleted{}.EventType(), nil
 }
