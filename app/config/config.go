@@ -198,7 +198,7 @@ func (c Config) validateStorage(p *problems) {
 	}
 	if c.HTTPAddr != "" {
 		// A non-loopback address without OMEGA_API_TOKEN is valid: `omega
-		// serve` generates a token for it (app.EnsureAPIToken).
+		// serve` generates a token for it (config.EnsureAPIToken).
 		if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
 			bad("OMEGA_HTTP_ADDR must be host:port (got %q)", c.HTTPAddr)
 		}

@@ -36,7 +36,7 @@ func TestValidateListsEveryProblem(t *testing.T) {
 }
 
 // Without a token a non-loopback address is still valid: serve generates
-// one (app.EnsureAPIToken), so a fresh container starts.
+// one (config.EnsureAPIToken), so a fresh container starts.
 func TestNonLoopbackWithoutToken(t *testing.T) {
 	c, err := LoadFrom(map[string]string{"OMEGA_DATA_DIR": "/tmp/x", "OMEGA_HTTP_ADDR": "0.0.0.0:8787"})
 	if err != nil || !c.HTTPNeedsToken() {

@@ -29,7 +29,7 @@ func serve(ctx context.Context) error {
 		return err
 	}
 	// Before the logger is built, so that it masks a generated token too.
-	if err := app.EnsureAPIToken(&cfg, os.Stdout); err != nil {
+	if err := config.EnsureAPIToken(&cfg, os.Stdout); err != nil {
 		return err
 	}
 	a, err := app.Open(ctx, cfg, cfg.Logger(), app.OpenOptions{})

@@ -1,7 +1,11 @@
-package app
+// Package channelhealth follows the health the channels report: it records
+// each change as an event, answers /readyz, and alerts the owner about an
+// outage that lasts.
+package channelhealth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -14,23 +18,23 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 )
 
-// ownerAlerter sends omega's own notices to its owner (owner).
-type ownerAlerter interface {
+// OwnerAlerter sends omega's own notices to its owner.
+type OwnerAlerter interface {
 	Alert(ctx context.Context, text string) (channel, chat string, err error)
 }
 
-// appender is where the watch records (the event store).
-type appender interface {
+// Appender is where the watch records (the event store).
+type Appender interface {
 	Append(ctx context.Context, stream string, expected eventstore.ExpectedVersion, events ...domain.NewEvent) (eventstore.AppendResult, error)
 }
 
-// channelWatch records the health changes the channels report as events,
+// Watch records the health changes the channels report as events,
 // keeps each channel's state for /readyz, and alerts the owner when a
 // channel stays unable to receive for alertAfter (and again when it
 // recovers after such an alert).
-type channelWatch struct {
-	store      appender
-	owner      ownerAlerter
+type Watch struct {
+	store      Appender
+	owner      OwnerAlerter
 	alertAfter time.Duration
 	log        *slog.Logger
 	// after runs f once d has passed, unless the returned stop is called
@@ -38,7 +42,7 @@ type channelWatch struct {
 	after func(d time.Duration, f func()) (stop func() bool)
 
 	mu     sync.Mutex
-	ctx    context.Context // the process's; set by run before channels start
+	ctx    context.Context // the process's; set by Start before channels start
 	states map[string]*channelState
 }
 
@@ -49,15 +53,19 @@ type channelState struct {
 	alerted   bool
 }
 
-func newChannelWatch(store appender, owner ownerAlerter, alertAfter time.Duration, log *slog.Logger) *channelWatch {
-	return &channelWatch{store: store, owner: owner, alertAfter: alertAfter, log: log, ctx: context.Background(),
-		states: map[string]*channelState{}, after: afterFunc}
+// New checks the watch's collaborators; alertAfter 0 never alerts.
+func New(store Appender, owner OwnerAlerter, alertAfter time.Duration, log *slog.Logger) (*Watch, error) {
+	if store == nil || owner == nil || log == nil {
+		return nil, errors.New("channelhealth: a watch needs a store, an owner to alert and a logger")
+	}
+	return &Watch{store: store, owner: owner, alertAfter: alertAfter, log: log, ctx: context.Background(),
+		states: map[string]*channelState{}, after: afterFunc}, nil
 }
 
 func afterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
-// attach makes the channels that report their health report to w.
-func (w *channelWatch) attach(chs map[string]channels.Channel) {
+// Attach makes the channels that report their health report to w.
+func (w *Watch) Attach(chs map[string]channels.Channel) {
 	for _, ch := range chs {
 		if hr, ok := ch.(channels.HealthReporter); ok {
 			hr.ReportHealth(w.report)
@@ -65,8 +73,9 @@ func (w *channelWatch) attach(chs map[string]channels.Channel) {
 	}
 }
 
-// run sets the context the records and alerts run in.
-func (w *channelWatch) run(ctx context.Context) {
+// Start sets the context the records and alerts run in (the process's,
+// before the channels start); it returns at once.
+func (w *Watch) Start(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ctx = ctx
@@ -74,7 +83,7 @@ func (w *channelWatch) run(ctx context.Context) {
 
 // Unhealthy lists the channels that cannot receive now, "name: state",
 // sorted.
-func (w *channelWatch) Unhealthy() []string {
+func (w *Watch) Unhealthy() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []string
@@ -88,7 +97,7 @@ func (w *channelWatch) Unhealthy() []string {
 }
 
 // report takes one health change from a channel's receiving goroutine.
-func (w *channelWatch) report(h channels.Health) {
+func (w *Watch) report(h channels.Health) {
 	ctx, downFor, alerted := w.change(h)
 	w.record(ctx, h, downFor)
 	if h.State == channels.HealthUp && alerted {
@@ -100,7 +109,7 @@ func (w *channelWatch) report(h channels.Health) {
 // change updates the channel's state and its alert timer; it returns how
 // long the channel was unable to receive (on recovery) and whether the
 // owner was alerted about it.
-func (w *channelWatch) change(h channels.Health) (context.Context, time.Duration, bool) {
+func (w *Watch) change(h channels.Health) (context.Context, time.Duration, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := w.states[h.Channel]
@@ -133,7 +142,7 @@ func (w *channelWatch) change(h channels.Health) (context.Context, time.Duration
 }
 
 // stillDown alerts the owner when the outage the timer was set for goes on.
-func (w *channelWatch) stillDown(name string, s *channelState) {
+func (w *Watch) stillDown(name string, s *channelState) {
 	w.mu.Lock()
 	if w.states[name] != s || s.state == channels.HealthUp || s.alerted {
 		w.mu.Unlock()
@@ -149,7 +158,7 @@ func (w *channelWatch) stillDown(name string, s *channelState) {
 
 // record appends the change to the channel's stream; a failure is logged,
 // never stops the channel.
-func (w *channelWatch) record(ctx context.Context, h channels.Health, downFor time.Duration) {
+func (w *Watch) record(ctx context.Context, h channels.Health, downFor time.Duration) {
 	var p domain.Payload
 	switch h.State {
 	case channels.HealthDown:
@@ -163,7 +172,7 @@ func (w *channelWatch) record(ctx context.Context, h channels.Health, downFor ti
 }
 
 // alert tells the owner and records the outcome.
-func (w *channelWatch) alert(ctx context.Context, name, kind, text string) {
+func (w *Watch) alert(ctx context.Context, name, kind, text string) {
 	ch, chat, err := w.owner.Alert(ctx, text)
 	out := system.OwnerAlerted{Kind: kind, Text: text, Channel: ch, Chat: chat}
 	if err != nil {
@@ -173,7 +182,7 @@ func (w *channelWatch) alert(ctx context.Context, name, kind, text string) {
 	w.appendOn(ctx, name, out)
 }
 
-func (w *channelWatch) appendOn(ctx context.Context, name string, p domain.Payload) {
+func (w *Watch) appendOn(ctx context.Context, name string, p domain.Payload) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	ev, err := domain.NewEventFrom(p, domain.Metadata{Channel: name})

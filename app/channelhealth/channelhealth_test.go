@@ -1,4 +1,4 @@
-package app
+package channelhealth
 
 import (
 	"context"
@@ -39,8 +39,12 @@ func (d *watchDoubles) Alert(_ context.Context, text string) (string, string, er
 	return "telegram", "42", nil
 }
 
-func newTestWatch(d *watchDoubles) *channelWatch {
-	w := newChannelWatch(d, d, 5*time.Minute, slog.New(slog.NewTextHandler(io.Discard, nil)))
+func newTestWatch(t *testing.T, d *watchDoubles) *Watch {
+	t.Helper()
+	w, err := New(d, d, 5*time.Minute, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	w.after = func(_ time.Duration, f func()) func() bool {
 		d.timers = append(d.timers, f)
 		return func() bool { return true }
@@ -53,7 +57,7 @@ func newTestWatch(d *watchDoubles) *channelWatch {
 // tells the owner when it ends.
 func TestChannelWatchAlertsOnlyOnALastingOutage(t *testing.T) {
 	d := &watchDoubles{}
-	w := newTestWatch(d)
+	w := newTestWatch(t, d)
 	w.report(channels.Health{Channel: "telegram", State: channels.HealthDown, Err: "502", Failures: 1})
 	if got := w.Unhealthy(); !slices.Equal(got, []string{"telegram: down"}) {
 		t.Fatalf("unhealthy = %v", got)

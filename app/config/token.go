@@ -1,4 +1,4 @@
-package app
+package config
 
 import (
 	"crypto/rand"
@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/omega-gateway/omega/app/config"
 )
 
 // APITokenFile holds the API token omega generated for itself, in the data
@@ -24,7 +22,7 @@ const APITokenFile = "api_token"
 // directory (0600) and prints it once to out; later starts read it back
 // silently. It never goes to the log. A configured OMEGA_API_TOKEN, or a
 // loopback address, leaves everything as it is.
-func EnsureAPIToken(cfg *config.Config, out io.Writer) error {
+func EnsureAPIToken(cfg *Config, out io.Writer) error {
 	if cfg.APIToken != "" || !cfg.HTTPNeedsToken() {
 		return nil
 	}

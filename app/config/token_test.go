@@ -1,4 +1,4 @@
-package app_test
+package config_test
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 )
 
@@ -22,7 +21,7 @@ func TestFirstStartGeneratesAPIToken(t *testing.T) {
 			t.Fatalf("a fresh configuration is refused: %v", err)
 		}
 		var out bytes.Buffer
-		if err := app.EnsureAPIToken(&cfg, &out); err != nil {
+		if err := config.EnsureAPIToken(&cfg, &out); err != nil {
 			t.Fatal(err)
 		}
 		return cfg, out.String()
@@ -32,7 +31,7 @@ func TestFirstStartGeneratesAPIToken(t *testing.T) {
 	if len(first.APIToken) != 64 || !strings.Contains(printed, first.APIToken) {
 		t.Fatalf("first start: token %q, printed %q", first.APIToken, printed)
 	}
-	path := filepath.Join(first.DataDir, app.APITokenFile)
+	path := filepath.Join(first.DataDir, config.APITokenFile)
 	info, err := os.Stat(path)
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("token file %s: %v %v", path, info, err)
@@ -55,7 +54,7 @@ func TestFirstStartGeneratesAPIToken(t *testing.T) {
 	if set, printed := start(); set.APIToken != "configured-token" || printed != "" {
 		t.Fatalf("a configured token was replaced: %q %q", set.APIToken, printed)
 	}
-	if _, err := os.Stat(filepath.Join(vars["OMEGA_DATA_DIR"], app.APITokenFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(vars["OMEGA_DATA_DIR"], config.APITokenFile)); err == nil {
 		t.Fatal("a token file was written although none was needed")
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package app
+package nodeid
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 // processes running at once on one data directory never share it.
 func TestNodeIdentity(t *testing.T) {
 	dir := t.TempDir()
-	first, err := claimNodeIdentity(dir)
+	first, err := Claim(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestNodeIdentity(t *testing.T) {
 	}
 	// A second holder (flock conflicts between open files, as between
 	// processes) gets an identity of its own.
-	second, err := claimNodeIdentity(dir)
+	second, err := Claim(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestNodeIdentity(t *testing.T) {
 	if err := first.Release(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := claimNodeIdentity(dir)
+	again, err := Claim(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestNodeIdentityRepairsGarbage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "node-id"), []byte("not-a-uuid"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n, err := claimNodeIdentity(dir)
+	n, err := Claim(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,6 @@
-package app
+// Package nodeid gives each omega process sharing a data directory its
+// own lease owner id, the same one again after a restart.
+package nodeid
 
 import (
 	"errors"
@@ -15,7 +17,7 @@ import (
 // each with its own identity.
 const maxNodeSlots = 64
 
-// nodeIdentity is this process's lease owner id, kept in the data
+// Identity is this process's lease owner id, kept in the data
 // directory so that a restarted process (even after kill -9) owns the
 // leases it held and resumes its senders at once instead of waiting for
 // them to expire.
@@ -26,14 +28,14 @@ const maxNodeSlots = 64
 // an advisory file lock the kernel drops when the process dies, so the
 // identity of a killed process is free again for its restart, while two
 // processes running at once never share one.
-type nodeIdentity struct {
+type Identity struct {
 	ID   string
 	file *os.File
 }
 
-// claimNodeIdentity takes the first free identity slot in dir, creating
+// Claim takes the first free identity slot in dir, creating
 // its file (0600, a new random id) on first use.
-func claimNodeIdentity(dir string) (*nodeIdentity, error) {
+func Claim(dir string) (*Identity, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("node identity: create %s: %w", dir, err)
 	}
@@ -47,7 +49,7 @@ func claimNodeIdentity(dir string) (*nodeIdentity, error) {
 		case errors.Is(err, errLocked):
 			continue
 		case errors.Is(err, errNoLocking):
-			return &nodeIdentity{ID: uuid.NewString()}, nil
+			return &Identity{ID: uuid.NewString()}, nil
 		}
 		return n, err
 	}
@@ -59,7 +61,7 @@ var (
 	errNoLocking = errors.New("file locks not supported here")
 )
 
-func claimSlot(path string) (*nodeIdentity, error) {
+func claimSlot(path string) (*Identity, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("node identity: open %s: %w", path, err)
@@ -73,7 +75,7 @@ func claimSlot(path string) (*nodeIdentity, error) {
 		f.Close()
 		return nil, fmt.Errorf("node identity %s: %w", path, err)
 	}
-	return &nodeIdentity{ID: id, file: f}, nil
+	return &Identity{ID: id, file: f}, nil
 }
 
 func readOrCreateID(f *os.File) (string, error) {
@@ -100,7 +102,7 @@ func readOrCreateID(f *os.File) (string, error) {
 }
 
 // Release frees the identity for another process.
-func (n *nodeIdentity) Release() error {
+func (n *Identity) Release() error {
 	if n == nil || n.file == nil {
 		return nil
 	}
