@@ -20,7 +20,9 @@ import (
 // each), for 1 and 5 people at once. "drafts" previews with
 // sendMessageDraft, "edits" on a Bot API without it (one message edited),
 // "whole" is OMEGA_STREAMING=off. It also reports the visible messages a
-// reply added (the most of any reply; it fails unless 1) and the
+// reply added (the most of any reply; it fails unless 1), when the
+// model's answer ended ("model", its double's timers drift) and the final
+// text's lag behind it ("aftermodel", what omega adds), and the
 // sendMessageDraft, sendMessage and editMessageText calls per reply
 // (mean and most). Each person reads a reply for readPause before
 // writing again. Run with -benchtime=10x or more for meaningful
@@ -60,26 +62,33 @@ const readPause = 2 * time.Second
 func benchTelegramReplies(b *testing.B, rig *tgStreamRig, chats []int64, want string) {
 	// First contact (the welcome, and on a Bot API without drafts the
 	// one refused sendMessageDraft) is not the steady state.
-	rounds(b, rig, chats, "hello", func(replyStats) {})
+	rounds(b, rig, chats, func(int64) string { return "hello" }, func(replyStats) {})
 	var mu sync.Mutex
-	var first, final []time.Duration
+	var first, final, model, after []time.Duration
 	var visible, calls []int
 	b.ResetTimer()
-	for range b.N {
+	for i := range b.N {
 		time.Sleep(readPause)
-		rounds(b, rig, chats, "tell me a story", func(st replyStats) {
+		// A text of its own finds the turn's request to the model.
+		text := func(chat int64) string { return fmt.Sprintf("tell me story %d for %d", i, chat) }
+		rounds(b, rig, chats, text, func(st replyStats) {
 			if st.visible != 1 || st.text != want {
 				b.Errorf("reply added %d visible messages, last %q; want 1 showing the whole reply", st.visible, st.text)
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			first, final = append(first, st.first), append(final, st.final)
+			if st.model > 0 {
+				model, after = append(model, st.model), append(after, st.final-st.model)
+			}
 			visible, calls = append(visible, st.visible), append(calls, st.calls)
 		})
 	}
 	b.StopTimer()
 	report(b, "first", first)
 	report(b, "final", final)
+	report(b, "model", model)
+	report(b, "aftermodel", after)
 	if len(calls) > 0 {
 		total := 0
 		for _, c := range calls {
@@ -91,12 +100,12 @@ func benchTelegramReplies(b *testing.B, rig *tgStreamRig, chats []int64, want st
 	}
 }
 
-// rounds has every chat send text at once and hands each reply to seen.
-func rounds(b *testing.B, rig *tgStreamRig, chats []int64, text string, seen func(replyStats)) {
+// rounds has every chat send its text at once and hands each reply to seen.
+func rounds(b *testing.B, rig *tgStreamRig, chats []int64, text func(chat int64) string, seen func(replyStats)) {
 	var wg sync.WaitGroup
 	for _, chat := range chats {
 		wg.Go(func() {
-			st, err := rig.reply(b.Context(), chat, text)
+			st, err := rig.reply(b.Context(), chat, text(chat))
 			if err != nil {
 				b.Error(err)
 				return

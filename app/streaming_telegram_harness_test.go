@@ -29,6 +29,7 @@ type tgStreamRig struct {
 	model *providertest.StreamServer
 	node  *tgNode
 	clock *callClock
+	calls *modelCalls // the provider's requests, through a timing proxy
 }
 
 // startTelegramStreaming starts a rig whose chats are private chats with
@@ -40,6 +41,7 @@ func startTelegramStreaming(tb testing.TB, plan providertest.StreamPlan, drafts 
 	api := telegramtest.New(tb, tgToken)
 	api.SetDrafts(drafts)
 	model := providertest.StreamingOpenAI(tb, plan)
+	calls, proxy := proxyModel(tb, model.URL)
 	allowed := make([]string, len(chats))
 	for i, c := range chats {
 		allowed[i] = strconv.FormatInt(c, 10)
@@ -47,7 +49,7 @@ func startTelegramStreaming(tb testing.TB, plan providertest.StreamPlan, drafts 
 	vars := telegramVars(map[string]string{
 		"OMEGA_DATA_DIR": tb.TempDir(), "HOME": tb.TempDir(), "OMEGA_LEASE_TTL": "5s",
 		"OMEGA_STATUS_FIRST": "0s", "OMEGA_CLASSIFY": "false", "OMEGA_STREAMING": streaming,
-		"OMEGA_PROVIDER": "openai", "OMEGA_OPENAI_BASE_URL": model.URL,
+		"OMEGA_PROVIDER": "openai", "OMEGA_OPENAI_BASE_URL": proxy,
 	}, api, strings.Join(allowed, ","))
 	cfg := loadConfig(tb, vars)
 	tg, err := telegram.New(telegram.From(cfg.Channels), quiet)
@@ -57,7 +59,7 @@ func startTelegramStreaming(tb testing.TB, plan providertest.StreamPlan, drafts 
 	auth := &pipeline.Auth{Allowed: map[string][]string{telegram.Name: telegram.From(cfg.Channels).AllowedUserIDs()}}
 	clock := watchCalls(tb, api)
 	node := startChannelNode(tb, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg}, Auth: auth, BotName: tg.BotUsername}, nil)
-	return &tgStreamRig{api: api, model: model, node: node, clock: clock}
+	return &tgStreamRig{api: api, model: model, node: node, clock: clock, calls: calls}
 }
 
 // stampedCall is a Bot API call and when the double recorded it (seen by
@@ -145,6 +147,7 @@ func (c *callClock) chatCalls(chat int64, from, to int, methods ...string) []sta
 // replyStats is what one reply cost a person and the Bot API.
 type replyStats struct {
 	first, final time.Duration // from the update to the first and to the final visible text
+	model        time.Duration // from the update to the model's last byte
 	visible      int           // messages the reply added to the chat
 	calls        int           // sendMessageDraft, sendMessage and editMessageText calls, refused ones included
 	text         string        // the reply's visible text
@@ -181,6 +184,9 @@ func (r *tgStreamRig) reply(ctx context.Context, chat int64, text string) (reply
 		if c.Method != "sendMessageDraft" {
 			st.final = c.At.Sub(start) // the last message or edit the person sees
 		}
+	}
+	if end, ok := r.calls.endOf(text); ok {
+		st.model = end.Sub(start)
 	}
 	vis := r.api.VisibleMessages(chat)
 	st.visible = len(vis) - before
