@@ -81,7 +81,7 @@ func startTelegramNode(t *testing.T, vars map[string]string) *tgNode {
 	return startChannelNode(t, cfg, app.RuntimeOptions{Channels: []channels.Channel{tg}, Auth: auth, BotName: tg.BotUsername}, nil)
 }
 
-func loadConfig(t *testing.T, vars map[string]string) config.Config {
+func loadConfig(t testing.TB, vars map[string]string) config.Config {
 	t.Helper()
 	cfg, err := config.LoadFrom(vars)
 	if err != nil {
@@ -92,13 +92,13 @@ func loadConfig(t *testing.T, vars map[string]string) config.Config {
 
 // startChannelNode runs the pipeline with opts until the test ends;
 // ready, when set, sees the runtime before it runs.
-func startChannelNode(t *testing.T, cfg config.Config, opts app.RuntimeOptions, ready func(*app.Runtime)) *tgNode {
+func startChannelNode(t testing.TB, cfg config.Config, opts app.RuntimeOptions, ready func(*app.Runtime)) *tgNode {
 	t.Helper()
 	return startLoggedNode(t, cfg, quiet, opts, ready)
 }
 
 // startLoggedNode is startChannelNode with the process logger given.
-func startLoggedNode(t *testing.T, cfg config.Config, logger *slog.Logger, opts app.RuntimeOptions, ready func(*app.Runtime)) *tgNode {
+func startLoggedNode(t testing.TB, cfg config.Config, logger *slog.Logger, opts app.RuntimeOptions, ready func(*app.Runtime)) *tgNode {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.Open(ctx, cfg, logger, app.OpenOptions{})
