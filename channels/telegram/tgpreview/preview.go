@@ -52,8 +52,7 @@ type Config struct {
 // Previews holds the live preview of each chat.
 type Previews struct {
 	cfg       Config
-	mu        sync.Mutex
-	live      map[string]*preview
+	live      channels.LivePreviews[*preview]
 	draftsOff atomic.Bool // the Bot API has no sendMessageDraft
 	draftSeq  atomic.Int64
 }
@@ -64,7 +63,7 @@ func New(cfg Config) (*Previews, error) {
 		cfg.Redact == nil || cfg.Classify == nil {
 		return nil, errors.New("telegram previews: bot, pacer, logger, clock, timer, redact and classify are required")
 	}
-	return &Previews{cfg: cfg, live: map[string]*preview{}}, nil
+	return &Previews{cfg: cfg}, nil
 }
 
 // Start begins a preview of a reply in the private chat chatID (whose
@@ -74,11 +73,7 @@ func (ps *Previews) Start(ctx context.Context, chatID string, id int64) channels
 	if p.draft {
 		p.draftID = int(ps.draftSeq.Add(1))
 	}
-	ps.mu.Lock()
-	old := ps.live[chatID]
-	ps.live[chatID] = p
-	ps.mu.Unlock()
-	if old != nil {
+	if old, ok := ps.live.Replace(chatID, p); ok {
 		old.close()
 	}
 	return p
@@ -88,15 +83,8 @@ func (ps *Previews) Start(ctx context.Context, chatID string, id int64) channels
 // (any, for an empty previewID: the caller may have asked for the id
 // just before the first message went out) and returns its last state.
 func (ps *Previews) End(chatID, previewID string) State {
-	ps.mu.Lock()
-	p := ps.live[chatID]
-	if p != nil && (previewID == "" || p.ID() == previewID) {
-		delete(ps.live, chatID)
-	} else {
-		p = nil
-	}
-	ps.mu.Unlock()
-	if p == nil {
+	p, ok := ps.live.Take(chatID, previewID)
+	if !ok {
 		return State{}
 	}
 	return p.close()

@@ -52,8 +52,7 @@ type Config struct {
 // Previews holds the live preview of each chat.
 type Previews struct {
 	cfg  Config
-	mu   sync.Mutex
-	live map[string]*preview
+	live channels.LivePreviews[*preview]
 }
 
 // New validates cfg and returns a set of previews with none live.
@@ -61,18 +60,14 @@ func New(cfg Config) (*Previews, error) {
 	if cfg.Client == nil || cfg.Log == nil || cfg.Now == nil || cfg.After == nil || cfg.Sent == nil || cfg.SendError == nil {
 		return nil, errors.New("whatsapp previews: client, logger, clock, timer, sent and send error are required")
 	}
-	return &Previews{cfg: cfg, live: map[string]*preview{}}, nil
+	return &Previews{cfg: cfg}, nil
 }
 
 // Start begins a preview of a reply in chatID (whose address is jid),
 // ending the chat's previous one.
 func (ps *Previews) Start(ctx context.Context, chatID string, jid types.JID) channels.Preview {
 	p := &preview{ps: ps, chatID: chatID, jid: jid, ctx: ctx}
-	ps.mu.Lock()
-	old := ps.live[chatID]
-	ps.live[chatID] = p
-	ps.mu.Unlock()
-	if old != nil {
+	if old, ok := ps.live.Replace(chatID, p); ok {
 		old.close()
 	}
 	return p
@@ -81,15 +76,8 @@ func (ps *Previews) Start(ctx context.Context, chatID string, jid types.JID) cha
 // End stops the chat's live preview if it is the one previewID names
 // (any, for an empty previewID) and returns its last state.
 func (ps *Previews) End(chatID, previewID string) State {
-	ps.mu.Lock()
-	p := ps.live[chatID]
-	if p != nil && (previewID == "" || p.ID() == previewID) {
-		delete(ps.live, chatID)
-	} else {
-		p = nil
-	}
-	ps.mu.Unlock()
-	if p == nil {
+	p, ok := ps.live.Take(chatID, previewID)
+	if !ok {
 		return State{}
 	}
 	return p.close()
