@@ -15,6 +15,8 @@ import (
 
 	"github.com/omega-gateway/omega/api"
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/providers/providertest"
@@ -140,36 +142,76 @@ func streamingProviders() []streamingProvider {
 }
 
 // TestStreamedRepliesThroughEachRealProvider: with each provider as a
-// person configures it, a client on the turn's event stream sees the
-// reply's first line while the model is held in the middle of writing
-// the marker line after it, never the marker, then the whole reply
-// without the marker; the turn records one stream start and the
+// person configures it, the model is held in the middle of writing the
+// marker line after the reply's first line. A client on the turn's event
+// stream, and a Telegram private chat's draft, show that first line then,
+// never the marker, and then the whole reply without the marker (on
+// Telegram as one message); the turn records one stream start and the
 // provider's usage.
 func TestStreamedRepliesThroughEachRealProvider(t *testing.T) {
 	plan := providertest.StreamPlan{Every: 5 * time.Millisecond, Text: streamedReply}
 	want := markers.Parse(streamedReply).Text
-	beforeMarker, _, _ := strings.Cut(streamedReply, "\n")
-	if strings.Contains(want, "LANG_SWITCH") || want == streamedReply {
+	if strings.Contains(want, heldAt) || want == streamedReply {
 		t.Fatalf("the marker is not stripped from the plan's reply: %q", want)
 	}
+	doors := []struct {
+		name string
+		run  func(t *testing.T, vars map[string]string, hold modelHold, want string)
+	}{{"http", streamOverHTTP}, {"telegram", streamOverTelegram}}
 	for _, p := range streamingProviders() {
-		for _, b := range backends() {
-			t.Run(p.name+"/"+b.name, func(t *testing.T) {
-				hold := newModelHold(t)
-				vars := baseVars(t, b, "")
-				vars["OMEGA_PROVIDER_MAX_RETRIES"] = "0"
-				p.configure(t, vars, plan, hold)
-				n := startNodeWith(t, vars, app.RuntimeOptions{})
-				say(t, n, "owner", "hello", "30s") // the welcome is not what is measured
-
-				hold.arm(t)
-				id := postTurn(t, n, "owner", "tell me something")
-				got := followHeld(t, n, id, hold, beforeMarker)
-				checkStreamEvents(t, got, want)
-				checkStreamedTurnLog(t, n, id)
-			})
+		for _, door := range doors {
+			for _, b := range backends() {
+				t.Run(p.name+"/"+door.name+"/"+b.name, func(t *testing.T) {
+					hold := newModelHold(t)
+					vars := baseVars(t, b, "")
+					vars["OMEGA_PROVIDER_MAX_RETRIES"] = "0"
+					p.configure(t, vars, plan, hold)
+					door.run(t, vars, hold, want)
+				})
+			}
 		}
 	}
+}
+
+func streamOverHTTP(t *testing.T, vars map[string]string, hold modelHold, want string) {
+	n := startNodeWith(t, vars, app.RuntimeOptions{})
+	say(t, n, "owner", "hello", "30s") // the welcome is not what is measured
+	hold.arm(t)
+	id := postTurn(t, n, "owner", "tell me something")
+	got := followHeld(t, n, id, hold, firstLine(want))
+	checkStreamEvents(t, got, want)
+	checkStreamedTurnLog(t, n.rt, id)
+}
+
+func streamOverTelegram(t *testing.T, vars map[string]string, hold modelHold, want string) {
+	api := telegramtest.New(t, tgToken)
+	n := startTelegramNode(t, telegramVars(vars, api, "42"))
+	tgSay(t, n, api, tgUser, tgUser, "hello") // the welcome is not what is measured
+	before := len(api.VisibleMessages(tgUser))
+	hold.arm(t)
+	tn := tgTurnID(tgUser, api.PushText(tgUser, tgUser, "tell me something"))
+	waitFor(t, "a draft with the first line while the model is held", func() bool {
+		d := api.Drafts(tgUser)
+		return len(d) > 0 && len(d[len(d)-1].Text) >= len(firstLine(want))
+	})
+	hold.release(t)
+	n.waitTurn(t, tn)
+
+	for _, d := range api.Drafts(tgUser) {
+		if strings.Contains(d.Text, heldAt) || !strings.HasPrefix(want, d.Text) {
+			t.Errorf("draft %q is not a start of the reply %q", d.Text, want)
+		}
+	}
+	visible := api.VisibleMessages(tgUser)
+	if len(visible) != before+1 || visible[len(visible)-1].Text != want {
+		t.Errorf("%d messages after the reply, want one more (%d) showing %q: %+v", len(visible), before+1, want, visible[before:])
+	}
+	checkStreamedTurnLog(t, n.rt, tn)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // followHeld reads the turn's event stream, releasing the held model once
@@ -223,9 +265,12 @@ func checkStreamEvents(t *testing.T, got []sseEvent, want string) {
 	}
 }
 
-func checkStreamedTurnLog(t *testing.T, n *node, id string) {
+func checkStreamedTurnLog(t *testing.T, rt *app.Runtime, id string) {
 	t.Helper()
-	evs := turnEvents(t, n, id)
+	evs, err := rt.Store.Load(context.Background(), domain.TurnStream(id), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if c := countType(evs, turn.ReplyStreamStarted{}.EventType()); c != 1 {
 		t.Errorf("%d ReplyStreamStarted recorded, want 1", c)
 	}
@@ -234,7 +279,7 @@ func checkStreamedTurnLog(t *testing.T, n *node, id string) {
 		if e.Type != (turn.ProviderReplied{}).EventType() {
 			continue
 		}
-		p, err := n.rt.Registry.Decode(e)
+		p, err := rt.Registry.Decode(e)
 		if err != nil {
 			t.Fatal(err)
 		}
