@@ -89,20 +89,21 @@ func StartDovecotWith(t *testing.T, opts Options, users ...string) *Dovecot {
 	}
 	dir := t.TempDir()
 	uid, gid := mailOwner(t, dir)
-	d := &Dovecot{IMAPAddr: freeAddr(t), LMTPAddr: freeAddr(t), opts: opts, dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
+	addrs := freeAddrs(t, 5)
+	d := &Dovecot{IMAPAddr: addrs[0], LMTPAddr: addrs[1], opts: opts, dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
 	var passwd strings.Builder
 	for _, u := range users {
 		fmt.Fprintf(&passwd, "%s:{PLAIN}%s::::::\n", u, Password)
 	}
 	write(t, filepath.Join(dir, "passwd"), passwd.String())
 	if opts.TLS {
-		d.IMAPSAddr = freeAddr(t)
+		d.IMAPSAddr = addrs[2]
 		d.TLSConfig = writeCertificate(t, dir)
 	}
 	if opts.Submission {
-		d.SubmissionAddr = freeAddr(t)
+		d.SubmissionAddr = addrs[3]
 		if opts.TLS {
-			d.SubmissionsAddr = freeAddr(t)
+			d.SubmissionsAddr = addrs[4]
 		}
 		d.Relay = startRelay(t, d)
 	}
@@ -311,13 +312,19 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-// freeAddr is a loopback address nothing listens on right now.
-func freeAddr(t *testing.T) string {
+// freeAddrs are n distinct loopback addresses nothing listens on right
+// now: all are held open until every one is chosen, since a port closed
+// at once may be handed out again by the next request.
+func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	addrs := make([]string, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addrs
 }
