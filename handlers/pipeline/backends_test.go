@@ -20,40 +20,42 @@ import (
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/prompts"
 )
 
 // testStore is what the pipeline needs of a backend: the log with its
 // checkpoints and leases.
 type testStore interface {
-	projections.Log
+	engine.Log
 	eventstore.Leases
 }
 
 // storeBackend opens a fresh store of one backend.
 type storeBackend struct {
 	name string
-	open func(t *testing.T, dsn string) (testStore, *sql.DB, projections.Dialect)
+	open func(t *testing.T, dsn string) (testStore, *sql.DB, readmodel.Dialect)
 	dsn  func(t *testing.T) string
 }
 
 func storeBackends() []storeBackend {
 	return []storeBackend{
-		{"sqlite", func(t *testing.T, dsn string) (testStore, *sql.DB, projections.Dialect) {
+		{"sqlite", func(t *testing.T, dsn string) (testStore, *sql.DB, readmodel.Dialect) {
 			s, err := sqlite.Open(context.Background(), dsn, sqlite.Options{Logger: quiet})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			return s, s.DB(), projections.SQLite
+			return s, s.DB(), readmodel.SQLite
 		}, func(t *testing.T) string { return filepath.Join(t.TempDir(), "omega.db") }},
-		{"postgres", func(t *testing.T, dsn string) (testStore, *sql.DB, projections.Dialect) {
+		{"postgres", func(t *testing.T, dsn string) (testStore, *sql.DB, readmodel.Dialect) {
 			s, err := postgres.Open(context.Background(), dsn, postgres.Options{Logger: quiet})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			return s, s.DB(), projections.Postgres
+			return s, s.DB(), readmodel.Postgres
 		}, func(t *testing.T) string { return pgtest.DSN(t) }},
 	}
 }
@@ -63,7 +65,7 @@ func storeBackends() []storeBackend {
 type rig struct {
 	store     eventstore.Store
 	reg       *domain.Registry
-	engine    *projections.Engine
+	engine    *engine.Engine
 	channel   *fakeChannel
 	provider  *fakeProvider
 	driver    *pipeline.Driver
@@ -74,10 +76,10 @@ type rig struct {
 // startTurns runs a router with the turn handler, retrying a failed turn
 // twice before poisoning it. The handler runs p.driver's Run through a
 // closure, so that a test may swap the driver's collaborators.
-func startTurns(t *testing.T, store testStore, db *sql.DB, dialect projections.Dialect, reg *domain.Registry, d *pipeline.Driver) *messaging.Turns {
+func startTurns(t *testing.T, store testStore, db *sql.DB, dialect readmodel.Dialect, reg *domain.Registry, d *pipeline.Driver) *messaging.Turns {
 	t.Helper()
 	backend := "sqlite"
-	if dialect == projections.Postgres {
+	if dialect == readmodel.Postgres {
 		backend = "postgres"
 	}
 	buses, err := messaging.New(messaging.Options{Backend: backend, DB: db, Log: store, Registry: reg, Logger: quiet,
@@ -104,11 +106,11 @@ func startTurns(t *testing.T, store testStore, db *sql.DB, dialect projections.D
 	return turns
 }
 
-func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect projections.Dialect) *rig {
+func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect readmodel.Dialect) *rig {
 	t.Helper()
 	ctx := context.Background()
 	reg := events.NewRegistry()
-	engine := projections.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{}, projections.Summaries{})
+	engine := engine.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func queries(t testing.TB, db *sql.DB, d projections.Dialect) *projections.Queries {
+func queries(t testing.TB, db *sql.DB, d readmodel.Dialect) *projections.Queries {
 	t.Helper()
 	q, err := projections.NewQueries(db, d)
 	if err != nil {

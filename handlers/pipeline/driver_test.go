@@ -22,7 +22,8 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/handlers/pipeline"
-	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -107,7 +108,7 @@ type fixture struct {
 	channel  *fakeChannel
 	provider *fakeProvider
 	driver   *pipeline.Driver
-	engine   *projections.Engine
+	engine   *engine.Engine
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -117,7 +118,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	p := newPipeline(t, s, s.DB(), projections.SQLite)
+	p := newPipeline(t, s, s.DB(), readmodel.SQLite)
 	return &fixture{store: s, reg: p.reg, engine: p.engine, channel: p.channel, provider: p.provider, driver: p.driver}
 }
 

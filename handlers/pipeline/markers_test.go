@@ -22,11 +22,13 @@ import (
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/handlers/slash"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
 type markerRig struct {
 	store  *sqlite.Store
-	engine *projections.Engine
+	engine *engine.Engine
 	hook   *apply.Markers
 	cmds   *slash.Commands
 }
@@ -40,11 +42,11 @@ func newMarkerRig(t *testing.T) *markerRig {
 	}
 	t.Cleanup(func() { s.Close() })
 	reg := events.NewRegistry()
-	engine := projections.New(s.DB(), s, projections.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{}, projections.Summaries{})
+	engine := engine.New(s.DB(), s, readmodel.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fx := effects.MustNew(s, reg, queries(t, s.DB(), projections.SQLite))
+	fx := effects.MustNew(s, reg, queries(t, s.DB(), readmodel.SQLite))
 	return &markerRig{store: s, engine: engine,
 		hook: &apply.Markers{Recorder: fx, Profiles: senders.MustNew(s, reg), Location: time.UTC, Logger: quiet},
 		cmds: &slash.Commands{Recorder: fx, Location: time.UTC, Started: time.Now()}}

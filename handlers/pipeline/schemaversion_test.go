@@ -19,11 +19,13 @@ import (
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
+	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/prompts"
 )
 
 type dbStore interface {
-	projections.Log
+	engine.Log
 	DB() *sql.DB
 }
 
@@ -42,13 +44,13 @@ func TestEventsWrittenByTheGatewayAndDriverCarryTheirSchemaVersion(t *testing.T)
 			bumpToV2(t, reg, turn.TurnCompleted{}, "status")
 
 			var s dbStore
-			dialect := projections.SQLite
+			dialect := readmodel.SQLite
 			if backend == "postgres" {
 				ps, err := postgres.Open(ctx, pgtest.DSN(t), postgres.Options{Logger: quiet, Versions: reg.Stamps()})
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, dialect = ps, projections.Postgres
+				s, dialect = ps, readmodel.Postgres
 			} else {
 				ss, err := sqlite.Open(ctx, filepath.Join(dir, "omega.db"), sqlite.Options{Logger: quiet, Versions: reg.Stamps()})
 				if err != nil {
@@ -57,7 +59,7 @@ func TestEventsWrittenByTheGatewayAndDriverCarryTheirSchemaVersion(t *testing.T)
 				s = ss
 			}
 			t.Cleanup(func() { s.Close() })
-			engine := projections.New(s.DB(), s, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{})
+			engine := engine.New(s.DB(), s, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{})
 			if err := engine.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -116,6 +116,14 @@ var rules = []rule{
 		forbidden: func(dep pkg) bool { return under(dep.ImportPath, "handlers") },
 	},
 	{
+		// The read models declare what they hold; the engine that feeds
+		// them depends on them, never the other way round.
+		name:      "read models do not import their engine",
+		from:      []string{"projections"},
+		forbidden: func(dep pkg) bool { return under(dep.ImportPath, "projections/engine") },
+		exempt:    []string{"projections/engine", "projections/projectionstest"},
+	},
+	{
 		// Handlers are composed by app/ and driven by api/ and cmd/; they
 		// never reach up to them.
 		name: "handlers do not import app, api or cmd",
