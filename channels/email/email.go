@@ -31,8 +31,9 @@ type Channel struct {
 	now     func() time.Time
 	threads *threads
 
+	health *channels.HealthTracker
+
 	mu      sync.Mutex
-	health  channels.HealthFunc
 	cancel  context.CancelFunc
 	done    chan struct{}
 	stopped bool
@@ -62,6 +63,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 	for _, o := range opts {
 		o(c)
 	}
+	c.health = channels.NewHealthTracker(Name, c.log, c.now)
 	return c, nil
 }
 
@@ -77,9 +79,7 @@ func (c *Channel) ReceivesImages() bool { return true }
 
 // ReportHealth implements channels.HealthReporter.
 func (c *Channel) ReportHealth(f channels.HealthFunc) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.health = f
+	c.health.SetFunc(f)
 }
 
 // SendTyping implements channels.Channel: email shows no typing.
@@ -101,17 +101,17 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 	c.mu.Unlock()
 	defer close(done)
 
-	h := &health{c: c, state: channels.HealthUp}
 	backoff := time.Second
 	for ctx.Err() == nil {
-		err := c.session(ctx, deliver, h)
+		err := c.session(ctx, deliver)
 		if ctx.Err() != nil {
 			return nil
 		}
-		if h.state == channels.HealthUp {
+		if c.health.Up() {
 			backoff = time.Second
 		}
-		h.failed(err)
+		failures := c.health.Failed(sessionState(err), err.Error())
+		c.log.Warn("email session ended", "err", err, "imap", c.cfg.IMAPAddr, "failed_attempts", failures)
 		pause := min(backoff, c.cfg.BackoffMax)
 		if refusedLogin(err) {
 			// Retrying a refused password every few seconds gets the
@@ -158,47 +158,13 @@ func refusedLogin(err error) bool {
 	return errors.As(err, &ie) && ie.Code == imap.ResponseCodeAuthenticationFailed
 }
 
-// health follows the receiving state and reports each change, not each
-// failed attempt, to the channel's health function. It starts up: a
-// channel is presumed able to receive until an attempt fails.
-type health struct {
-	c        *Channel
-	state    string
-	failures int
-}
-
-func (h *health) failed(err error) {
-	h.failures++
-	state := channels.HealthDown
+// sessionState is the health a failed session leaves the channel in:
+// stalled when the server stopped answering, else down.
+func sessionState(err error) string {
 	if errors.Is(err, errStalled) {
-		state = channels.HealthStalled
+		return channels.HealthStalled
 	}
-	h.c.log.Error("email stopped receiving", "state", state, "err", err, "imap", h.c.cfg.IMAPAddr, "failed_attempts", h.failures)
-	if state == h.state {
-		return
-	}
-	h.state = state
-	h.report(channels.Health{State: state, Err: err.Error(), Failures: h.failures})
-}
-
-func (h *health) ok() {
-	if h.state == channels.HealthUp {
-		return
-	}
-	h.c.log.Info("email receiving again", "failed_attempts", h.failures)
-	h.report(channels.Health{State: channels.HealthUp, Failures: h.failures})
-	h.state, h.failures = channels.HealthUp, 0
-}
-
-func (h *health) report(ev channels.Health) {
-	h.c.mu.Lock()
-	f := h.c.health
-	h.c.mu.Unlock()
-	if f == nil {
-		return
-	}
-	ev.Channel, ev.At = Name, h.c.now()
-	f(ev)
+	return channels.HealthDown
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

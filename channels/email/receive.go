@@ -14,7 +14,7 @@ import (
 
 // session runs one IMAP connection until it fails or ctx ends: it hands
 // every unseen message to deliver, then waits for more.
-func (c *Channel) session(ctx context.Context, deliver channels.Deliver, h *health) error {
+func (c *Channel) session(ctx context.Context, deliver channels.Deliver) error {
 	s, err := c.dialIMAP(ctx)
 	if err != nil {
 		return err
@@ -22,7 +22,7 @@ func (c *Channel) session(ctx context.Context, deliver channels.Deliver, h *heal
 	defer s.close()
 	stop := context.AfterFunc(ctx, func() { _ = s.cl.Close() })
 	defer stop()
-	h.ok()
+	c.health.OK()
 	c.log.Info("email receiving", "imap", c.cfg.IMAPAddr, "mailbox", c.cfg.Mailbox, "idle", s.cl.Caps().Has(imap.CapIdle))
 	for ctx.Err() == nil {
 		err := c.drain(ctx, s, deliver)

@@ -24,7 +24,6 @@ const mediaAttempts = 3
 func (c *Channel) poll(ctx context.Context, deliver channels.Deliver) {
 	var offset int64
 	b := c.newBackoff()
-	h := &pollHealth{c: c, state: channels.HealthUp}
 	for ctx.Err() == nil {
 		updates, err := c.fetchUpdates(ctx, offset)
 		if err != nil {
@@ -32,15 +31,15 @@ func (c *Channel) poll(ctx context.Context, deliver channels.Deliver) {
 				return
 			}
 			wait := b.next()
-			h.failed(err)
-			c.log.Warn("telegram getUpdates failed", "err", err, "backoff", wait, "failed_polls", h.failures)
+			failures := c.health.Failed(pollState(err), err.Error())
+			c.log.Warn("telegram getUpdates failed", "err", err, "backoff", wait, "failed_polls", failures)
 			if c.sleep(ctx, wait) != nil {
 				return
 			}
 			continue
 		}
 		b.reset()
-		h.ok()
+		c.health.OK()
 		for _, raw := range updates {
 			id, ok := updateID(raw)
 			if !ok {

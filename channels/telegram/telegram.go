@@ -65,7 +65,7 @@ type Channel struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	stopped  bool // Stop was called; a later Start returns at once
-	health   channels.HealthFunc
+	health   *channels.HealthTracker
 }
 
 // Option customises a Channel, mostly for tests.
@@ -112,9 +112,7 @@ func wholeSeconds(d time.Duration) time.Duration { return max(d.Truncate(time.Se
 
 // ReportHealth implements channels.HealthReporter.
 func (c *Channel) ReportHealth(f channels.HealthFunc) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.health = f
+	c.health.SetFunc(f)
 }
 
 // New creates the channel. It does not contact Telegram; Start does.
@@ -150,6 +148,7 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 	for _, opt := range opts {
 		opt(c)
 	}
+	c.health = channels.NewHealthTracker(Name, c.log, c.now)
 	c.caller = ta.HTTPCaller{Client: c.http}
 	bot, err := telego.NewBot(cfg.Token,
 		telego.WithAPIServer(cfg.APIURL),

@@ -50,7 +50,7 @@ type Channel struct {
 
 	minBackoff, maxBackoff time.Duration
 	conn                   chan connEvent // connection state changes, from the event handler
-	health                 *connHealth
+	health                 *channels.HealthTracker
 
 	now   func() time.Time
 	after func(d time.Duration, f func()) (stop func() bool)
@@ -123,7 +123,7 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger, opts ...Option) *
 		panic("whatsapp: " + err.Error())
 	}
 	c.previews = previews
-	c.health = newConnHealth(c.log)
+	c.health = channels.NewHealthTracker(Name, c.log, nil)
 	cl.AddEventHandler(c.handleEvent)
 	return c
 }
@@ -134,7 +134,7 @@ func (c *Channel) Name() string { return Name }
 // ReportHealth implements channels.HealthReporter: f learns when the
 // connection stops receiving (dropped, replaced, refused, banned, logged
 // out, keepalive unanswered) and when it is back.
-func (c *Channel) ReportHealth(f channels.HealthFunc) { c.health.setFunc(f) }
+func (c *Channel) ReportHealth(f channels.HealthFunc) { c.health.SetFunc(f) }
 
 // ReceivesImages implements channels.ImageReceiver: photos people send
 // reach the model as attachments.
@@ -232,7 +232,7 @@ func (c *Channel) runConnected(ctx context.Context) (reason string, loggedOut bo
 	for {
 		if err := c.client.Connect(); err != nil && !errors.Is(err, whatsmeow.ErrAlreadyConnected) {
 			c.log.Warn("whatsapp: connect failed", "err", err, "retry_in", backoff)
-			c.health.failed(channels.HealthDown, "connect: "+err.Error())
+			c.health.Failed(channels.HealthDown, "connect: "+err.Error())
 		} else {
 			reason, loggedOut, ended := c.waitDisconnect(ctx, &backoff)
 			if ended {
@@ -283,18 +283,18 @@ func (c *Channel) handleEvent(evt any) bool {
 func (c *Channel) handleConnEvent(evt any) {
 	switch e := evt.(type) {
 	case *events.Connected:
-		c.health.ok()
+		c.health.OK()
 		c.signal(connEvent{kind: connUp})
 	case *events.KeepAliveRestored:
-		c.health.ok()
+		c.health.OK()
 	case *events.KeepAliveTimeout:
 		// Pings go unanswered: the socket is open but nothing arrives.
 		c.log.Warn("whatsapp: keepalive timeout", "errors", e.ErrorCount, "last_success", e.LastSuccess)
-		c.health.failed(channels.HealthStalled, fmt.Sprintf("keepalive unanswered %d times", e.ErrorCount))
+		c.health.Failed(channels.HealthStalled, fmt.Sprintf("keepalive unanswered %d times", e.ErrorCount))
 	case *events.Disconnected:
 		c.down("disconnected")
 	case *events.LoggedOut:
-		c.health.failed(channels.HealthDown, "logged out: "+e.Reason.String())
+		c.health.Failed(channels.HealthDown, "logged out: "+e.Reason.String())
 		c.signal(connEvent{kind: connLoggedOut, reason: e.Reason.String()})
 	case *events.PairSuccess:
 		c.signal(connEvent{kind: connPaired})
@@ -317,7 +317,7 @@ func (c *Channel) handleConnEvent(evt any) {
 
 // down reports the connection lost and has the connect loop reconnect.
 func (c *Channel) down(reason string) {
-	c.health.failed(channels.HealthDown, reason)
+	c.health.Failed(channels.HealthDown, reason)
 	c.signal(connEvent{kind: connDown})
 }
 
