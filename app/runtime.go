@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/omega-gateway/omega/app/channelhealth"
@@ -130,6 +132,12 @@ func (o RuntimeOptions) summaryProvider(turns pipeline.Provider) summarizer.Prov
 // UnhealthyChannels lists the channels that cannot receive now
 // ("telegram: down"), for /readyz.
 func (r *Runtime) UnhealthyChannels() []string { return r.health.Unhealthy() }
+
+// ChannelStates reports every running channel's receiving state, for the
+// web UI.
+func (r *Runtime) ChannelStates() []channelhealth.State {
+	return r.health.States(slices.Collect(maps.Keys(r.channels)))
+}
 
 // Channel implements pipeline.ChannelSet.
 func (r *Runtime) Channel(name string) (channels.Channel, bool) {

@@ -23,6 +23,8 @@ type auditData struct {
 	LiveOn   bool   // the first page updates itself
 	Live     string // the filter's query, for the live updates
 	Top      string // newest turn shown
+	Channels []ChannelStatus
+	Now      time.Time
 }
 
 // filterOf reads the audit filter from a request's query.
@@ -57,7 +59,10 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	d := auditData{Title: "Audit", Q: q, Statuses: auditlog.Statuses(), Rows: page.Rows}
+	d := auditData{Title: "Audit", Q: q, Statuses: auditlog.Statuses(), Rows: page.Rows, Now: s.Now()}
+	if s.channels != nil {
+		d.Channels = s.channels()
+	}
 	if page.Next != "" {
 		v, _ := url.ParseQuery(liveQuery(q))
 		v.Set("after", page.Next)

@@ -161,7 +161,9 @@ const auditHead = `<thead><tr><th>When (UTC)</th><th>Sender</th><th>Status</th><
 
 func auditHTML(a auditData) string {
 	return page(a.Title, func(d *doc) {
-		d.raw(`<h1>Audit</h1>` + "\n" + `<form class="filters" method="get" action="/ui/">` + "\n")
+		d.raw(`<h1>Audit</h1>` + "\n")
+		channelsHTML(d, a.Channels, a.Now)
+		d.raw(`<form class="filters" method="get" action="/ui/">` + "\n")
 		input := func(label, name, placeholder string) {
 			d.raw(`<label>`, label, ` <input name="`, name, `"`)
 			if placeholder != "" {

@@ -61,8 +61,10 @@ type Server struct {
 	// engine's Applied); live pages also look every PollEvery.
 	changed func(ctx context.Context) <-chan struct{}
 	stream  http.Handler // nil: no live replies
-	token   string
-	logger  *slog.Logger
+	// channels reports the running channels' states; nil shows none.
+	channels func() []ChannelStatus
+	token    string
+	logger   *slog.Logger
 	// PollEvery bounds how stale a live page may be when no signal comes
 	// (another process applied the events). Default 2s.
 	PollEvery time.Duration
@@ -90,6 +92,9 @@ type Options struct {
 	// Stream serves a turn's reply as Server-Sent Events while it is
 	// written (api.Server.StreamTurn); nil: running turns show no reply.
 	Stream http.Handler
+	// Channels reports whether each running channel can receive; nil
+	// leaves the audit page without the line.
+	Channels func() []ChannelStatus
 }
 
 // New returns the web UI.
@@ -100,7 +105,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, token: o.Token, logger: o.Logger,
+	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, channels: o.Channels, token: o.Token, logger: o.Logger,
 		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
 	s.handler = s.routes()
 	return s, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -192,4 +193,28 @@ func (w *Watch) appendOn(ctx context.Context, name string, p domain.Payload) {
 	if err != nil {
 		w.log.Error("could not record a channel's health", "channel", name, "event", p.EventType(), "err", err)
 	}
+}
+
+// State is one channel's receiving state and since when it holds.
+type State struct {
+	Name  string
+	State string    // channels.HealthUp, HealthDown or HealthStalled
+	Since time.Time // zero for a channel that has been up since the start
+}
+
+// States returns the named channels' states, sorted by name; a channel
+// that never reported is up.
+func (w *Watch) States(names []string) []State {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]State, 0, len(names))
+	for _, n := range names {
+		st := State{Name: n, State: channels.HealthUp}
+		if s := w.states[n]; s != nil {
+			st.State, st.Since = s.state, s.since
+		}
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(a, b State) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

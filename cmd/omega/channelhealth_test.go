@@ -33,21 +33,41 @@ func TestServeTelegramOutageAndStall(t *testing.T) {
 			waitHTTP(t, e.url)
 
 			waitReadyz(t, e.url, http.StatusOK, "ready, degraded\nchannel telegram: down")
+			waitPage(t, e.url+"/ui/", `data-channel="telegram">telegram: down for `)
 			waitOwnerMessage(t, api, "telegram has not received messages")
 			api.EndOutage("getUpdates")
 			api.PushText(42, 42, "anyone there")
 			waitOwnerMessage(t, api, "telegram is receiving messages again")
 			waitOwnerMessage(t, api, "done: anyone there")
 			waitReadyzExactly(t, e.url, "ready\n")
+			waitPage(t, e.url+"/ui/", `data-channel="telegram">telegram: receiving<`)
 
 			api.StallUpdates(true)
 			waitReadyz(t, e.url, http.StatusOK, "ready, degraded\nchannel telegram: stalled")
+			waitPage(t, e.url+"/ui/", `data-channel="telegram">telegram: stalled for `)
 			api.StallUpdates(false)
 			waitReadyzExactly(t, e.url, "ready\n")
 			waitMetrics(t, e.url, `omega_channel_up{channel="telegram"} 1`,
 				`omega_channel_failures_total{channel="telegram",state="down"} 1`,
 				`omega_channel_failures_total{channel="telegram",state="stalled"} 1`)
 		})
+	}
+}
+
+// waitPage waits for the page at url (served to a loopback client
+// without a token) to contain text.
+func waitPage(t *testing.T, url, text string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, b := httpBody(t, url)
+		if c == http.StatusOK && strings.Contains(b, text) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s = %d, want it to contain %q:\n%s", url, c, text, b)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -37,10 +37,10 @@ func startMetrics(ctx context.Context, a *app.App) (*metrics.Metrics, error) {
 
 // operatorViews puts the audit API, the metrics and the web UI on the
 // HTTP server.
-func operatorViews(srv *api.Server, a *app.App, m *metrics.Metrics) error {
+func operatorViews(srv *api.Server, a *app.App, m *metrics.Metrics, rt *app.Runtime) error {
 	log := a.Audit
 	opts := webui.Options{Audit: log, Log: a.Store, Decoder: a.Registry, Changed: a.Engine.Applied, Token: srv.Token, Logger: a.Logger,
-		Stream: http.HandlerFunc(srv.StreamTurn)}
+		Stream: http.HandlerFunc(srv.StreamTurn), Channels: channelStatuses(rt)}
 	if a.Config.HeartbeatEnabled {
 		opts.Checklists = heartbeat.Checklists{Store: a.Store, Registry: a.Registry}
 	}
@@ -50,6 +50,18 @@ func operatorViews(srv *api.Server, a *app.App, m *metrics.Metrics) error {
 	}
 	srv.Audit, srv.Ops, srv.UI = log, m, ui
 	return nil
+}
+
+// channelStatuses reports the runtime's channels to the web UI.
+func channelStatuses(rt *app.Runtime) func() []webui.ChannelStatus {
+	return func() []webui.ChannelStatus {
+		states := rt.ChannelStates()
+		out := make([]webui.ChannelStatus, len(states))
+		for i, s := range states {
+			out[i] = webui.ChannelStatus{Name: s.Name, State: s.State, Since: s.Since}
+		}
+		return out
+	}
 }
 
 // timedStore observes the latency of every append.

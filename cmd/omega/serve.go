@@ -59,7 +59,7 @@ func serve(ctx context.Context) error {
 	set.Attach(rt)
 	m.Channels = rt
 	if set.API != nil {
-		if err := operatorViews(set.API, a, m); err != nil {
+		if err := operatorViews(set.API, a, m, rt); err != nil {
 			return err
 		}
 	}
