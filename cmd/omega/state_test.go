@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/turn"
@@ -101,4 +103,75 @@ func mustZone(t *testing.T, name string) *time.Location {
 		t.Fatal(err)
 	}
 	return loc
+}
+
+// In Chromium, against omega serve: the sender page's "as of" control
+// shows the facts and conversation of the moment entered (in the owner's
+// zone), and "now" comes back to the present.
+func TestServeSenderPageAsOfBrowser(t *testing.T) {
+	browserPath := chromiumPath(t)
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	vars, _ := storeBackends()[0].env(t)
+	e := newShutdownEnv(t, vars, nil)
+	env := append(e.env, "OMEGA_TIMEZONE=America/New_York") // loopback, no token: the API and UI are open
+	startServe(t, bin, env)
+	waitHTTP(t, e.url)
+	first := postMessage(t, e.url, "alice", "hello", "30s")
+	if out, errs, err := runBin(t, bin, env, "facts", "set", "http:alice", "city", "Lisbon"); err != nil {
+		t.Fatalf("facts set: %v\n%s%s", err, out, errs)
+	}
+	time.Sleep(1100 * time.Millisecond) // the control has whole seconds
+	then := time.Now().In(mustZone(t, "America/New_York")).Format("2006-01-02T15:04:05")
+	time.Sleep(1100 * time.Millisecond)
+	if out, errs, err := runBin(t, bin, env, "facts", "set", "http:alice", "city", "Porto"); err != nil {
+		t.Fatalf("facts set: %v\n%s%s", err, out, errs)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browserPath),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+
+	var present, past, note, loc string
+	// The present page reads the read models, which apply the last fact
+	// a moment after the command returned.
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(present, "Porto") && time.Now().Before(deadline); {
+		if err := chromedp.Run(ctx, chromedp.Navigate(e.url+"/ui/senders/http/alice"), chromedp.WaitVisible(`form.asof input[name=at]`),
+			chromedp.Text(`main`, &present)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.SetValue(`form.asof input[name=at]`, then),
+		chromedp.Click(`form.asof button`),
+		chromedp.WaitVisible(`#asof`),
+		chromedp.Text(`main`, &past),
+		chromedp.Text(`#asof`, &note),
+		chromedp.Location(&loc),
+	); err != nil {
+		t.Fatalf("as of %s: %v", then, err)
+	}
+	if !strings.Contains(present, "Porto") || strings.Contains(present, "Lisbon") {
+		t.Errorf("the present page:\n%s", present)
+	}
+	if !strings.Contains(past, "Lisbon") || strings.Contains(past, "Porto") {
+		t.Errorf("the page as of %s:\n%s", then, past)
+	}
+	if !strings.Contains(note, strings.Replace(then, "T", " ", 1)) || !strings.Contains(note, first["turn_id"].(string)) {
+		t.Errorf("the moment's note: %q", note)
+	}
+	if !strings.Contains(loc, "at="+strings.ReplaceAll(then, ":", "%3A")) {
+		t.Errorf("the page's address %q does not keep the moment", loc)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click(`form.asof a`), chromedp.WaitVisible(`form.asof`), chromedp.Text(`main`, &present)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(present, "Porto") {
+		t.Errorf("back to now:\n%s", present)
+	}
 }
