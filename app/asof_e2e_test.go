@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/asof"
@@ -17,13 +19,13 @@ import (
 
 // markerClaude answers "do:TEXT;p=STYLE" with TEXT and the marker
 // PERSONALITY: STYLE on its own line (l= LANG_SWITCH, a= PROJECT_ACTIVATE,
-// ;deactivate PROJECT_DEACTIVATE, ;forget FORGET_CONVERSATION: a marker
+// ;deactivate PROJECT_DEACTIVATE, ;forget FORGET_CONVERSATION, s= SCHEDULE: a marker
 // the user wrote would be refused as an echo), anything else with "echo: <last line>", on the
 // session it was asked to resume (or a new one).
 func markerClaude(t *testing.T) string {
 	t.Helper()
 	return writeClaude(t, t.TempDir(), `case "$last" in
-  do:*) reply=$(printf '%s' "${last#do:}" | sed 's/;p=/\\nPERSONALITY: /; s/;l=/\\nLANG_SWITCH: /; s/;a=/\\nPROJECT_ACTIVATE: /; s/;deactivate/\\nPROJECT_DEACTIVATE/; s/;forget/\\nFORGET_CONVERSATION/');;
+  do:*) reply=$(printf '%s' "${last#do:}" | sed 's/;p=/\\nPERSONALITY: /; s/;l=/\\nLANG_SWITCH: /; s/;a=/\\nPROJECT_ACTIVATE: /; s/;deactivate/\\nPROJECT_DEACTIVATE/; s/;forget/\\nFORGET_CONVERSATION/; s/;s=/\\nSCHEDULE: /');;
   *) reply="echo: $last";;
 esac
 sess=${resume:-sess-$(date +%s%N)}
@@ -66,6 +68,22 @@ func sameAsTheTurn(st asof.State, id string, c turn.ContextBuilt) []string {
 	if st.Personality != "" && !strings.Contains(c.System, st.Personality) ||
 		st.Personality == "" && strings.Contains(c.System, "Personality preference") {
 		diffs = append(diffs, "personality "+st.Personality)
+	}
+	// The tasks block is there when the message speaks of tasks.
+	seen := c.System + "\n" + c.Prompt
+	if !slices.Contains(c.SectionsUsed, promptctx.BlockTasks) {
+		seen = ""
+	}
+	for _, tk := range st.Tasks {
+		if seen == "" {
+			break
+		}
+		if !strings.Contains(seen, "["+tk.ID[:8]+"] "+tk.Description) {
+			diffs = append(diffs, "task "+tk.Description)
+		}
+	}
+	if seen != "" && len(st.Tasks) == 0 && !strings.Contains(seen, "User's scheduled tasks: none.") {
+		diffs = append(diffs, "tasks: none in the state")
 	}
 	if st.Language != "" && st.Language != c.Language {
 		diffs = append(diffs, "language "+st.Language+" vs "+c.Language)
@@ -110,8 +128,8 @@ func TestStateAtATurnIsWhatTheTurnSaw(t *testing.T) {
 			}
 			var ids []string
 			for _, step := range []string{
-				"hello there", "fact city Lisbon", "do:noted;p=a terse pirate", "what do you know",
-				"do:claro;l=Spanish", "do:vale;a=shop", "hola en la tienda", "fact pet cat",
+				"hello there", "fact city Lisbon", "do:noted;p=a terse pirate", "what do you know", "any reminder pending?",
+				"do:claro;l=Spanish", "do:apuntado;s=Call Juan | 2030-01-02T10:00:00Z | once", "qué tarea tengo?", "do:vale;a=shop", "hola en la tienda", "fact pet cat",
 				"do:olvidado;forget", "otra vez", "/forget", "y ahora", "do:ok;deactivate", "de vuelta",
 			} {
 				if kv, ok := strings.CutPrefix(step, "fact "); ok {
@@ -154,8 +172,10 @@ func TestStateAtATurnIsWhatTheTurnSaw(t *testing.T) {
 				seen["spanish"] = seen["spanish"] || c.Language == "Spanish"
 				seen["project"] = seen["project"] || c.Project == "shop"
 				seen["two facts"] = seen["two facts"] || c.FactsCount == 2
+				seen["task"] = seen["task"] || len(st.Tasks) == 1 && slices.Contains(c.SectionsUsed, promptctx.BlockTasks)
+				seen["no task"] = seen["no task"] || len(st.Tasks) == 0 && slices.Contains(c.SectionsUsed, promptctx.BlockTasks)
 			}
-			for _, want := range []string{"continued", "new after the first", "session", "personality", "spanish", "project", "two facts"} {
+			for _, want := range []string{"continued", "new after the first", "session", "personality", "spanish", "project", "two facts", "task", "no task"} {
 				if !seen[want] {
 					t.Errorf("no turn covered %q: %v", want, seen)
 				}

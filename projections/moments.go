@@ -10,10 +10,12 @@ import (
 // say which streams to fold (a sender's tasks, a chat's turns), so the
 // read models serve as an index and never as the answer.
 
-// SenderTaskIDs returns the ids of every task the sender scheduled,
-// whatever became of it.
-func (q *Queries) SenderTaskIDs(ctx context.Context, snd string) ([]string, error) {
-	ids, err := strings1(ctx, q.db, `SELECT id FROM tasks WHERE sender = $1`, snd)
+// SenderTasksAt returns the ids of the sender's tasks that may have been
+// pending at the moment: scheduled by then, and not settled before it (a
+// task's status changes only with an event that moves updated_at).
+func (q *Queries) SenderTasksAt(ctx context.Context, snd string, at time.Time) ([]string, error) {
+	ids, err := strings1(ctx, q.db, `SELECT id FROM tasks WHERE sender = $1 AND created_at <= $2
+		AND (status = 'pending' OR updated_at >= $2)`, snd, at.UnixMicro())
 	if err != nil {
 		return nil, fmt.Errorf("find the tasks of %s: %w", snd, err)
 	}

@@ -97,7 +97,7 @@ type Profiles interface {
 // Index names the streams a sender's state is folded from
 // (projections.Queries).
 type Index interface {
-	SenderTaskIDs(ctx context.Context, snd string) ([]string, error)
+	SenderTasksAt(ctx context.Context, snd string, at time.Time) ([]string, error)
 	ChatTurnsBefore(ctx context.Context, chat string, by time.Time, limit, skip int) ([]string, error)
 }
 
@@ -173,7 +173,7 @@ func (r *Reader) TurnMoment(ctx context.Context, turnID string) (Moment, error) 
 
 // tasks are the sender's tasks pending at the moment, soonest first.
 func (r *Reader) tasks(ctx context.Context, who sender.SenderRef, at Moment) ([]Task, error) {
-	ids, err := r.Index.SenderTaskIDs(ctx, who.Key())
+	ids, err := r.Index.SenderTasksAt(ctx, who.Key(), at.At)
 	if err != nil {
 		return nil, err
 	}
