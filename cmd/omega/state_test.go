@@ -65,6 +65,13 @@ func TestStateCLI(t *testing.T) {
 		if err := json.Unmarshal([]byte(run("state", "--sender", "http:alice", "--at", id, "--json")), &st); err != nil {
 			t.Fatal(err)
 		}
+		var short asof.State
+		if err := json.Unmarshal([]byte(run("state", "--sender", "http:alice", "--at", id[:8], "--json")), &short); err != nil {
+			t.Fatal(err)
+		}
+		if !short.At.Equal(st.At) || short.Next != st.Next {
+			t.Errorf("--at %s (as omega audit prints it) is not the turn's moment: %+v, want %+v", id[:8], short, st)
+		}
 		c := recordedContext(t, e.open(), id)
 		if len(st.Facts) != c.FactsCount || len(st.Facts) != 1 || st.Facts[0] != [2]string{"city", "Lisbon"} {
 			t.Errorf("facts at the second turn: %v, its context counted %d", st.Facts, c.FactsCount)

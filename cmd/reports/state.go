@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/domain/identity"
 	"github.com/omega-gateway/omega/handlers/asof"
@@ -25,7 +26,8 @@ personality, active project, provider session, pending tasks with their next
 due times, heartbeat checklist and the open conversation, all folded from the
 event log as it stood then. --at takes RFC 3339 (2026-11-20T14:00:00Z), a
 wall-clock time in the owner's time zone (OMEGA_TIMEZONE): "2026-11-20 14:00",
-or a turn id: the state that turn built its context from. Default: now.`,
+or a turn id (or the 8 characters omega audit prints): the state that turn
+built its context from. Default: now.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			who, err := identity.ParseIdentity(snd)
@@ -47,7 +49,7 @@ or a turn id: the state that turn built its context from. Default: now.`,
 			}
 			moment := asof.Moment{At: time.Now()}
 			if at != "" {
-				if moment, err = momentOf(cmd, states, at, loc); err != nil {
+				if moment, err = momentOf(cmd, a, states, at, loc); err != nil {
 					return err
 				}
 			}
@@ -71,12 +73,17 @@ or a turn id: the state that turn built its context from. Default: now.`,
 	return cmd
 }
 
-// momentOf reads --at: a time, else a turn's id.
-func momentOf(cmd *cobra.Command, states *asof.Reader, at string, loc *time.Location) (asof.Moment, error) {
+// momentOf reads --at: a time, else a turn's id or the start of a
+// completed turn's id (omega audit prints 8 characters).
+func momentOf(cmd *cobra.Command, a *app.App, states *asof.Reader, at string, loc *time.Location) (asof.Moment, error) {
 	if t, ok := asof.ParseTime(at, loc); ok {
 		return asof.Moment{At: t}, nil
 	}
-	m, err := states.TurnMoment(cmd.Context(), at)
+	id := strings.TrimSpace(at)
+	if ids, err := a.Audit.TurnsWithPrefix(cmd.Context(), id, 2); err == nil && len(ids) == 1 {
+		id = ids[0]
+	}
+	m, err := states.TurnMoment(cmd.Context(), id)
 	if err != nil {
 		return m, fmt.Errorf(`--at %q is neither a time (RFC 3339, or "2006-01-02 15:04" in %s) nor a turn: %w`, at, loc, err)
 	}
