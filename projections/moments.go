@@ -7,8 +7,8 @@ import (
 )
 
 // The state of a past moment is folded from the log; these queries only
-// say which streams to fold (a sender's tasks, a chat's turns), so the
-// read models serve as an index and never as the answer.
+// say which streams to fold (a sender's tasks and turns), so the read
+// models serve as an index and never as the answer.
 
 // SenderTasksAt returns the ids of the sender's tasks that may have been
 // pending at the moment: scheduled by then, and not settled before it (a
@@ -22,13 +22,24 @@ func (q *Queries) SenderTasksAt(ctx context.Context, snd string, at time.Time) (
 	return ids, nil
 }
 
-// ChatTurnsBefore returns the ids of the chat's turns received at or
-// before by, newest first, skipping the newest skip.
-func (q *Queries) ChatTurnsBefore(ctx context.Context, chat string, by time.Time, limit, skip int) ([]string, error) {
-	ids, err := strings1(ctx, q.db, `SELECT turn_id FROM turns WHERE chat = $1 AND received_at <= $2
-		ORDER BY arrival DESC LIMIT $3 OFFSET $4`, chat, by.UnixMicro(), limit, skip)
-	if err != nil {
-		return nil, fmt.Errorf("find the turns of %s: %w", chat, err)
+// SenderTurnsBefore returns the ids of the sender's turns received at or
+// before by, newest first, skipping the newest skip: the completed ones
+// through the audit's per-sender index (a sender's turns complete in the
+// order they arrived), and on the first page before them any still open.
+func (q *Queries) SenderTurnsBefore(ctx context.Context, snd string, by time.Time, limit, skip int) ([]string, error) {
+	var open []string
+	var err error
+	if skip == 0 {
+		open, err = strings1(ctx, q.db, `SELECT turn_id FROM turns WHERE status = 'open' AND sender = $1 AND received_at <= $2
+			ORDER BY arrival DESC`, snd, by.UnixMicro())
+		if err != nil {
+			return nil, fmt.Errorf("find the open turns of %s: %w", snd, err)
+		}
 	}
-	return ids, nil
+	done, err := strings1(ctx, q.db, `SELECT turn_id FROM audit WHERE sender = $1 AND received_at <= $2
+		ORDER BY at DESC, turn_id DESC LIMIT $3 OFFSET $4`, snd, by.UnixMicro(), limit, skip)
+	if err != nil {
+		return nil, fmt.Errorf("find the turns of %s: %w", snd, err)
+	}
+	return append(open, done...), nil
 }

@@ -98,7 +98,7 @@ type Profiles interface {
 // (projections.Queries).
 type Index interface {
 	SenderTasksAt(ctx context.Context, snd string, at time.Time) ([]string, error)
-	ChatTurnsBefore(ctx context.Context, chat string, by time.Time, limit, skip int) ([]string, error)
+	SenderTurnsBefore(ctx context.Context, snd string, by time.Time, limit, skip int) ([]string, error)
 }
 
 // Reader folds the state of a moment.

@@ -103,7 +103,7 @@ func (w *conversationWalk) see(t *seenTurn) {
 func (r *Reader) conversation(ctx context.Context, chat, project string, at Moment) (*Conversation, error) {
 	w := &conversationWalk{project: project, closed: map[string]bool{}}
 	for skip := 0; !w.done; skip += turnPage {
-		ids, err := r.Index.ChatTurnsBefore(ctx, chat, at.At, turnPage, skip)
+		ids, err := r.Index.SenderTurnsBefore(ctx, chat, at.At, turnPage, skip)
 		if err != nil {
 			return nil, err
 		}
@@ -112,8 +112,8 @@ func (r *Reader) conversation(ctx context.Context, chat, project string, at Mome
 			if _, err := eventstore.FoldUntil(ctx, r.Store, r.Registry, domain.TurnStream(id), t, at.Keep); err != nil {
 				return nil, err
 			}
-			if t.Received == nil {
-				continue
+			if t.Received == nil || t.Received.Chat().Key() != chat {
+				continue // a group's turn belongs to the group's conversation
 			}
 			if w.see(t); w.done {
 				break
