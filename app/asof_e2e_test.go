@@ -24,7 +24,8 @@ import (
 // session it was asked to resume (or a new one).
 func markerClaude(t *testing.T) string {
 	t.Helper()
-	return writeClaude(t, t.TempDir(), `case "$last" in
+	return writeClaude(t, t.TempDir(), `case "$last" in *slow*) sleep 2;; esac
+case "$last" in
   do:*) reply=$(printf '%s' "${last#do:}" | sed 's/;p=/\\nPERSONALITY: /; s/;l=/\\nLANG_SWITCH: /; s/;a=/\\nPROJECT_ACTIVATE: /; s/;deactivate/\\nPROJECT_DEACTIVATE/; s/;forget/\\nFORGET_CONVERSATION/; s/;s=/\\nSCHEDULE: /');;
   *) reply="echo: $last";;
 esac
@@ -180,6 +181,18 @@ func TestStateAtATurnIsWhatTheTurnSaw(t *testing.T) {
 					t.Errorf("no turn covered %q: %v", want, seen)
 				}
 			}
+			// A turn still waiting for its reply is open, not in the audit:
+			// its message is already the conversation's latest.
+			slow := say(t, n, "alice", "a slow one", "0s")
+			waitFor(t, "the slow turn's context", func() bool { _, ok := seenContext(t, n, slow.TurnID); return ok })
+			now, err := states.At(ctx, who, asof.Moment{At: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := now.Conversation; c == nil || len(c.Messages) == 0 || c.Messages[len(c.Messages)-1].Turn != slow.TurnID {
+				t.Errorf("the open turn's message is not the conversation's latest: %+v", now.Conversation)
+			}
+			waitFor(t, "the slow turn", func() bool { return countType(turnEvents(t, n, slow.TurnID), completed) == 1 })
 			// Later than the idle time after the last turn, a message starts
 			// a new conversation and resumes no session.
 			last, err := states.TurnMoment(ctx, ids[len(ids)-1])
