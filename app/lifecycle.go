@@ -66,6 +66,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 		return ignoreStop(gctx, r.Summarizer.Watch(gctx, r.Buses.CommandBus))
 	})
 	r.runClock(gctx, g)
+	r.runClaudeMD(gctx, g)
 	g.Go(func() error { return ignoreStop(gctx, r.Access.Run(gctx)) })
 	r.health.Start(gctx)
 	for _, ch := range r.channels {

@@ -27,6 +27,14 @@ const maxConflictRetries = 5
 // Fold applies a whole stream to state and returns the stream's version
 // (0: no stream), the version to append after.
 func Fold(ctx context.Context, s Store, reg *domain.Registry, stream string, state Aggregate) (int64, error) {
+	return FoldUntil(ctx, s, reg, stream, state, nil)
+}
+
+// FoldUntil is Fold of the stream as it stood before its first event that
+// keep refuses (nil keeps them all): the state of any earlier moment is
+// the same fold stopped sooner, so it can never disagree with what the
+// fold said at that moment.
+func FoldUntil(ctx context.Context, s Store, reg *domain.Registry, stream string, state Aggregate, keep func(domain.Event) bool) (int64, error) {
 	evs, err := s.Load(ctx, stream, 1)
 	if err != nil {
 		return 0, fmt.Errorf("load %s: %w", stream, err)
@@ -34,6 +42,9 @@ func Fold(ctx context.Context, s Store, reg *domain.Registry, stream string, sta
 	obs, _ := state.(Observer)
 	var version int64
 	for _, e := range evs {
+		if keep != nil && !keep(e) {
+			break
+		}
 		p, err := reg.Decode(e)
 		if err != nil {
 			return 0, fmt.Errorf("decode %s@%d: %w", stream, e.Version, err)

@@ -99,3 +99,25 @@ func TestUpdateAppendsNothingWhenTheDecisionFails(t *testing.T) {
 		t.Fatalf("version %d, %v", v, err)
 	}
 }
+
+// FoldUntil is the stream as it stood before the first event refused:
+// the same fold, stopped there, with the version reached.
+func TestFoldUntilStopsAtTheFirstRefusedEvent(t *testing.T) {
+	ctx := context.Background()
+	s, reg := open(t)
+	const stream = "sender-test-2"
+	for _, v := range []string{"Lisbon", "Porto", "Faro"} {
+		if _, _, err := eventstore.Update(ctx, s, reg, stream, domain.Metadata{CausationID: v}, newFacts, record("city", v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := newFacts()
+	version, err := eventstore.FoldUntil(ctx, s, reg, stream, got, func(e domain.Event) bool { return e.Metadata.CausationID != "Faro" })
+	if err != nil || version != 2 || got.values["city"] != "Porto" || len(got.causes) != 2 {
+		t.Fatalf("version %d, state %+v, %v", version, got, err)
+	}
+	all := newFacts()
+	if version, err := eventstore.FoldUntil(ctx, s, reg, stream, all, nil); err != nil || version != 3 || all.values["city"] != "Faro" {
+		t.Fatalf("nil keeps all: version %d, state %+v, %v", version, all, err)
+	}
+}

@@ -315,3 +315,18 @@ func splitSections(text string) (map[string]string, error) {
 	flush()
 	return sections, nil
 }
+
+// WorkspaceClaudeFile is the template of the workspace's CLAUDE.md.
+const WorkspaceClaudeFile = "WORKSPACE_CLAUDE.md"
+
+// WorkspaceClaude is the embedded template omega deploys as the
+// workspace's CLAUDE.md (its generated section is added to it). There is
+// no override in $OMEGA_DATA_DIR/prompts: the deployed file is the
+// person's to edit.
+func WorkspaceClaude() string {
+	b, err := defaults.ReadFile("defaults/" + WorkspaceClaudeFile)
+	if err != nil {
+		panic(fmt.Sprintf("prompts: embedded %s missing: %v", WorkspaceClaudeFile, err))
+	}
+	return string(b)
+}

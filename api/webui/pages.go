@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/handlers/asof"
 	"github.com/omega-gateway/omega/projections/auditlog"
 )
 
@@ -192,6 +193,10 @@ type senderData struct {
 	Turns   []auditlog.Row
 	// Heartbeat is the global checklist; nil when the heartbeat is off.
 	Heartbeat *heartbeat.Heartbeat
+	// State is the page's past moment ("as of"), nil for the present;
+	// Loc is the owner's zone the control reads and shows.
+	State *asof.State
+	Loc   *time.Location
 }
 
 func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
@@ -202,12 +207,24 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	page, err := s.audit.Query(r.Context(), auditlog.Filter{Sender: key, Limit: 20})
+	at, past, err := s.asOf(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	filter := auditlog.Filter{Sender: key, Limit: 20}
+	if past {
+		filter.Until = at.Add(time.Microsecond)
+	}
+	page, err := s.audit.Query(r.Context(), filter)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	data := senderData{Title: channel + ":" + id, Channel: channel, ID: id, View: view, Turns: page.Rows}
+	if s.states != nil {
+		data.Loc = s.loc
+	}
 	if s.checks != nil {
 		hb, err := s.checks.Load(r.Context(), heartbeat.GlobalHeartbeat)
 		if err != nil {
@@ -215,6 +232,12 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		data.Heartbeat = &hb
+	}
+	if past {
+		if err := s.senderAsOf(r.Context(), &data, at); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 	}
 	render(w, senderHTML(data))
 }

@@ -71,8 +71,13 @@ func page(title string, content func(d *doc)) string {
 func fmtMs(n int64) string {
 	return (time.Duration(n) * time.Millisecond).Round(time.Millisecond).String()
 }
-func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
-func iso(t time.Time) string  { return t.UTC().Format(time.RFC3339) }
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "—" // a past moment's fold keeps no change times
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+func iso(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // oneline is a message on one line, cut to 90 characters.
 func oneline(s string) string {
@@ -341,6 +346,9 @@ func senderHTML(s senderData) string {
 		d.raw(`<h1>`)
 		d.esc(s.Channel + ":" + s.ID)
 		d.raw("</h1>\n")
+		if s.Loc != nil {
+			asOfHTML(d, s)
+		}
 		if v.Known {
 			d.raw(`<dl class="facts">` + "\n")
 			if v.Name != "" {

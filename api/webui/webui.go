@@ -53,6 +53,8 @@ type Checklists interface {
 
 // Server serves /ui/.
 type Server struct {
+	states  States
+	loc     *time.Location
 	audit   Audit
 	checks  Checklists
 	log     Log
@@ -95,6 +97,10 @@ type Options struct {
 	// Channels reports whether each running channel can receive; nil
 	// leaves the audit page without the line.
 	Channels func() []ChannelStatus
+	// States gives sender pages their "as of" control (nil: none), read
+	// in Location, the owner's zone (nil: UTC).
+	States   States
+	Location *time.Location
 }
 
 // New returns the web UI.
@@ -105,7 +111,10 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, channels: o.Channels, token: o.Token, logger: o.Logger,
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	s := &Server{states: o.States, loc: o.Location, audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, channels: o.Channels, token: o.Token, logger: o.Logger,
 		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
 	s.handler = s.routes()
 	return s, nil

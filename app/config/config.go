@@ -56,6 +56,9 @@ type Config struct {
 	// Classify sends each message through a fast classification call that
 	// answers it directly or runs it as a multi-step plan.
 	Classify bool `env:"CLASSIFY" envDefault:"true"`
+	// ClaudeMD keeps the workspace's CLAUDE.md: the template deployed at
+	// start, its generated section listing the projects and skills.
+	ClaudeMD bool `env:"CLAUDE_MD" envDefault:"true"`
 	// Streaming shows replies while the model writes them, where the
 	// provider can stream: "on" (default) or "off" (sent whole).
 	Streaming string `env:"STREAMING" envDefault:"on"`

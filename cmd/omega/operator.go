@@ -44,6 +44,14 @@ func operatorViews(srv *api.Server, a *app.App, m *metrics.Metrics, rt *app.Runt
 	if a.Config.HeartbeatEnabled {
 		opts.Checklists = heartbeat.Checklists{Store: a.Store, Registry: a.Registry}
 	}
+	states, err := a.States()
+	if err != nil {
+		return err
+	}
+	if opts.Location, err = a.Config.Location(); err != nil {
+		return err
+	}
+	opts.States = states
 	ui, err := webui.New(opts)
 	if err != nil {
 		return err

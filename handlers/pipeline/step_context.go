@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/omega-gateway/omega/channels"
-	"github.com/omega-gateway/omega/domain/i18n"
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/domain/sender"
 )
@@ -37,10 +36,7 @@ func (d *Driver) addContext(ctx context.Context, st *turnState, profile sender.S
 }
 
 func (d *Driver) language(st *turnState, profile sender.SenderProfile) string {
-	if profile.Language != "" {
-		return i18n.OrDefault(profile.Language)
-	}
-	return i18n.Detect(st.Received.Text)
+	return promptctx.ReplyLanguage(profile, st.Received.Text)
 }
 
 // formatHint is how the channel wants replies formatted, if it says.

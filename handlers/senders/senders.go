@@ -63,8 +63,14 @@ func New(store eventstore.Store, reg *domain.Registry) (Service, error) {
 // Resolve returns the identity whose profile the sender uses: the
 // canonical identity the owner linked it to (/link), else itself.
 func (s Service) Resolve(ctx context.Context, channel, senderID string) (sender.SenderRef, error) {
+	return s.resolveUntil(ctx, channel, senderID, nil)
+}
+
+// resolveUntil is Resolve with the links as they stood before the first
+// event keep refuses (nil: now).
+func (s Service) resolveUntil(ctx context.Context, channel, senderID string, keep func(domain.Event) bool) (sender.SenderRef, error) {
 	var ids identity.Identities
-	if _, err := eventstore.Fold(ctx, s.store, s.registry, identity.IdentityStream, &ids); err != nil {
+	if _, err := eventstore.FoldUntil(ctx, s.store, s.registry, identity.IdentityStream, &ids, keep); err != nil {
 		return sender.SenderRef{}, err
 	}
 	return ids.Resolve(sender.SenderRef{Channel: channel, ID: senderID}), nil
@@ -78,15 +84,23 @@ func (s Service) ProfileStream(ctx context.Context, channel, senderID string) (s
 
 // Load returns a sender's current profile.
 func (s Service) Load(ctx context.Context, channel, senderID string) (sender.SenderProfile, error) {
+	p, _, err := s.LoadUntil(ctx, channel, senderID, nil)
+	return p, err
+}
+
+// LoadUntil returns the profile a turn would have loaded before the first
+// event keep refuses (nil: Load), and the identity whose profile it is:
+// the links and the profile stream folded by the same code, stopped there.
+func (s Service) LoadUntil(ctx context.Context, channel, senderID string, keep func(domain.Event) bool) (sender.SenderProfile, sender.SenderRef, error) {
 	var p sender.SenderProfile
-	stream, err := s.ProfileStream(ctx, channel, senderID)
+	ref, err := s.resolveUntil(ctx, channel, senderID, keep)
 	if err != nil {
-		return sender.SenderProfile{}, err
+		return sender.SenderProfile{}, ref, err
 	}
-	if _, err := eventstore.Fold(ctx, s.store, s.registry, stream, &p); err != nil {
-		return sender.SenderProfile{}, err
+	if _, err := eventstore.FoldUntil(ctx, s.store, s.registry, ref.Stream(), &p, keep); err != nil {
+		return sender.SenderProfile{}, ref, err
 	}
-	return p, nil
+	return p, ref, nil
 }
 
 // Decide runs a decision on a sender's profile and records its events.

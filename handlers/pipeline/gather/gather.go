@@ -133,7 +133,7 @@ func (g *Gatherer) conversation(ctx context.Context, chat, project string, now t
 	if err != nil {
 		return "", nil, err
 	}
-	if !ok || now.Sub(c.LastAt) >= g.ConversationIdle {
+	if !ok || !promptctx.ConversationContinues(c.LastAt, now, g.ConversationIdle) {
 		return turnID, nil, nil
 	}
 	return c.ID, c.History, nil
