@@ -26,6 +26,7 @@ import (
 	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/providercalls"
 	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/recall"
 	"github.com/omega-gateway/omega/projections/reports"
 )
 
@@ -70,6 +71,8 @@ type App struct {
 	Reports *reports.Queries
 	// Audit queries the audit of completed turns.
 	Audit *auditlog.Queries
+	// Recall searches the full-text index of every conversation.
+	Recall *recall.Index
 	// Senders changes sender profiles; Effects records marker and command
 	// effects and handles the task commands.
 	Senders senders.Service
@@ -144,6 +147,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		_ = a.backend.Close()
 		return nil, err
 	}
+	if a.Recall, err = recall.NewIndex(a.backend.ReadDB(), a.Dialect); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
 	if a.Senders, err = senders.New(a.Store, a.Registry); err != nil {
 		_ = a.backend.Close()
 		return nil, err
@@ -195,5 +202,6 @@ func NewRegistry() *domain.Registry { return events.NewRegistry() }
 // Projections lists every read model.
 func Projections() []readmodel.Projection {
 	return []readmodel.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{}}
+		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{},
+		recall.ReadModel{}}
 }

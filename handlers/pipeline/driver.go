@@ -44,7 +44,10 @@ type Driver struct {
 	// Projects imports project definitions and reads them from the log;
 	// nil: no projects.
 	Projects ProjectCatalog
-	Config   DriverConfig
+	// Recall searches older conversations for a message that asks to
+	// recall (nil: no full-text recall).
+	Recall gather.Recaller
+	Config DriverConfig
 	Logger   *slog.Logger
 	Now      func() time.Time
 
