@@ -61,6 +61,7 @@ type Server struct {
 	// engine's Applied); live pages also look every PollEvery.
 	changed func(ctx context.Context) <-chan struct{}
 	stream  http.Handler // nil: no live replies
+	recall  Recaller     // nil: no search page
 	token   string
 	logger  *slog.Logger
 	// PollEvery bounds how stale a live page may be when no signal comes
@@ -90,6 +91,8 @@ type Options struct {
 	// Stream serves a turn's reply as Server-Sent Events while it is
 	// written (api.Server.StreamTurn); nil: running turns show no reply.
 	Stream http.Handler
+	// Recall serves the search page (/ui/search); nil: none.
+	Recall Recaller
 }
 
 // New returns the web UI.
@@ -100,7 +103,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, token: o.Token, logger: o.Logger,
+	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, recall: o.Recall, token: o.Token, logger: o.Logger,
 		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
 	s.handler = s.routes()
 	return s, nil
@@ -124,6 +127,9 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /ui/senders/{channel}/{id}", s.senderPage)
 	mux.HandleFunc("GET /ui/usage", s.usagePage)
+	if s.recall != nil {
+		mux.HandleFunc("GET /ui/search", s.searchPage)
+	}
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.

@@ -27,4 +27,6 @@ func recalledOf(decoded []domain.Payload) recordedRecall {
 	return r
 }
 
-func (r recordedRecall) Search(context.Context, recall.Query) ([]recall.Hit, error) { return r.hits, nil }
+func (r recordedRecall) Search(context.Context, recall.Query) ([]recall.Hit, error) {
+	return r.hits, nil
+}
