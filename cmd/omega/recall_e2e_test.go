@@ -48,8 +48,9 @@ const (
 // recall gets the passage of the person's older conversation in the
 // prompt the provider is given, with its date, and recorded in its
 // ContextBuilt; another person's matching conversation never. omega
-// search (the binary) and the web UI's search (in Chromium, served by
-// omega serve) find the passages, one person's only with --sender.
+// search (the binary), /search and the web UI's search (in Chromium,
+// served by omega serve) find the passages, one person's only with
+// --sender; omega replay rebuilds the same index.
 func TestRecallThroughTheDoor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -110,7 +111,24 @@ func TestRecallThroughTheDoor(t *testing.T) {
 			if _, stderr, err = runBin(t, bin, env, "search", "the", "of"); err == nil || !strings.Contains(stderr, "nothing to search for") {
 				t.Fatalf("omega search with only common words: %v %s", err, stderr)
 			}
+			slash := postMessage(t, url, "ann", "/search greyhound", "60s")
+			if reply, _ := slash["reply"].(string); !strings.Contains(reply, "Leeds") || strings.Contains(reply, "York") {
+				t.Fatalf("/search: %v", slash)
+			}
 			browseSearch(t, url)
+
+			// omega replay rebuilds the same index: --verify finds no
+			// difference, and a full replay finds the same passages.
+			before, _, _ := runBin(t, bin, env, "search", "greyhound", "dog", "--json")
+			if stdout, stderr, err := runBin(t, bin, env, "replay", "--verify", "--projection", "recall"); err != nil {
+				t.Fatalf("replay --verify: %v\n%s%s", err, stdout, stderr)
+			}
+			if stdout, stderr, err := runBin(t, bin, env, "replay", "--projection", "recall"); err != nil {
+				t.Fatalf("replay: %v\n%s%s", err, stdout, stderr)
+			}
+			if after, _, _ := runBin(t, bin, env, "search", "greyhound", "dog", "--json"); after != before || !strings.Contains(after, "Leeds") {
+				t.Fatalf("after omega replay the search finds\n%s\nbefore\n%s", after, before)
+			}
 		})
 	}
 }
