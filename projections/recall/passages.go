@@ -80,8 +80,9 @@ func upsert(ctx context.Context, tx *readmodel.Tx, p passage) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (key, chat, conversation_id, tsv) VALUES ($1, $2, $3, to_tsvector('simple', $4))
-			ON CONFLICT (key) DO UPDATE SET tsv = excluded.tsv`, tx.T("recall_fts")), p.key, p.chat, p.conv, p.body)
+		_, err = tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (key, chat, conversation_id, tsv, owned)
+			VALUES ($1, $2, $3, to_tsvector('simple', $4), to_tsvector('simple', $5))
+			ON CONFLICT (key) DO UPDATE SET tsv = excluded.tsv, owned = excluded.owned`, tx.T("recall_fts")), p.key, p.chat, p.conv, stemText(p.body), ownedText(p.chat, p.body))
 		return err
 	}
 	var rowid int64
@@ -93,7 +94,7 @@ func upsert(ctx context.Context, tx *readmodel.Tx, p passage) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE rowid = $1`, tx.T("recall_fts")), rowid); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (rowid, body, owner) VALUES ($1, $2, $3)`, tx.T("recall_fts")),
-		rowid, p.body, ownerToken(p.chat))
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (rowid, stems, owned) VALUES ($1, $2, $3)`, tx.T("recall_fts")),
+		rowid, stemText(p.body), ownedText(p.chat, p.body))
 	return err
 }

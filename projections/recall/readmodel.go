@@ -7,8 +7,6 @@ package recall
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/omega-gateway/omega/domain"
@@ -47,7 +45,7 @@ func (ReadModel) Tables() []string { return []string{"recall_turns", "recall_pas
 // a configuration per message would have to be guessed for the message
 // and the query alike. 'simple' indexes every word as written, as
 // SQLite's unicode61 tokenizer does, so both backends find the same
-// passages; inflections are met by prefix queries (see Terms).
+// passages; inflections meet by their stems (see stem).
 func (ReadModel) Schema(d readmodel.Dialect, t func(string) string) []string {
 	turns := fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 		turn_id         TEXT PRIMARY KEY,
@@ -68,16 +66,18 @@ func (ReadModel) Schema(d readmodel.Dialect, t func(string) string) []string {
 				at              BIGINT NOT NULL,
 				body            TEXT NOT NULL
 			)`, t("recall_passages")),
-			// The index: a passage's words with its chat and
-			// conversation, so a search ranks without reading the texts.
+			// The index: a passage's stems (tsv, for a search of
+			// everyone's) and its stems as its chat's own (owned, see
+			// ownedText), so a search ranks without reading the texts.
 			fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 				key             TEXT PRIMARY KEY,
 				chat            TEXT NOT NULL,
 				conversation_id TEXT NOT NULL,
-				tsv             tsvector NOT NULL
+				tsv             tsvector NOT NULL,
+				owned           tsvector NOT NULL
 			)`, t("recall_fts")),
 			fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING GIN (tsv)`, t("recall_fts_tsv"), t("recall_fts")),
-			fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (chat)`, t("recall_fts_chat"), t("recall_fts")),
+			fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING GIN (owned)`, t("recall_fts_owned"), t("recall_fts")),
 		}
 	}
 	return []string{turns,
@@ -92,17 +92,12 @@ func (ReadModel) Schema(d readmodel.Dialect, t func(string) string) []string {
 			at              BIGINT NOT NULL,
 			body            TEXT NOT NULL
 		)`, t("recall_passages")),
-		// owner is a token naming the chat, so a search intersects the
-		// chat's passages with the words' inside the index.
-		fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS %s USING fts5(body, owner,
+		// stems are the passage's, for a search of everyone's
+		// passages; owned the same as the chat's own (see ownedText),
+		// for a chat's. The text itself is in recall_passages.
+		fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS %s USING fts5(stems, owned,
 			tokenize = 'unicode61 remove_diacritics 0')`, t("recall_fts")),
 	}
-}
-
-// ownerToken is the chat as one word of the index.
-func ownerToken(chat string) string {
-	h := sha256.Sum256([]byte(chat))
-	return "c" + hex.EncodeToString(h[:10])
 }
 
 // Apply indexes a turn's message once its context names the

@@ -62,21 +62,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	var rows *sql.Rows
-	var err error
-	if x.dialect == readmodel.Postgres {
-		rows, err = x.db.QueryContext(ctx, `SELECT p.chat, p.conversation_id, p.turn_id, p.project, p.kind, p.at, p.body, f.score
-			FROM (SELECT key, ts_rank(tsv, q, 1) AS score FROM recall_fts, to_tsquery('simple', $1) q
-				WHERE tsv @@ q AND ($2 = '' OR chat = $2) AND conversation_id <> $3
-				ORDER BY score DESC, key LIMIT $4) f
-			JOIN recall_passages p ON p.key = f.key
-			ORDER BY f.score DESC, p.at DESC, p.key`, tsQuery(terms), q.Chat, q.Except, limit)
-	} else {
-		rows, err = x.db.QueryContext(ctx, `SELECT p.chat, p.conversation_id, p.turn_id, p.project, p.kind, p.at, p.body, -bm25(recall_fts, 1.0, 0.0) AS score
-			FROM recall_fts JOIN recall_passages p ON p.id = recall_fts.rowid
-			WHERE recall_fts MATCH $1 AND ($2 = '' OR p.chat = $2) AND p.conversation_id <> $3
-			ORDER BY score DESC, p.at DESC LIMIT $4`, ftsMatch(terms, q.Chat), q.Chat, q.Except, limit)
-	}
+	rows, err := x.db.QueryContext(ctx, x.statement(q.Chat != ""), x.match(terms, q.Chat), q.Chat, q.Except, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recall: search %q: %w", q.Text, err)
 	}
@@ -95,6 +81,39 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("recall: search %q: %w", q.Text, err)
 	}
 	return out, nil
+}
+
+// statement is the search's SQL: of one chat's passages (owned words)
+// or of everyone's (the texts). Arguments: the match, the chat, the
+// conversation left out, the limit.
+func (x *Index) statement(ofChat bool) string {
+	if x.dialect == readmodel.Postgres {
+		col, chat := "tsv", "$2 = ''"
+		if ofChat {
+			col, chat = "owned", "chat = $2"
+		}
+		return fmt.Sprintf(`SELECT p.chat, p.conversation_id, p.turn_id, p.project, p.kind, p.at, p.body, f.score
+			FROM (SELECT key, ts_rank(%[1]s, q, 1) AS score FROM recall_fts, to_tsquery('simple', $1) q
+				WHERE %[1]s @@ q AND %[2]s AND conversation_id <> $3
+				ORDER BY score DESC, key LIMIT $4) f
+			JOIN recall_passages p ON p.key = f.key
+			ORDER BY f.score DESC, p.at DESC, p.key`, col, chat)
+	}
+	weights, chat := "1.0, 0.0", "$2 = ''"
+	if ofChat {
+		weights, chat = "0.0, 1.0", "p.chat = $2"
+	}
+	return fmt.Sprintf(`SELECT p.chat, p.conversation_id, p.turn_id, p.project, p.kind, p.at, p.body, -bm25(recall_fts, %s) AS score
+		FROM recall_fts JOIN recall_passages p ON p.id = recall_fts.rowid
+		WHERE recall_fts MATCH $1 AND %s AND p.conversation_id <> $3
+		ORDER BY score DESC, p.at DESC, p.id LIMIT $4`, weights, chat)
+}
+
+func (x *Index) match(terms []string, chat string) string {
+	if x.dialect == readmodel.Postgres {
+		return tsQuery(terms, chat)
+	}
+	return ftsMatch(terms, chat)
 }
 
 // Conversations are the conversations of hits in the order of their best

@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -42,28 +44,46 @@ func setOf(ws ...string) map[string]bool {
 	return out
 }
 
-// Terms are the words of text a search looks for: distinct, lower-cased,
-// at least minTermRunes letters or digits, common words left out, each as
-// the prefix that also finds its inflections ("trips" finds "trip" and
-// "trips"; a plural's final s is dropped).
+// stemRunes is how much of a word the index keeps: its first five
+// letters, after a plural's final s. Truncation is a stemmer for every
+// language at once ("adopting" and "adopt", "greyhounds" and
+// "greyhound", "vacaciones" and "vacación" meet), and an exact term
+// reads one entry of the index where a prefix query would merge many.
+const stemRunes = 5
+
+// stem is the form a word is indexed and searched under.
+func stem(w string) string {
+	r := []rune(w)
+	if n := len(r); n > minTermRunes && r[n-1] == 's' && r[n-2] != 's' {
+		r = r[:n-1]
+	}
+	return string(r[:min(len(r), stemRunes)])
+}
+
+// indexed are the stems of text's searchable words, in order, repeats
+// kept (they weigh in the ranking).
+func indexed(text string) []string {
+	var out []string
+	for _, w := range words(text) {
+		if utf8.RuneCountInString(w) >= minTermRunes && !stop[w] {
+			out = append(out, stem(w))
+		}
+	}
+	return out
+}
+
+// Terms are what a search of text looks for: the distinct stems of its
+// words of at least minTermRunes letters or digits, common words left
+// out.
 func Terms(text string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		n := utf8.RuneCountInString(w)
-		if n < minTermRunes || stop[w] {
+	for _, t := range indexed(text) {
+		if seen[t] {
 			continue
 		}
-		if n > minTermRunes && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
-			w = strings.TrimSuffix(w, "s")
-		}
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
+		seen[t] = true
+		out = append(out, t)
 		if len(out) == maxTerms {
 			break
 		}
@@ -71,26 +91,68 @@ func Terms(text string) []string {
 	return out
 }
 
-// ftsMatch is an FTS5 query for any of the terms as prefixes, in chat's
-// passages when chat is given. Terms hold only letters and digits, so
-// quoting them is enough.
-func ftsMatch(terms []string, chat string) string {
-	alts := make([]string, len(terms))
-	for i, t := range terms {
-		alts[i] = `"` + t + `"*`
-	}
-	q := "body : (" + strings.Join(alts, " OR ") + ")"
-	if chat != "" {
-		q = `owner : "` + ownerToken(chat) + `" AND ` + q
-	}
-	return q
+// words are text's lower-cased runs of letters and digits.
+func words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
 }
 
-// tsQuery is the PostgreSQL tsquery for any of the terms as prefixes.
-func tsQuery(terms []string) string {
-	alts := make([]string, len(terms))
+// ownerPrefix is the chat as a fixed-length prefix of its terms in the
+// owned index (see ownedText).
+func ownerPrefix(chat string) string {
+	h := sha256.Sum256([]byte(chat))
+	return "o" + hex.EncodeToString(h[:6])
+}
+
+// stemText is what the index holds of a passage for a search of
+// everyone's: its stems.
+func stemText(body string) string { return strings.Join(indexed(body), " ") }
+
+// ownedText is what the index holds of a chat's passage for a search of
+// that chat: each stem prefixed with the chat's owner prefix. A chat's
+// search then reads only its own entries of the index, however many
+// passages other people have, and ranks by how rare a word is in its own
+// conversations.
+func ownedText(chat, body string) string {
+	return strings.Join(ownedTerms(indexed(body), chat), " ")
+}
+
+// ownedTerms are the terms as the owned index spells them for chat
+// (none: as they are, for a search of everyone's passages).
+func ownedTerms(terms []string, chat string) []string {
+	if chat == "" {
+		return terms
+	}
+	p := ownerPrefix(chat)
+	out := make([]string, len(terms))
 	for i, t := range terms {
-		alts[i] = "'" + t + "':*"
+		out[i] = p + t
+	}
+	return out
+}
+
+// ftsMatch is an FTS5 query for any of the terms: in chat's owned terms
+// when chat is given, else in every passage's stems. Terms hold only
+// letters and digits, so quoting them is enough.
+func ftsMatch(terms []string, chat string) string {
+	col := "stems"
+	if chat != "" {
+		col = "owned"
+	}
+	alts := make([]string, len(terms))
+	for i, t := range ownedTerms(terms, chat) {
+		alts[i] = `"` + t + `"`
+	}
+	return col + " : (" + strings.Join(alts, " OR ") + ")"
+}
+
+// tsQuery is the PostgreSQL tsquery for any of the terms (in chat's
+// owned terms when chat is given).
+func tsQuery(terms []string, chat string) string {
+	alts := make([]string, len(terms))
+	for i, t := range ownedTerms(terms, chat) {
+		alts[i] = "'" + t + "'"
 	}
 	return strings.Join(alts, " | ")
 }
