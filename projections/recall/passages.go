@@ -94,7 +94,7 @@ func upsert(ctx context.Context, tx *readmodel.Tx, p passage) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`DELETE FROM %s WHERE rowid = $1`, tx.T("recall_fts")), rowid); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (rowid, stems, owned) VALUES ($1, $2, $3)`, tx.T("recall_fts")),
-		rowid, stemText(p.body), ownedText(p.chat, p.body))
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (rowid, stems, owned, conv) VALUES ($1, $2, $3, $4)`, tx.T("recall_fts")),
+		rowid, stemText(p.body), ownedText(p.chat, p.body), convToken(p.conv))
 	return err
 }

@@ -94,8 +94,9 @@ func (ReadModel) Schema(d readmodel.Dialect, t func(string) string) []string {
 		)`, t("recall_passages")),
 		// stems are the passage's, for a search of everyone's
 		// passages; owned the same as the chat's own (see ownedText),
-		// for a chat's. The text itself is in recall_passages.
-		fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS %s USING fts5(stems, owned,
+		// for a chat's; conv names its conversation (convToken). The
+		// text itself is in recall_passages.
+		fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS %s USING fts5(stems, owned, conv,
 			tokenize = 'unicode61 remove_diacritics 0')`, t("recall_fts")),
 	}
 }

@@ -62,7 +62,8 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	rows, err := x.db.QueryContext(ctx, x.statement(q.Chat != ""), x.match(terms, q.Chat), q.Chat, q.Except, limit)
+	stmt, args := x.statement(terms, q, limit)
+	rows, err := x.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, fmt.Errorf("recall: search %q: %w", q.Text, err)
 	}
@@ -83,10 +84,10 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return out, nil
 }
 
-// statement is the search's SQL: of one chat's passages (owned words)
-// or of everyone's (the texts). Arguments: the match, the chat, the
-// conversation left out, the limit.
-func (x *Index) statement(ofChat bool) string {
+// statement is the search's SQL and its arguments: of one chat's
+// passages (its owned terms) or of everyone's (the stems).
+func (x *Index) statement(terms []string, q Query, limit int) (string, []any) {
+	ofChat := q.Chat != ""
 	if x.dialect == readmodel.Postgres {
 		col, chat := "tsv", "$2 = ''"
 		if ofChat {
@@ -97,23 +98,20 @@ func (x *Index) statement(ofChat bool) string {
 				WHERE %[1]s @@ q AND %[2]s AND conversation_id <> $3
 				ORDER BY score DESC, key LIMIT $4) f
 			JOIN recall_passages p ON p.key = f.key
-			ORDER BY f.score DESC, p.at DESC, p.key`, col, chat)
+			ORDER BY f.score DESC, p.at DESC, p.key`, col, chat), []any{tsQuery(terms, q.Chat), q.Chat, q.Except, limit}
 	}
-	weights, chat := "1.0, 0.0", "$2 = ''"
+	// The index ranks and leaves the conversation out by itself (see
+	// ftsMatch); only the best rows are read from the passages.
+	weights, chat := "1.0, 0.0, 0.0", "$2 = ''"
 	if ofChat {
-		weights, chat = "0.0, 1.0", "p.chat = $2"
+		weights, chat = "0.0, 1.0, 0.0", "p.chat = $2"
 	}
-	return fmt.Sprintf(`SELECT p.chat, p.conversation_id, p.turn_id, p.project, p.kind, p.at, p.body, -bm25(recall_fts, %s) AS score
-		FROM recall_fts JOIN recall_passages p ON p.id = recall_fts.rowid
-		WHERE recall_fts MATCH $1 AND %s AND p.conversation_id <> $3
-		ORDER BY score DESC, p.at DESC, p.id LIMIT $4`, weights, chat)
-}
-
-func (x *Index) match(terms []string, chat string) string {
-	if x.dialect == readmodel.Postgres {
-		return tsQuery(terms, chat)
-	}
-	return ftsMatch(terms, chat)
+	return fmt.Sprintf(`SELECT p.chat, p.conversation_id, p.turn_id, p.project, p.kind, p.at, p.body, f.score
+		FROM (SELECT rowid, -bm25(recall_fts, %s) AS score FROM recall_fts WHERE recall_fts MATCH $1
+			ORDER BY score DESC, rowid LIMIT $3) f
+		JOIN recall_passages p ON p.id = f.rowid
+		WHERE %s
+		ORDER BY f.score DESC, p.at DESC, p.id`, weights, chat), []any{ftsMatch(terms, q.Chat, q.Except), q.Chat, limit}
 }
 
 // Conversations are the conversations of hits in the order of their best

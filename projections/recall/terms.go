@@ -34,6 +34,9 @@ var stop = setOf(
 	"les", "des", "est", "pour", "dans", "avec", "souviens", "hier", "che", "non", "per", "ricordi",
 	"ieri", "der", "die", "das", "und", "ist", "nicht", "mit", "erinnerst", "gestern", "een", "het",
 	"van", "weet", "gisteren",
+	// Russian
+	"что", "это", "как", "для", "был", "была", "было", "мне", "меня", "тебя", "про", "помнишь", "вчера",
+	"говорили", "сказал", "сказала", "когда", "где", "который", "которая",
 )
 
 func setOf(ws ...string) map[string]bool {
@@ -132,10 +135,18 @@ func ownedTerms(terms []string, chat string) []string {
 	return out
 }
 
+// convToken is a conversation as one word of the FTS5 index, so a search
+// leaves a conversation out inside the index.
+func convToken(conv string) string {
+	h := sha256.Sum256([]byte(conv))
+	return "v" + hex.EncodeToString(h[:8])
+}
+
 // ftsMatch is an FTS5 query for any of the terms: in chat's owned terms
-// when chat is given, else in every passage's stems. Terms hold only
-// letters and digits, so quoting them is enough.
-func ftsMatch(terms []string, chat string) string {
+// when chat is given, else in every passage's stems; not in the
+// conversation except. Terms hold only letters and digits, so quoting
+// them is enough.
+func ftsMatch(terms []string, chat, except string) string {
 	col := "stems"
 	if chat != "" {
 		col = "owned"
@@ -144,7 +155,11 @@ func ftsMatch(terms []string, chat string) string {
 	for i, t := range ownedTerms(terms, chat) {
 		alts[i] = `"` + t + `"`
 	}
-	return col + " : (" + strings.Join(alts, " OR ") + ")"
+	q := col + " : (" + strings.Join(alts, " OR ") + ")"
+	if except != "" {
+		q += ` NOT conv : "` + convToken(except) + `"`
+	}
+	return q
 }
 
 // tsQuery is the PostgreSQL tsquery for any of the terms (in chat's
