@@ -133,24 +133,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 			t.SetUrgent(a.Engine.Applying)
 		}
 	}
-	q, err := projections.NewQueries(a.backend.ReadDB(), a.Dialect)
-	if err != nil {
+	if err := a.openQueries(); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}
-	a.Queries = q
-	if a.Reports, err = reports.NewQueries(a.backend.ReadDB()); err != nil {
-		_ = a.backend.Close()
-		return nil, err
-	}
-	if a.Audit, err = auditlog.New(a.backend.ReadDB()); err != nil {
-		_ = a.backend.Close()
-		return nil, err
-	}
-	if a.Recall, err = recall.NewIndex(a.backend.ReadDB(), a.Dialect); err != nil {
-		_ = a.backend.Close()
-		return nil, err
-	}
+	var err error
 	if a.Senders, err = senders.New(a.Store, a.Registry); err != nil {
 		_ = a.backend.Close()
 		return nil, err
@@ -164,6 +151,24 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	return a, nil
+}
+
+// openQueries opens the read side: the read models' queries, on the
+// read handle.
+func (a *App) openQueries() error {
+	db := a.backend.ReadDB()
+	var err error
+	if a.Queries, err = projections.NewQueries(db, a.Dialect); err != nil {
+		return err
+	}
+	if a.Reports, err = reports.NewQueries(db); err != nil {
+		return err
+	}
+	if a.Audit, err = auditlog.New(db); err != nil {
+		return err
+	}
+	a.Recall, err = recall.NewIndex(db, a.Dialect)
+	return err
 }
 
 // checkExists refuses, under MustExist, a SQLite store that is not there

@@ -211,7 +211,7 @@ func browseSearch(t *testing.T, url string) {
 	if !strings.Contains(loc, "/ui/turns/") || !strings.Contains(turnPage, annSaid) {
 		t.Fatalf("the passage led to %s:\n%s", loc, turnPage)
 	}
-	if resp, err := http.Get(url + "/ui/search?q=greyhound&sender=nocolon"); err != nil || resp.StatusCode != http.StatusBadRequest {
-		t.Fatalf("a bad sender: %v %v", err, resp)
+	if code, body := httpBody(t, url+"/ui/search?q=greyhound&sender=nocolon"); code != http.StatusBadRequest || !strings.Contains(body, "sender:") {
+		t.Fatalf("a bad sender: %d\n%s", code, body)
 	}
 }

@@ -39,7 +39,7 @@ type Gathered struct {
 	// Recalled are the older conversations' passages found for a message
 	// that asks to recall (see gather).
 	Recalled []turn.RecalledPassage
-	Projects       catalog.Projects
+	Projects catalog.Projects
 	// Skills lists every skill, "name: description"; MatchedSkills are
 	// those the message triggered and MCPServers their servers.
 	Skills        []string

@@ -48,8 +48,8 @@ type Driver struct {
 	// recall (nil: no full-text recall).
 	Recall gather.Recaller
 	Config DriverConfig
-	Logger   *slog.Logger
-	Now      func() time.Time
+	Logger *slog.Logger
+	Now    func() time.Time
 
 	// Images finds the workspace images a turn made (nil: the workspace
 	// on disk, see images.go).
