@@ -99,6 +99,11 @@ func TestRecallThroughTheDoor(t *testing.T) {
 				t.Fatalf("ContextBuilt recorded %+v", recalled)
 			}
 
+			// A re-run recalls what the turn recalled: its events are the same.
+			if stdout, stderr, err := runBin(t, bin, env, "rerun", out["turn_id"].(string)); err != nil || !strings.Contains(stdout, "identical") {
+				t.Fatalf("omega rerun of the recall turn: %v\n%s%s", err, stdout, stderr)
+			}
+
 			stdout, stderr, err := runBin(t, bin, env, "search", "greyhound", "shelter", "--sender", "http:ann")
 			if err != nil || !strings.Contains(stdout, annSaid) || strings.Contains(stdout, "York") || !strings.Contains(stdout, "http-ann  user  turn ") {
 				t.Fatalf("omega search --sender http:ann: %v\n%s%s", err, stdout, stderr)
