@@ -23,7 +23,8 @@ func searchCmd() *cobra.Command {
 		Short: "Search every conversation's messages and summaries (full text, best match first)",
 		Long: "Searches the full-text index of every message (the person's and omega's replies) and every\n" +
 			"conversation summary, best match first. Words of three letters or more are looked for, common\n" +
-			"words left out, each also as the start of a longer word. --sender limits it to one person's chats.",
+			"words left out, each by its first five letters (so \"adopting\" finds \"adopt\"). --sender limits\n" +
+			"it to that person's own conversations.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q := recall.Query{Text: strings.Join(args, " "), Limit: limit}
