@@ -340,6 +340,7 @@ func senderHTML(s senderData) string {
 		d.raw(`<h1>`)
 		d.esc(s.Channel + ":" + s.ID)
 		d.raw("</h1>\n")
+		searchLink(d, s.Channel+":"+s.ID)
 		if v.Known {
 			d.raw(`<dl class="facts">` + "\n")
 			if v.Name != "" {

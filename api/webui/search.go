@@ -101,3 +101,9 @@ func passage(s string) string {
 }
 
 const searchRunes = 400
+
+// searchLink leads from a sender's page to the search of their
+// conversations.
+func searchLink(d *doc, who string) {
+	d.raw(`<p><a class="search-sender" href="/ui/search?sender=`, url.QueryEscape(who), `">Search their conversations</a></p>`+"\n")
+}

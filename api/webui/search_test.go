@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/api/webui"
-	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
+	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/recall"
 )
 
@@ -36,9 +38,11 @@ func TestSearchPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	reg := app.NewRegistry()
+	audittest.Project(t, store, readmodel.SQLite, reg, app.Projections()...)
 	log, _ := auditlog.New(store.DB())
 	f := &fakeRecall{}
-	ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: events.NewRegistry(), Logger: quiet, Recall: f})
+	ui, err := webui.New(webui.Options{Audit: log, Log: store, Decoder: reg, Logger: quiet, Recall: f})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +61,12 @@ func TestSearchPage(t *testing.T) {
 			t.Errorf("%s: %d, searched %v\n%s", bad, code, f.last, body)
 		}
 	}
-	if code, body := getUI(ui, "/ui/search"); code != http.StatusOK || f.last != nil || strings.Contains(body, "No passage") {
-		t.Errorf("empty search page: %d\n%s", code, body)
+	if code, body := getUI(ui, "/ui/search?sender=telegram:42"); code != http.StatusOK || f.last != nil || strings.Contains(body, "No passage") ||
+		!strings.Contains(body, `name="sender" placeholder="telegram:12345" value="telegram:42"`) {
+		t.Errorf("the search page from a sender's page: %d\n%s", code, body)
+	}
+	if code, body := getUI(ui, "/ui/senders/telegram/42"); code != http.StatusOK || !strings.Contains(body, `href="/ui/search?sender=telegram%3A42"`) {
+		t.Errorf("the sender page lacks its search link: %d\n%s", code, body)
 	}
 }
 
