@@ -26,6 +26,7 @@ import (
 	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/providercalls"
 	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/recall"
 	"github.com/omega-gateway/omega/projections/reports"
 )
 
@@ -70,6 +71,8 @@ type App struct {
 	Reports *reports.Queries
 	// Audit queries the audit of completed turns.
 	Audit *auditlog.Queries
+	// Recall searches the full-text index of every conversation.
+	Recall *recall.Index
 	// Senders changes sender profiles; Effects records marker and command
 	// effects and handles the task commands.
 	Senders senders.Service
@@ -130,20 +133,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 			t.SetUrgent(a.Engine.Applying)
 		}
 	}
-	q, err := projections.NewQueries(a.backend.ReadDB(), a.Dialect)
-	if err != nil {
+	if err := a.openQueries(); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}
-	a.Queries = q
-	if a.Reports, err = reports.NewQueries(a.backend.ReadDB()); err != nil {
-		_ = a.backend.Close()
-		return nil, err
-	}
-	if a.Audit, err = auditlog.New(a.backend.ReadDB()); err != nil {
-		_ = a.backend.Close()
-		return nil, err
-	}
+	var err error
 	if a.Senders, err = senders.New(a.Store, a.Registry); err != nil {
 		_ = a.backend.Close()
 		return nil, err
@@ -157,6 +151,24 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	return a, nil
+}
+
+// openQueries opens the read side: the read models' queries, on the
+// read handle.
+func (a *App) openQueries() error {
+	db := a.backend.ReadDB()
+	var err error
+	if a.Queries, err = projections.NewQueries(db, a.Dialect); err != nil {
+		return err
+	}
+	if a.Reports, err = reports.NewQueries(db); err != nil {
+		return err
+	}
+	if a.Audit, err = auditlog.New(db); err != nil {
+		return err
+	}
+	a.Recall, err = recall.NewIndex(db, a.Dialect)
+	return err
 }
 
 // checkExists refuses, under MustExist, a SQLite store that is not there
@@ -195,5 +207,6 @@ func NewRegistry() *domain.Registry { return events.NewRegistry() }
 // Projections lists every read model.
 func Projections() []readmodel.Projection {
 	return []readmodel.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{}}
+		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{},
+		recall.ReadModel{}}
 }

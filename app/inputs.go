@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/apply"
+	"github.com/omega-gateway/omega/handlers/pipeline/gather"
 )
 
 // Replay is what a re-run takes from the log instead of from this
@@ -23,6 +24,9 @@ type Replay struct {
 	// Now is the recorded clock: pairing codes' lifetimes and the
 	// driver's idle, due-time and pairing decisions.
 	Now func() time.Time
+	// Recall answers the turn's full-text recall with the passages it
+	// recorded (nil: the index).
+	Recall gather.Recaller
 }
 
 // configuredInputs are the decision inputs of this process: the

@@ -22,6 +22,7 @@ import (
 	"github.com/omega-gateway/omega/handlers/intake"
 	"github.com/omega-gateway/omega/handlers/pairing"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/handlers/pipeline/gather"
 	"github.com/omega-gateway/omega/handlers/scheduling"
 	"github.com/omega-gateway/omega/handlers/selfheal"
 	"github.com/omega-gateway/omega/handlers/skills"
@@ -29,6 +30,7 @@ import (
 	"github.com/omega-gateway/omega/handlers/summarizer"
 	"github.com/omega-gateway/omega/handlers/taskwork"
 	"github.com/omega-gateway/omega/internal/live"
+	"github.com/omega-gateway/omega/projections/recall"
 	"github.com/omega-gateway/omega/prompts"
 	"github.com/omega-gateway/omega/providers"
 	"github.com/omega-gateway/omega/providers/registry"
@@ -119,6 +121,15 @@ func (o RuntimeOptions) clock() func() time.Time {
 		return nil
 	}
 	return o.Replay.Now
+}
+
+// recaller is what a turn's full-text recall searches: a re-run's
+// recorded passages, else the index.
+func (o RuntimeOptions) recaller(index *recall.Index) gather.Recaller {
+	if o.Replay != nil && o.Replay.Recall != nil {
+		return o.Replay.Recall
+	}
+	return index
 }
 
 // summaryProvider is the provider the summarizer asks.
@@ -257,6 +268,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 		Read:     read,
 		Channels: r, Provider: provider, Prompts: raw, Auth: auth, Pairing: r.pairingGate(),
 		Commands: commands, Replies: replies, Skills: r.Skills, Projects: catalog, PromptTexts: a.PromptTexts,
+		Recall: opts.recaller(a.Recall),
 		Config: pipeline.DriverConfig{
 			ModelFast: cfg.Provider.ModelFast, ModelComplex: cfg.Provider.ModelComplex, Classify: cfg.Classify,
 			Capabilities: &caps, Workspace: workspace, ConversationIdle: cfg.ConversationIdle,

@@ -56,7 +56,8 @@ func page(title string, content func(d *doc)) string {
 <script src="/ui/static/app.js" defer></script>
 </head>
 <body>
-<header><a class="brand" href="/ui/">omega</a><nav><a href="/ui/">audit</a> <a href="/ui/usage">usage</a></nav></header>
+<header><a class="brand" href="/ui/">omega</a><nav><a href="/ui/">audit</a> <a href="/ui/usage">usage</a></nav>
+<form class="search" method="get" action="/ui/search" role="search"><input type="search" name="q" placeholder="Search conversations" aria-label="Search conversations"></form></header>
 <main>
 `)
 	content(&d)
@@ -349,6 +350,7 @@ func senderHTML(s senderData) string {
 		if s.Loc != nil {
 			asOfHTML(d, s)
 		}
+		searchLink(d, s.Channel+":"+s.ID)
 		if v.Known {
 			d.raw(`<dl class="facts">` + "\n")
 			if v.Name != "" {

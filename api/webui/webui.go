@@ -65,6 +65,7 @@ type Server struct {
 	stream  http.Handler // nil: no live replies
 	// channels reports the running channels' states; nil shows none.
 	channels func() []ChannelStatus
+	recall   Recaller // nil: no search page
 	token    string
 	logger   *slog.Logger
 	// PollEvery bounds how stale a live page may be when no signal comes
@@ -101,6 +102,8 @@ type Options struct {
 	// in Location, the owner's zone (nil: UTC).
 	States   States
 	Location *time.Location
+	// Recall serves the search page (/ui/search); nil: none.
+	Recall Recaller
 }
 
 // New returns the web UI.
@@ -114,7 +117,7 @@ func New(o Options) (*Server, error) {
 	if o.Location == nil {
 		o.Location = time.UTC
 	}
-	s := &Server{states: o.States, loc: o.Location, audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, channels: o.Channels, token: o.Token, logger: o.Logger,
+	s := &Server{states: o.States, loc: o.Location, audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, channels: o.Channels, recall: o.Recall, token: o.Token, logger: o.Logger,
 		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
 	s.handler = s.routes()
 	return s, nil
@@ -138,6 +141,9 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /ui/senders/{channel}/{id}", s.senderPage)
 	mux.HandleFunc("GET /ui/usage", s.usagePage)
+	if s.recall != nil {
+		mux.HandleFunc("GET /ui/search", s.searchPage)
+	}
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.

@@ -87,6 +87,7 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 	now := func() time.Time { return start.Add(time.Since(realStart)) }
 	replay := *o.replay
 	replay.Now = now
+	replay.Recall = recalledOf(decoded)
 	// The recorded roles are the projects; the scratch has no folder.
 	// The summarizer runs on the real clock, to which the copied
 	// conversations look idle: closing them would change the turn's

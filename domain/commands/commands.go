@@ -17,6 +17,7 @@ const (
 	Forget      = "forget"
 	Facts       = "facts"
 	Memory      = "memory"
+	Search      = "search" // full-text search of the chat's earlier conversations
 	Tasks       = "tasks"
 	Cancel      = "cancel"
 	Language    = "language"
@@ -105,7 +106,7 @@ func isCommandWord(w string) bool {
 func known(word string) bool {
 	switch word {
 	case Help, Status, Uptime, Forget, Facts, Memory, Tasks, Cancel, Language,
-		Personality, Purge, Projects, Project, Heartbeat, Learning, Skills, WhatsApp, Pair, Link:
+		Personality, Purge, Projects, Project, Heartbeat, Learning, Skills, WhatsApp, Pair, Link, Search:
 		return true
 	}
 	return false

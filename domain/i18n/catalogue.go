@@ -27,6 +27,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — clear the current conversation\n" +
 			"/facts — what I know about you\n" +
 			"/memory — memory statistics\n" +
+			"/search WORDS — find something in our earlier conversations\n" +
 			"/tasks — your pending tasks\n" +
 			"/cancel <id> — cancel a task\n" +
 			"/language <name> — change my language\n" +
@@ -80,6 +81,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — borrar la conversación actual\n" +
 			"/facts — lo que sé de ti\n" +
 			"/memory — estadísticas de memoria\n" +
+			"/search PALABRAS — buscar en nuestras conversaciones anteriores\n" +
 			"/tasks — tus tareas pendientes\n" +
 			"/cancel <id> — cancelar una tarea\n" +
 			"/language <nombre> — cambiar mi idioma\n" +
@@ -133,6 +135,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — limpar a conversa atual\n" +
 			"/facts — o que sei sobre você\n" +
 			"/memory — estatísticas da memória\n" +
+			"/search PALAVRAS — procurar nas nossas conversas anteriores\n" +
 			"/tasks — suas tarefas pendentes\n" +
 			"/cancel <id> — cancelar uma tarefa\n" +
 			"/language <nome> — mudar meu idioma\n" +
@@ -186,6 +189,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — effacer la conversation en cours\n" +
 			"/facts — ce que je sais de toi\n" +
 			"/memory — statistiques de la mémoire\n" +
+			"/search MOTS — chercher dans nos conversations précédentes\n" +
 			"/tasks — tes tâches en attente\n" +
 			"/cancel <id> — annuler une tâche\n" +
 			"/language <nom> — changer ma langue\n" +
@@ -239,6 +243,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — aktuelles Gespräch löschen\n" +
 			"/facts — was ich über dich weiß\n" +
 			"/memory — Speicherstatistik\n" +
+			"/search WÖRTER — in unseren früheren Gesprächen suchen\n" +
 			"/tasks — deine offenen Aufgaben\n" +
 			"/cancel <id> — eine Aufgabe abbrechen\n" +
 			"/language <Name> — meine Sprache ändern\n" +
@@ -292,6 +297,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — cancella la conversazione attuale\n" +
 			"/facts — cosa so di te\n" +
 			"/memory — statistiche della memoria\n" +
+			"/search PAROLE — cercare nelle nostre conversazioni precedenti\n" +
 			"/tasks — le tue attività in sospeso\n" +
 			"/cancel <id> — annulla un'attività\n" +
 			"/language <nome> — cambia la mia lingua\n" +
@@ -345,6 +351,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — huidige gesprek wissen\n" +
 			"/facts — wat ik over je weet\n" +
 			"/memory — geheugenstatistieken\n" +
+			"/search WOORDEN — zoeken in onze eerdere gesprekken\n" +
 			"/tasks — je openstaande taken\n" +
 			"/cancel <id> — een taak annuleren\n" +
 			"/language <naam> — mijn taal wijzigen\n" +
@@ -398,6 +405,7 @@ var catalogue = map[string]map[Key]string{
 			"/forget — очистить текущий разговор\n" +
 			"/facts — что я о вас знаю\n" +
 			"/memory — статистика памяти\n" +
+			"/search СЛОВА — искать в наших прошлых разговорах\n" +
 			"/tasks — ваши ожидающие задачи\n" +
 			"/cancel <id> — отменить задачу\n" +
 			"/language <язык> — сменить язык\n" +

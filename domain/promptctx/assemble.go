@@ -36,7 +36,10 @@ type Gathered struct {
 	Lessons        []string
 	Outcomes       []string
 	Summaries      []string
-	Projects       catalog.Projects
+	// Recalled are the older conversations' passages found for a message
+	// that asks to recall (see gather).
+	Recalled []turn.RecalledPassage
+	Projects catalog.Projects
 	// Skills lists every skill, "name: description"; MatchedSkills are
 	// those the message triggered and MCPServers their servers.
 	Skills        []string
@@ -130,6 +133,7 @@ func Assemble(g Gathered) turn.ContextBuilt {
 		Lessons:         g.Lessons,
 		Outcomes:        g.Outcomes,
 		Summaries:       g.Summaries,
+		Recalled:        g.Recalled,
 		NewConversation: newConversation,
 	})
 	built := turn.ContextBuilt{
@@ -151,6 +155,7 @@ func Assemble(g Gathered) turn.ContextBuilt {
 		MCPServers:       g.MCPServers,
 		Capabilities:     g.Capabilities,
 		ProjectsVersion:  g.Projects.Version,
+		Recalled:         g.Recalled,
 	}
 	if session != "" {
 		built.Prompt, built.PromptPieces, built.SectionsUsed = out.Continuation, out.ContinuationPieces, out.ContinuationSections

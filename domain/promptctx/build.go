@@ -32,6 +32,7 @@ const (
 	BlockProfile           = "profile"
 	BlockTasks             = "tasks"
 	BlockSummaries         = "summaries"
+	BlockRecalled          = "recalled"
 	BlockLessons           = "lessons"
 	BlockOutcomes          = "outcomes"
 	BlockSkills            = "skills"
@@ -83,6 +84,9 @@ type Input struct {
 	Facts          [][2]string
 	History        []Turn
 	Summaries      []string
+	// Recalled are passages of older conversations found for the
+	// message (shown when it asks to recall).
+	Recalled []turn.RecalledPassage
 	// NewConversation marks the first message of a new conversation: the
 	// recent summaries are shown whatever the message says, so what was
 	// said before the last one closed carries over.
@@ -249,6 +253,9 @@ func addData(b *builder, in Input, gate Sections) {
 	}
 	if gate.Recall || in.NewConversation {
 		b.add(BlockSummaries, list("Recent conversation summaries:", in.Summaries))
+	}
+	if gate.Recall {
+		b.add(BlockRecalled, recalledBlock(in.Recalled, in.Location))
 	}
 	if gate.Outcomes {
 		b.add(BlockOutcomes, list("Recent outcomes:", in.Outcomes))

@@ -29,6 +29,17 @@ type HistoryMessage struct {
 	Turn string `json:"turn,omitempty"`
 }
 
+// RecalledPassage is a passage of an older conversation that a context
+// recalled by full-text search: the chat's own, never another's. Its text
+// is recorded as the model saw it, so a re-run recalls exactly the same.
+type RecalledPassage struct {
+	Conversation string    `json:"conversation"`
+	Turn         string    `json:"turn,omitempty"` // "": a summary
+	Kind         string    `json:"kind"`           // user, assistant, summary
+	At           time.Time `json:"at"`
+	Text         string    `json:"text"`
+}
+
 // Turn events, in the order a turn usually records them.
 type (
 	MessageReceived struct {
@@ -115,9 +126,12 @@ type (
 		Capabilities []string `json:"capabilities,omitempty"`
 		// ProjectsVersion is the version of the projects stream the
 		// context read its project roles from, so a re-run reads the same.
-		ProjectsVersion int64      `json:"projects_version,omitempty"`
-		SystemParts     []TextPart `json:"system_parts,omitempty"`
-		PromptParts     []TextPart `json:"prompt_parts,omitempty"` // none: the prompt is the message
+		ProjectsVersion int64 `json:"projects_version,omitempty"`
+		// Recalled are the passages of older conversations the message's
+		// recall keywords found (see promptctx.BlockRecalled).
+		Recalled    []RecalledPassage `json:"recalled,omitempty"`
+		SystemParts []TextPart        `json:"system_parts,omitempty"`
+		PromptParts []TextPart        `json:"prompt_parts,omitempty"` // none: the prompt is the message
 		// HistoryTurns names the turns the history comes from (see
 		// historyRefs); MessageAsReceived: Message is the turn's message
 		// as received.

@@ -44,9 +44,12 @@ type Driver struct {
 	// Projects imports project definitions and reads them from the log;
 	// nil: no projects.
 	Projects ProjectCatalog
-	Config   DriverConfig
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Recall searches older conversations for a message that asks to
+	// recall (nil: no full-text recall).
+	Recall gather.Recaller
+	Config DriverConfig
+	Logger *slog.Logger
+	Now    func() time.Time
 
 	// Images finds the workspace images a turn made (nil: the workspace
 	// on disk, see images.go).

@@ -12,7 +12,7 @@ import (
 func (d *Driver) buildParts() error {
 	g := gather.Gatherer{
 		Store: d.Store, Registry: d.Registry, Read: d.Read, Prompts: d.Prompts, Logger: d.Logger,
-		Projects: d.Projects, Capabilities: d.Config.Capabilities, Sandbox: d.Config.Sandbox,
+		Projects: d.Projects, Recall: d.Recall, Capabilities: d.Config.Capabilities, Sandbox: d.Config.Sandbox,
 		HistoryLimit: d.Config.HistoryLimit, ConversationIdle: d.Config.ConversationIdle,
 	}
 	if d.Skills != nil {

@@ -54,6 +54,8 @@ type Commands struct {
 	HeartbeatNext func(ctx context.Context, scope string) (time.Time, bool)
 	// HeartbeatMinutes is the configured interval (0: 30).
 	HeartbeatMinutes int
+	// Recall answers /search (nil: /search only says how to use it).
+	Recall Recaller
 }
 
 // New checks a Commands hook's collaborators: the recorder is required;
@@ -149,6 +151,7 @@ var answers = map[string]answerFunc{
 		return c.listProjects(ctx, call)
 	},
 	commands.Project: (*Commands).project,
+	commands.Search:  (*Commands).search,
 	commands.Heartbeat: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.heartbeat(ctx, call)
 	},

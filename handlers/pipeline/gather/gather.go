@@ -53,6 +53,9 @@ type Gatherer struct {
 	Logger   *slog.Logger
 	Skills   Skills   // nil: no skills
 	Projects Projects // nil: no projects
+	// Recall finds older conversations' passages for a message that asks
+	// to recall (nil: none).
+	Recall Recaller
 	// Capabilities is what this process can do; the prompt keeps only the
 	// passages about those (nil: the prompt as written).
 	Capabilities *prompts.Capabilities
@@ -104,6 +107,7 @@ func (g *Gatherer) Gather(ctx context.Context, base promptctx.Gathered) (promptc
 		return out, err
 	}
 	out.Summaries, err = g.summaries(ctx, chat, project, message, out.ConversationID == out.TurnID)
+	out.Recalled = g.recalled(ctx, chat, out.ConversationID, message)
 	return out, err
 }
 
