@@ -1,0 +1,243 @@
+package matrix
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// client speaks the parts of the Matrix client-server API the channel
+// uses. It is written here rather than taken from mautrix: mautrix
+// v0.32.0 requires go.mau.fi/util v0.11.0, whose database helpers the
+// newest whatsmeow omega links can no longer build against.
+type client struct {
+	base   string // homeserver URL without a trailing slash
+	token  string
+	userID string
+	http   *http.Client
+	txn    atomic.Int64
+	txnPre string
+}
+
+func newClient(homeserver, userID, token string) *client {
+	return &client{base: strings.TrimRight(homeserver, "/"), token: token, userID: userID, http: &http.Client{},
+		txnPre: "omega" + strconv.FormatInt(time.Now().UnixNano(), 36)}
+}
+
+// apiError is a non-2xx answer: its status, the Matrix error code and
+// text, and how long a 429 asked to wait.
+type apiError struct {
+	Status     int
+	Code       string `json:"errcode"`
+	Message    string `json:"error"`
+	RetryAfter time.Duration
+}
+
+func (e *apiError) Error() string {
+	if e.Code == "" {
+		return fmt.Sprintf("HTTP %d", e.Status)
+	}
+	return fmt.Sprintf("HTTP %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// do sends one request; body is JSON-encoded unless it is raw bytes
+// (contentType then names them), and a 2xx answer is decoded into out.
+func (c *client) do(ctx context.Context, method, path string, query url.Values, body any, contentType string, out any) error {
+	u := c.base + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", path, err)
+		}
+		rd, contentType = bytes.NewReader(data), "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		return err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, scrub(err))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode/100 != 2 {
+		return readError(resp)
+	}
+	if out == nil {
+		return nil
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw, err = io.ReadAll(io.LimitReader(resp.Body, maxMedia+1))
+		if err == nil && len(*raw) > maxMedia {
+			return fmt.Errorf("%s: larger than %d bytes", path, maxMedia)
+		}
+		return err
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: decode: %w", method, path, err)
+	}
+	return nil
+}
+
+// maxMedia bounds a downloaded image.
+const maxMedia = 20 << 20
+
+func readError(resp *http.Response) error {
+	e := &apiError{Status: resp.StatusCode}
+	var body struct {
+		RetryAfterMS int64 `json:"retry_after_ms"`
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = json.Unmarshal(data, e)
+	_ = json.Unmarshal(data, &body)
+	e.RetryAfter = time.Duration(body.RetryAfterMS) * time.Millisecond
+	if s := resp.Header.Get("Retry-After"); e.RetryAfter == 0 && s != "" {
+		if secs, err := strconv.Atoi(s); err == nil {
+			e.RetryAfter = time.Duration(secs) * time.Second
+		}
+	}
+	return e
+}
+
+// scrub drops the URL from a transport error: it is logged, and the
+// token never travels in it, but the query (the sync position) is noise.
+func scrub(err error) error {
+	var ue *url.Error
+	if errorsAs(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func (c *client) userPath() string { return url.PathEscape(c.userID) }
+
+// syncResponse is the part of /sync the channel reads.
+type syncResponse struct {
+	NextBatch string `json:"next_batch"`
+	Rooms     struct {
+		Join   map[string]joinedRoom  `json:"join"`
+		Invite map[string]invitedRoom `json:"invite"`
+	} `json:"rooms"`
+}
+
+type joinedRoom struct {
+	State    struct{ Events []roomEvent } `json:"state"`
+	Timeline struct{ Events []roomEvent } `json:"timeline"`
+}
+
+type invitedRoom struct {
+	InviteState struct{ Events []roomEvent } `json:"invite_state"`
+}
+
+// roomEvent is a timeline or state event.
+type roomEvent struct {
+	Type     string          `json:"type"`
+	EventID  string          `json:"event_id"`
+	Sender   string          `json:"sender"`
+	StateKey *string         `json:"state_key"`
+	Content  json.RawMessage `json:"content"`
+}
+
+func (c *client) sync(ctx context.Context, since string, timeout time.Duration) (*syncResponse, error) {
+	q := url.Values{"timeout": {strconv.FormatInt(timeout.Milliseconds(), 10)}}
+	if since != "" {
+		q.Set("since", since)
+	}
+	var out syncResponse
+	if err := c.do(ctx, http.MethodGet, "/_matrix/client/v3/sync", q, nil, "", &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func (c *client) join(ctx context.Context, roomID string) error {
+	return c.do(ctx, http.MethodPost, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/join", nil, struct{}{}, "", nil)
+}
+
+func (c *client) leave(ctx context.Context, roomID, reason string) error {
+	return c.do(ctx, http.MethodPost, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/leave", nil, map[string]string{"reason": reason}, "", nil)
+}
+
+func (c *client) joinedMembers(ctx context.Context, roomID string) (int, error) {
+	var out struct {
+		Joined map[string]json.RawMessage `json:"joined"`
+	}
+	err := c.do(ctx, http.MethodGet, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/joined_members", nil, nil, "", &out)
+	return len(out.Joined), err
+}
+
+// newTxn is a transaction id; a send retried with the same one is taken
+// once.
+func (c *client) newTxn() string { return c.txnPre + "." + strconv.FormatInt(c.txn.Add(1), 10) }
+
+func (c *client) sendMessage(ctx context.Context, roomID, txn string, content any) (string, error) {
+	var out struct {
+		EventID string `json:"event_id"`
+	}
+	path := "/_matrix/client/v3/rooms/" + url.PathEscape(roomID) + "/send/m.room.message/" + url.PathEscape(txn)
+	err := c.do(ctx, http.MethodPut, path, nil, content, "", &out)
+	return out.EventID, err
+}
+
+func (c *client) typing(ctx context.Context, roomID string, d time.Duration) error {
+	path := "/_matrix/client/v3/rooms/" + url.PathEscape(roomID) + "/typing/" + c.userPath()
+	return c.do(ctx, http.MethodPut, path, nil, map[string]any{"typing": true, "timeout": d.Milliseconds()}, "", nil)
+}
+
+func (c *client) upload(ctx context.Context, data []byte, mime, name string) (string, error) {
+	var out struct {
+		ContentURI string `json:"content_uri"`
+	}
+	err := c.do(ctx, http.MethodPost, "/_matrix/media/v3/upload", url.Values{"filename": {name}}, data, mime, &out)
+	return out.ContentURI, err
+}
+
+// download fetches mxc://server/id through the authenticated media API.
+func (c *client) download(ctx context.Context, mxc string) ([]byte, error) {
+	server, mediaID, ok := strings.Cut(strings.TrimPrefix(mxc, "mxc://"), "/")
+	if !strings.HasPrefix(mxc, "mxc://") || !ok || server == "" || mediaID == "" {
+		return nil, fmt.Errorf("not an mxc:// URI: %q", mxc)
+	}
+	var data []byte
+	path := "/_matrix/client/v1/media/download/" + url.PathEscape(server) + "/" + url.PathEscape(mediaID)
+	err := c.do(ctx, http.MethodGet, path, nil, nil, "", &data)
+	return data, err
+}
+
+func (c *client) versions(ctx context.Context) ([]string, error) {
+	var out struct {
+		Versions []string `json:"versions"`
+	}
+	err := c.do(ctx, http.MethodGet, "/_matrix/client/versions", nil, nil, "", &out)
+	return out.Versions, err
+}
+
+func (c *client) whoami(ctx context.Context) (string, error) {
+	var out struct {
+		UserID string `json:"user_id"`
+	}
+	err := c.do(ctx, http.MethodGet, "/_matrix/client/v3/account/whoami", nil, nil, "", &out)
+	return out.UserID, err
+}

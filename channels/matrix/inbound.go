@@ -1,0 +1,186 @@
+package matrix
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/omega-gateway/omega/channels"
+)
+
+// rooms remembers what the channel learned about its rooms: how many
+// members each has (two: a direct chat), and where it already said it
+// cannot read encrypted messages.
+type rooms struct {
+	mu      sync.Mutex
+	members map[string]int
+	warned  map[string]bool
+}
+
+func newRooms() *rooms {
+	return &rooms{members: map[string]int{}, warned: map[string]bool{}}
+}
+
+func (r *rooms) forget(roomID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.members, roomID)
+}
+
+// handle acts on one sync batch: invites first, then each joined room's
+// new events in order. initial is the first sync of an account, whose
+// history is not answered.
+func (c *Channel) handle(ctx context.Context, resp *syncResponse, initial bool, deliver channels.Deliver) error {
+	for roomID, inv := range resp.Rooms.Invite {
+		c.invited(ctx, roomID, inv)
+	}
+	for roomID, room := range resp.Rooms.Join {
+		c.noteMembers(roomID, room.State.Events)
+		c.noteMembers(roomID, room.Timeline.Events)
+		if initial {
+			continue
+		}
+		for _, evt := range room.Timeline.Events {
+			if err := c.event(ctx, roomID, evt, deliver); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// invited joins a room an allowlisted person invited the bot to and
+// rejects every other invite.
+func (c *Channel) invited(ctx context.Context, roomID string, inv invitedRoom) {
+	var inviter string
+	for _, evt := range inv.InviteState.Events {
+		if evt.Type == typeMember && evt.StateKey != nil && *evt.StateKey == c.cfg.UserID {
+			inviter = evt.Sender
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	if !c.allowed(inviter) {
+		c.log.Warn("matrix: invite from a user not on OMEGA_MATRIX_ALLOWED_USERS refused", "room", roomID, "inviter", inviter)
+		if err := c.cli.leave(rctx, roomID, "not allowed"); err != nil {
+			c.log.Error("matrix: refusing an invite failed", "room", roomID, "err", err)
+		}
+		return
+	}
+	if err := c.cli.join(rctx, roomID); err != nil {
+		c.log.Error("matrix: joining a room failed", "room", roomID, "inviter", inviter, "err", err)
+		return
+	}
+	c.rooms.forget(roomID)
+	c.log.Info("matrix: joined a room", "room", roomID, "inviter", inviter)
+}
+
+// noteMembers forgets a room's member count when its members changed.
+func (c *Channel) noteMembers(roomID string, evts []roomEvent) {
+	for _, evt := range evts {
+		if evt.Type == typeMember {
+			c.rooms.forget(roomID)
+			return
+		}
+	}
+}
+
+// event hands one timeline event to the pipeline when it is a message
+// for the bot.
+func (c *Channel) event(ctx context.Context, roomID string, evt roomEvent, deliver channels.Deliver) error {
+	if evt.Sender == c.cfg.UserID {
+		return nil
+	}
+	switch evt.Type {
+	case typeEncrypted:
+		c.refuseEncrypted(ctx, roomID, evt.Sender)
+		return nil
+	case typeMessage:
+	default:
+		return nil
+	}
+	var msg message
+	if err := decode(evt.Content, &msg); err != nil {
+		c.log.Warn("matrix: unreadable message skipped", "room", roomID, "event", evt.EventID, "err", err)
+		return nil
+	}
+	if msg.RelatesTo != nil && msg.RelatesTo.RelType == relReplace {
+		c.log.Info("matrix: an edit is not a new message; skipped", "room", roomID, "event", evt.EventID)
+		return nil
+	}
+	in, ok := c.incoming(ctx, roomID, evt, &msg)
+	if !ok {
+		return nil
+	}
+	if err := deliver(ctx, in); err != nil {
+		return fmt.Errorf("%w: event %s: %w", errDeliver, evt.EventID, err)
+	}
+	return nil
+}
+
+// incoming converts a message; false when it is not for the bot (a room
+// message that does not mention it, a notice from another bot).
+func (c *Channel) incoming(ctx context.Context, roomID string, evt roomEvent, msg *message) (channels.Incoming, bool) {
+	in := channels.Incoming{
+		Channel: Name, SenderID: evt.Sender, SenderName: localpart(evt.Sender), ChatID: roomID,
+		PlatformID: evt.EventID, ReceivedAt: c.now(),
+	}
+	in.IsGroup = c.isGroup(ctx, roomID)
+	in.Mentioned = c.mentioned(msg)
+	if in.IsGroup && !in.Mentioned {
+		return in, false
+	}
+	switch msg.MsgType {
+	case msgText, msgEmote:
+		in.Text = msg.text()
+	case msgImage:
+		att, err := c.download(ctx, msg)
+		if err != nil {
+			c.log.Warn("matrix: image not downloaded; delivered without it", "room", roomID, "event", evt.EventID, "err", err)
+			in.Text = "[an image that could not be downloaded]"
+			break
+		}
+		in.Attachments = []channels.Attachment{att}
+		in.Text = msg.caption()
+	default:
+		// Notices are other bots talking; files and audio are not read.
+		return in, false
+	}
+	return in, in.Text != "" || len(in.Attachments) > 0
+}
+
+// mentioned: the message names the bot in its m.mentions, by its user id
+// or with a link to it.
+func (c *Channel) mentioned(msg *message) bool {
+	return msg.mentionsUser(c.cfg.UserID) || strings.Contains(msg.Body, c.cfg.UserID) ||
+		strings.Contains(msg.FormattedBody, "matrix.to/#/"+c.cfg.UserID)
+}
+
+// isGroup reports whether the room has more than two members; unknown
+// (the homeserver did not say) counts as a group, where the bot answers
+// only when mentioned.
+func (c *Channel) isGroup(ctx context.Context, roomID string) bool {
+	c.rooms.mu.Lock()
+	n, ok := c.rooms.members[roomID]
+	c.rooms.mu.Unlock()
+	if !ok {
+		rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+		defer cancel()
+		var err error
+		if n, err = c.cli.joinedMembers(rctx, roomID); err != nil {
+			c.log.Warn("matrix: room members unknown; treated as a group", "room", roomID, "err", err)
+			return true
+		}
+		c.rooms.mu.Lock()
+		c.rooms.members[roomID] = n
+		c.rooms.mu.Unlock()
+	}
+	return n > 2
+}
+
+// localpart is "alice" of "@alice:example.org".
+func localpart(userID string) string {
+	local, _, _ := strings.Cut(strings.TrimPrefix(userID, "@"), ":")
+	return local
+}
