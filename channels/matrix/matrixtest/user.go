@@ -6,7 +6,6 @@ import (
 	"crypto/sha1" //nolint:gosec // the shared-secret registration API is defined with HMAC-SHA1
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -247,4 +246,21 @@ func do(t *testing.T, req *http.Request, token string, out any) {
 }
 
 // String names the user in failures.
-func (u *User) String() string { return fmt.Sprintf("%s", u.ID) }
+func (u *User) String() string { return u.ID }
+
+// SyncToken is the user's current /sync position: a client starting
+// from it sees only what happens afterwards.
+func (u *User) SyncToken(t *testing.T) string {
+	t.Helper()
+	var out struct {
+		NextBatch string `json:"next_batch"`
+	}
+	u.call(t, http.MethodGet, "/_matrix/client/v3/sync?timeout=0", nil, &out)
+	return out.NextBatch
+}
+
+// Leave leaves a room.
+func (u *User) Leave(t *testing.T, roomID string) {
+	t.Helper()
+	u.call(t, http.MethodPost, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/leave", map[string]any{}, nil)
+}
