@@ -27,9 +27,15 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
+// The tests' sync timings: short, so a stall is found in seconds.
+const (
+	syncTimeout = 2 * time.Second
+	stallGrace  = time.Second
+)
+
 func (w *world) config(homeserver string) Config {
 	return Config{Homeserver: homeserver, UserID: w.bot.ID, AccessToken: w.bot.Token, AllowedUsers: UserIDs{w.alice.ID},
-		SyncTimeout: 2 * time.Second, StallGrace: time.Second, RequestTimeout: 5 * time.Second, BackoffMax: 200 * time.Millisecond}
+		SyncTimeout: syncTimeout, StallGrace: stallGrace, RequestTimeout: 5 * time.Second, BackoffMax: 200 * time.Millisecond}
 }
 
 // channel makes a channel that syncs from now on (as one restarted

@@ -129,6 +129,10 @@ func (c *Channel) loop(ctx context.Context, since string, deliver channels.Deliv
 			continue
 		}
 		pause := min(backoff, c.cfg.BackoffMax)
+		if errors.Is(err, errStalled) {
+			// The attempt itself waited out its deadline.
+			pause = 0
+		}
 		if !errors.Is(err, errDeliver) {
 			failures := c.health.Failed(syncState(err), err.Error())
 			c.log.Warn("matrix sync failed", "err", err, "homeserver", c.cfg.Homeserver, "failed_attempts", failures)

@@ -21,8 +21,12 @@ var (
 // advances only once every message of the batch was recorded.
 func (c *Channel) syncOnce(ctx context.Context, since string, deliver channels.Deliver) (string, error) {
 	timeout := c.cfg.SyncTimeout
-	if since == "" {
-		// The first sync returns at once: its history is not answered.
+	if since == "" || !c.health.Up() {
+		// The first sync returns at once (its history is not answered),
+		// and so does each attempt while the homeserver is failing: a
+		// stalled connection is then given up after StallGrace, not after
+		// a whole long poll, so receiving resumes within StallGrace of
+		// the homeserver answering again.
 		timeout = 0
 	}
 	sctx, cancel := context.WithTimeout(ctx, timeout+c.cfg.StallGrace)

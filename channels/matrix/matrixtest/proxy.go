@@ -1,6 +1,8 @@
 package matrixtest
 
 import (
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -37,6 +39,7 @@ func (d *Dendrite) NewProxy(t *testing.T) *Proxy {
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ErrorLog = log.New(io.Discard, "", 0)
 	p := &Proxy{mode: modePass, release: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
@@ -63,7 +66,13 @@ func (d *Dendrite) NewProxy(t *testing.T) *Proxy {
 		}
 		rp.ServeHTTP(w, r)
 	}))
-	t.Cleanup(func() { p.Pass(); srv.Close() })
+	t.Cleanup(func() {
+		p.mu.Lock()
+		close(p.release)
+		p.mode = modePass
+		p.mu.Unlock()
+		srv.Close()
+	})
 	p.URL = srv.URL
 	return p
 }
@@ -74,16 +83,13 @@ func (p *Proxy) Stall() { p.set(modeStall, 0) }
 // Fail makes the proxy answer every request with status.
 func (p *Proxy) Fail(status int) { p.set(modeFail, status) }
 
-// Pass makes the proxy pass requests through again; stalled requests
-// are dropped unanswered.
+// Pass makes the proxy pass new requests through again; requests it
+// stalled stay unanswered until their clients give up, as on a dead
+// connection.
 func (p *Proxy) Pass() { p.set(modePass, 0) }
 
 func (p *Proxy) set(mode string, status int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.mode == modeStall && mode != modeStall {
-		close(p.release)
-		p.release = make(chan struct{})
-	}
 	p.mode, p.status = mode, status
 }
