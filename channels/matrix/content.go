@@ -55,11 +55,6 @@ type relatesTo struct {
 	} `json:"m.in_reply_to,omitempty"`
 }
 
-// member is an m.room.member's content.
-type member struct {
-	Membership string `json:"membership"`
-}
-
 // text is what the person wrote, without the quote of the message they
 // answered (the reply fallback older clients put first).
 func (m *message) text() string {
