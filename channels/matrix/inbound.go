@@ -16,10 +16,11 @@ type rooms struct {
 	mu      sync.Mutex
 	members map[string]int
 	warned  map[string]bool
+	direct  map[string]string // user id -> direct chat, for chats named by user
 }
 
 func newRooms() *rooms {
-	return &rooms{members: map[string]int{}, warned: map[string]bool{}}
+	return &rooms{members: map[string]int{}, warned: map[string]bool{}, direct: map[string]string{}}
 }
 
 func (r *rooms) forget(roomID string) {

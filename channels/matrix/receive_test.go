@@ -205,3 +205,28 @@ func TestResumesFromStoredPosition(t *testing.T) {
 		t.Fatalf("after the restart: %q", got)
 	}
 }
+
+// A chat named by a user id (an owner alert's default destination) is
+// the direct chat with that user: created once, then found again, also
+// by a channel that starts afresh.
+func TestSendToUserOpensDirectChat(t *testing.T) {
+	w := newWorld(t)
+	ch, _ := w.channel(t, w.d.URL)
+	if _, err := ch.SendText(t.Context(), w.alice.ID, "first alert"); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := w.channel(t, w.d.URL)
+	res, err := again.SendText(t.Context(), w.alice.ID, "second alert")
+	if err != nil {
+		t.Fatal(err)
+	}
+	room := ch.rooms.direct[w.alice.ID]
+	if room == "" || room == w.dm || again.rooms.direct[w.alice.ID] != room {
+		t.Fatalf("direct chats %q and %q (the old one is %s)", room, again.rooms.direct[w.alice.ID], w.dm)
+	}
+	w.alice.Join(t, room)
+	waitFor(t, "both alerts visible", within, func() bool {
+		msgs, ids := w.alice.Messages(t, room, w.bot.ID)
+		return len(msgs) == 2 && msgs[0].Body == "first alert" && ids[1] == res.PlatformIDs[0]
+	})
+}

@@ -17,6 +17,10 @@ const encryptedNotice = "🔒 I can't read end-to-end encrypted messages. Please
 // the Markdown itself as the plain-text body, in chunks of maxChunk.
 func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.SendResult, error) {
 	var res channels.SendResult
+	chatID, err := c.chatRoom(ctx, chatID)
+	if err != nil {
+		return res, err
+	}
 	for _, part := range chunk(text, maxChunk) {
 		content := &message{MsgType: msgText, Body: part, Format: formatHTML, FormattedBody: renderHTML(part), Mentions: &mentions{}}
 		evID, err := c.send(ctx, chatID, content)
@@ -39,6 +43,10 @@ func (c *Channel) SendPhoto(ctx context.Context, chatID string, photo channels.A
 // uploaded to the homeserver's media repository and sent as m.image,
 // the caption as its body (the file name then travels as filename).
 func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo channels.Attachment, caption string) (channels.SendResult, error) {
+	chatID, err := c.chatRoom(ctx, chatID)
+	if err != nil {
+		return channels.SendResult{}, err
+	}
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 	uri, err := c.cli.upload(rctx, photo.Data, photo.MIME, photo.Name)
@@ -59,6 +67,10 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 
 // SendTyping implements channels.Channel.
 func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
+	chatID, err := c.chatRoom(ctx, chatID)
+	if err != nil {
+		return err
+	}
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
 	if err := c.cli.typing(rctx, chatID, 30*time.Second); err != nil {
