@@ -168,11 +168,14 @@ func TestImageIn(t *testing.T) {
 	ch, _ := w.channel(t, w.d.URL)
 	b := run(t, ch)
 	data := []byte("\x89PNG\r\n\x1a\n alice's picture")
-	w.alice.SendImage(t, w.dm, "cat.png", "image/png", data)
-	waitFor(t, "the image delivered", within, func() bool { return len(b.texts()) == 1 })
-	in := b.all()[0]
-	if att := in.Attachments; len(att) != 1 || att[0].Name != "cat.png" || att[0].MIME != "image/png" || string(att[0].Data) != string(data) || in.Text != "" {
-		t.Fatalf("delivered %+v", in)
+	w.alice.SendImage(t, w.dm, "cat.png", "image/png", data, "")
+	w.alice.SendImage(t, w.dm, "dog.png", "image/png", data, "and my dog")
+	waitFor(t, "the images delivered", within, func() bool { return len(b.texts()) == 2 })
+	for i, want := range []struct{ name, text string }{{"cat.png", ""}, {"dog.png", "and my dog"}} {
+		in := b.all()[i]
+		if att := in.Attachments; len(att) != 1 || att[0].Name != want.name || att[0].MIME != "image/png" || string(att[0].Data) != string(data) || in.Text != want.text {
+			t.Fatalf("delivered %+v", in)
+		}
 	}
 }
 
@@ -229,4 +232,14 @@ func TestSendToUserOpensDirectChat(t *testing.T) {
 		msgs, ids := w.alice.Messages(t, room, w.bot.ID)
 		return len(msgs) == 2 && msgs[0].Body == "first alert" && ids[1] == res.PlatformIDs[0]
 	})
+}
+
+// The typing indicator shows in the person's client.
+func TestTyping(t *testing.T) {
+	w := newWorld(t)
+	ch, _ := w.channel(t, w.d.URL)
+	if err := ch.SendTyping(t.Context(), w.dm); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the bot shown typing", within, func() bool { return slices.Contains(w.alice.Typing(t, w.dm), w.bot.ID) })
 }

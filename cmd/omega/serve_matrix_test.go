@@ -11,16 +11,21 @@ import (
 	"github.com/omega-gateway/omega/channels/matrix/matrixtest"
 )
 
-// matrixClaude answers "done: <last line>", and draws chart.png in the
-// workspace when asked to DRAW.
+// matrixClaude answers "done: <last line>", draws chart.png in the
+// workspace when asked to DRAW, and says what the photo in its inbox
+// shows when asked to LOOK.
 func matrixClaude(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "claude")
 	script := `#!/bin/sh
 prompt=$(cat)
 last=$(printf '%s' "$prompt" | tail -n 1 | tr -d '"\\' | sed 's/^\[User\]: //')
-case "$last" in *DRAW*) printf '\211PNG\r\n\032\nomega chart' > chart.png ;; esac
-printf '{"type":"result","subtype":"success","is_error":false,"result":"done: %s","session_id":"s-%s","num_turns":1}\n' "$last" "$$"
+seen=""
+case "$last" in
+  *DRAW*) printf '\211PNG\r\n\032\nomega chart' > chart.png ;;
+  *LOOK*) seen=" saw $(grep -aoh 'alice-photo' inbox/*/* 2>/dev/null | head -n 1)" ;;
+esac
+printf '{"type":"result","subtype":"success","is_error":false,"result":"done: %s%s","session_id":"s-%s","num_turns":1}\n' "$last" "$seen" "$$"
 `
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -140,6 +145,9 @@ func TestServeMatrix(t *testing.T) {
 				}
 				return false
 			})
+
+			w.alice.SendImage(t, dm, "me.jpg", "image/jpeg", []byte("\xff\xd8\xff\xe0 alice-photo"), "LOOK at me")
+			w.replies(t, dm, "done: LOOK at me saw alice-photo")
 
 			// A restart: what arrives while omega is down is answered
 			// once; nothing before it is answered again.

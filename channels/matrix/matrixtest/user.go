@@ -94,8 +94,9 @@ func (u *User) Mention(t *testing.T, roomID, userID, text string) string {
 	})
 }
 
-// SendImage uploads data and sends it as m.image.
-func (u *User) SendImage(t *testing.T, roomID, name, mime string, data []byte) string {
+// SendImage uploads data and sends it as m.image, with a caption unless
+// it is empty.
+func (u *User) SendImage(t *testing.T, roomID, name, mime string, data []byte, caption string) string {
 	t.Helper()
 	var up struct {
 		ContentURI string `json:"content_uri"`
@@ -106,9 +107,11 @@ func (u *User) SendImage(t *testing.T, roomID, name, mime string, data []byte) s
 	}
 	req.Header.Set("Content-Type", mime)
 	do(t, req, u.Token, &up)
-	return u.Send(t, roomID, "m.room.message", map[string]any{
-		"msgtype": "m.image", "body": name, "url": up.ContentURI, "info": map[string]any{"mimetype": mime, "size": len(data)},
-	})
+	content := map[string]any{"msgtype": "m.image", "body": name, "url": up.ContentURI, "info": map[string]any{"mimetype": mime, "size": len(data)}}
+	if caption != "" {
+		content["body"], content["filename"] = caption, name
+	}
+	return u.Send(t, roomID, "m.room.message", content)
 }
 
 // Event is a room event as /messages returns it.
@@ -263,4 +266,31 @@ func (u *User) SyncToken(t *testing.T) string {
 func (u *User) Leave(t *testing.T, roomID string) {
 	t.Helper()
 	u.call(t, http.MethodPost, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/leave", map[string]any{}, nil)
+}
+
+// Typing lists who is typing in the room now, as the user's client sees
+// it.
+func (u *User) Typing(t *testing.T, roomID string) []string {
+	t.Helper()
+	var out struct {
+		Rooms struct {
+			Join map[string]struct {
+				Ephemeral struct {
+					Events []struct {
+						Type    string `json:"type"`
+						Content struct {
+							UserIDs []string `json:"user_ids"`
+						} `json:"content"`
+					} `json:"events"`
+				} `json:"ephemeral"`
+			} `json:"join"`
+		} `json:"rooms"`
+	}
+	u.call(t, http.MethodGet, "/_matrix/client/v3/sync?timeout=0", nil, &out)
+	for _, e := range out.Rooms.Join[roomID].Ephemeral.Events {
+		if e.Type == "m.typing" {
+			return e.Content.UserIDs
+		}
+	}
+	return nil
 }
