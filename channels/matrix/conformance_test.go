@@ -74,6 +74,13 @@ func TestChannelConformance(t *testing.T) {
 				w.bot.Leave(t, w.dm)
 				return true
 			},
+			Visible: func(t *testing.T) []string {
+				var out []string
+				for _, m := range w.settled(t) {
+					out = append(out, m.Body)
+				}
+				return out
+			},
 			Photos: func(t *testing.T) [][]byte {
 				msgs := w.settled(t)
 				var out [][]byte
@@ -88,19 +95,9 @@ func TestChannelConformance(t *testing.T) {
 	})
 }
 
-// settled returns the bot's messages in the direct chat once the
-// homeserver's read side has caught up with its sends (Dendrite's sync
-// API follows the room server asynchronously).
+// settled returns the bot's messages in the direct chat as alice sees
+// them.
 func (w *world) settled(t *testing.T) []matrixtest.Message {
 	t.Helper()
-	prev, _ := w.alice.Messages(t, w.dm, w.bot.ID)
-	for range 50 {
-		time.Sleep(200 * time.Millisecond)
-		msgs, _ := w.alice.Messages(t, w.dm, w.bot.ID)
-		if len(msgs) == len(prev) {
-			return msgs
-		}
-		prev = msgs
-	}
-	return prev
+	return w.alice.Visible(t, w.dm, w.bot.ID)
 }

@@ -35,6 +35,8 @@ type message struct {
 	File          any        `json:"file,omitempty"` // encrypted media
 	Mentions      *mentions  `json:"m.mentions,omitempty"`
 	RelatesTo     *relatesTo `json:"m.relates_to,omitempty"`
+	// NewContent is an edit's replacement content.
+	NewContent *message `json:"m.new_content,omitempty"`
 }
 
 type fileInfo struct {
@@ -50,6 +52,7 @@ type mentions struct {
 
 type relatesTo struct {
 	RelType   string `json:"rel_type,omitempty"`
+	EventID   string `json:"event_id,omitempty"` // the edited event
 	InReplyTo *struct {
 		EventID string `json:"event_id"`
 	} `json:"m.in_reply_to,omitempty"`

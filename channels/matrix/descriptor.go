@@ -15,7 +15,7 @@ var Descriptor = channels.Descriptor{
 	Title:        "Matrix",
 	Settings:     func() channels.Settings { return &Config{} },
 	Hint:         formatHint,
-	Capabilities: channels.Capabilities{Images: true, Typing: true, Groups: true, Alerts: true},
+	Capabilities: channels.Capabilities{Images: true, Edits: true, Typing: true, Groups: true, Alerts: true},
 	ChatForm:     "room",
 	Build:        build,
 	Doctor:       doctor,

@@ -37,6 +37,8 @@ type Channel struct {
 	now    func() time.Time
 	health *channels.HealthTracker
 	rooms  *rooms
+	// previews are the chats' live previews.
+	previews channels.LivePreviews[*preview]
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc

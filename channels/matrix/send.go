@@ -22,8 +22,7 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 		return res, err
 	}
 	for _, part := range chunk(text, maxChunk) {
-		content := &message{MsgType: msgText, Body: part, Format: formatHTML, FormattedBody: renderHTML(part), Mentions: &mentions{}}
-		evID, err := c.send(ctx, chatID, content)
+		evID, err := c.send(ctx, chatID, textMessage(part))
 		if err != nil {
 			return res, err
 		}

@@ -60,8 +60,7 @@ func (w *matrixWorld) replies(t *testing.T, room, text string) int {
 			return n
 		}
 		if time.Now().After(deadline) {
-			msgs, _ := w.alice.Messages(t, room, w.bot.ID)
-			t.Fatalf("no reply with %q in %s; the bot sent %+v", text, room, msgs)
+			t.Fatalf("no reply with %q in %s; the bot shows %+v", text, room, w.alice.Visible(t, room, w.bot.ID))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -69,9 +68,8 @@ func (w *matrixWorld) replies(t *testing.T, room, text string) int {
 
 func (w *matrixWorld) count(t *testing.T, room, text string) int {
 	t.Helper()
-	msgs, _ := w.alice.Messages(t, room, w.bot.ID)
 	n := 0
-	for _, m := range msgs {
+	for _, m := range w.alice.Visible(t, room, w.bot.ID) {
 		if strings.Contains(m.Body, text) {
 			n++
 		}
@@ -120,7 +118,7 @@ func TestServeMatrix(t *testing.T) {
 			waitMatrix(t, "the bot refuses mallory's", func() bool { return w.mallory.Membership(t, theirs, w.bot.ID) == "leave" })
 			w.alice.SendText(t, dm, "hello **omega**")
 			w.replies(t, dm, "done: hello **omega**")
-			msgs, _ := w.alice.Messages(t, dm, w.bot.ID)
+			msgs := w.alice.Visible(t, dm, w.bot.ID)
 			if m := msgs[len(msgs)-1]; m.Format != "org.matrix.custom.html" || !strings.Contains(m.FormattedBody, "<strong>omega</strong>") {
 				t.Fatalf("reply %+v", m)
 			}

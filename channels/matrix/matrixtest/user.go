@@ -132,6 +132,11 @@ type Message struct {
 	Info          struct {
 		MimeType string `json:"mimetype"`
 	} `json:"info"`
+	RelatesTo struct {
+		RelType string `json:"rel_type"`
+		EventID string `json:"event_id"`
+	} `json:"m.relates_to"`
+	NewContent *Message `json:"m.new_content"`
 }
 
 // Messages returns the m.room.message events sender sent to the room,
@@ -293,4 +298,34 @@ func (u *User) Typing(t *testing.T, roomID string) []string {
 		}
 	}
 	return nil
+}
+
+// Visible returns the messages sender shows in the room, oldest first,
+// each as last edited (m.replace), once the homeserver's read side has
+// caught up (Dendrite's sync API follows its room server
+// asynchronously): the count of events stayed the same for 200 ms.
+func (u *User) Visible(t *testing.T, roomID, sender string) []Message {
+	t.Helper()
+	msgs, ids := u.Messages(t, roomID, sender)
+	for range 50 {
+		time.Sleep(200 * time.Millisecond)
+		again, againIDs := u.Messages(t, roomID, sender)
+		if len(again) == len(msgs) {
+			break
+		}
+		msgs, ids = again, againIDs
+	}
+	var out []Message
+	index := map[string]int{}
+	for i, m := range msgs {
+		if m.RelatesTo.RelType == "m.replace" && m.NewContent != nil {
+			if j, ok := index[m.RelatesTo.EventID]; ok {
+				out[j] = *m.NewContent
+			}
+			continue
+		}
+		index[ids[i]] = len(out)
+		out = append(out, m)
+	}
+	return out
 }
