@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -39,6 +40,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("matrix: MATRIX_USER_ID %q: want @name:server", c.UserID)
 	case c.AccessToken == "":
 		return fmt.Errorf("matrix: MATRIX_ACCESS_TOKEN is empty")
+	case u.Scheme == "http" && !loopback(u.Hostname()):
+		return fmt.Errorf("matrix: MATRIX_HOMESERVER %q sends the access token in the clear: http is allowed for a loopback host only; use https", c.Homeserver)
 	case c.SyncTimeout <= 0 || c.RequestTimeout <= 0 || c.StallGrace < 0 || c.BackoffMax < 0:
 		return fmt.Errorf("matrix: MATRIX_SYNC_TIMEOUT and MATRIX_REQUEST_TIMEOUT must be positive, MATRIX_STALL_GRACE and MATRIX_BACKOFF_MAX not negative")
 	}
@@ -69,4 +72,12 @@ func (u *UserIDs) UnmarshalText(b []byte) error {
 func validUserID(s string) bool {
 	local, server, ok := strings.Cut(s, ":")
 	return ok && len(local) > 1 && local[0] == '@' && server != ""
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
