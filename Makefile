@@ -5,8 +5,8 @@ GOLANGCI_VERSION ?= v2.15.0
 GOLANGCI  := bin/golangci-lint-$(GOLANGCI_VERSION)
 BIN       ?= bin/omega
 # Dendrite is the Matrix homeserver the Matrix channel's tests run against:
-# a tool like golangci-lint, built at a pinned version into ./bin (with
-# cgo, for its SQLite databases). Without it those tests skip.
+# a tool like golangci-lint, built at a pinned version into ./bin. Without
+# it those tests skip.
 DENDRITE_VERSION ?= v0.13.8
 DENDRITE  := bin/dendrite-$(DENDRITE_VERSION)
 # stdjson: telego encodes Telegram's JSON with encoding/json instead of

@@ -241,3 +241,13 @@ func (c *client) whoami(ctx context.Context) (string, error) {
 	err := c.do(ctx, http.MethodGet, "/_matrix/client/v3/account/whoami", nil, nil, "", &out)
 	return out.UserID, err
 }
+
+// eventSender is who sent an event of the room.
+func (c *client) eventSender(ctx context.Context, roomID, eventID string) (string, error) {
+	var out struct {
+		Sender string `json:"sender"`
+	}
+	path := "/_matrix/client/v3/rooms/" + url.PathEscape(roomID) + "/event/" + url.PathEscape(eventID)
+	err := c.do(ctx, http.MethodGet, path, nil, nil, "", &out)
+	return out.Sender, err
+}

@@ -128,7 +128,7 @@ func (c *Channel) incoming(ctx context.Context, roomID string, evt roomEvent, ms
 		PlatformID: evt.EventID, ReceivedAt: c.now(),
 	}
 	in.IsGroup = c.isGroup(ctx, roomID)
-	in.Mentioned = c.mentioned(msg)
+	in.Mentioned = c.mentioned(msg) || (in.IsGroup && c.repliesToBot(ctx, roomID, msg))
 	if in.IsGroup && !in.Mentioned {
 		return in, false
 	}
@@ -156,6 +156,22 @@ func (c *Channel) incoming(ctx context.Context, roomID string, evt roomEvent, ms
 func (c *Channel) mentioned(msg *message) bool {
 	return msg.mentionsUser(c.cfg.UserID) || strings.Contains(msg.Body, c.cfg.UserID) ||
 		strings.Contains(msg.FormattedBody, "matrix.to/#/"+c.cfg.UserID)
+}
+
+// repliesToBot: the message answers one of the bot's, as a reply
+// (m.in_reply_to) to it.
+func (c *Channel) repliesToBot(ctx context.Context, roomID string, msg *message) bool {
+	if msg.RelatesTo == nil || msg.RelatesTo.InReplyTo == nil || msg.RelatesTo.InReplyTo.EventID == "" {
+		return false
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
+	sender, err := c.cli.eventSender(rctx, roomID, msg.RelatesTo.InReplyTo.EventID)
+	if err != nil {
+		c.log.Warn("matrix: the message a reply answers is unknown; not taken as a mention", "room", roomID, "err", err)
+		return false
+	}
+	return sender == c.cfg.UserID
 }
 
 // isGroup reports whether the room has more than two members; unknown

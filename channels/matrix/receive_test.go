@@ -113,7 +113,8 @@ func TestInvites(t *testing.T) {
 	}
 }
 
-// In a room of three, only messages that mention the bot are delivered.
+// In a room of three, only messages that mention the bot or reply to
+// it are delivered.
 func TestRoomsAnswerMentions(t *testing.T) {
 	w := newWorld(t)
 	bob := w.d.Register(t, "bob")
@@ -122,14 +123,20 @@ func TestRoomsAnswerMentions(t *testing.T) {
 	w.bot.Join(t, room)
 	ch, _ := w.channel(t, w.d.URL)
 	b := run(t, ch)
-	w.alice.SendText(t, room, "just talking to bob")
+	bobs := w.alice.SendText(t, room, "just talking to bob")
+	w.alice.Reply(t, room, bobs, "replying to myself")
 	w.alice.Mention(t, room, w.bot.ID, "what time is it?")
-	waitFor(t, "the mention delivered", within, func() bool { return len(b.texts()) > 0 })
+	res, err := ch.SendText(t.Context(), room, "noon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.alice.Reply(t, room, res.PlatformIDs[0], "thanks")
+	waitFor(t, "the mention and the reply delivered", within, func() bool { return len(b.texts()) > 1 })
 	time.Sleep(500 * time.Millisecond)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.got) != 1 || !b.got[0].IsGroup || !b.got[0].Mentioned || b.got[0].Text != w.bot.ID+": what time is it?" {
-		t.Fatalf("delivered %+v", b.got)
+	got := b.all()
+	if len(got) != 2 || !got[0].IsGroup || !got[0].Mentioned || got[0].Text != w.bot.ID+": what time is it?" ||
+		!got[1].Mentioned || got[1].Text != "thanks" {
+		t.Fatalf("delivered %+v", got)
 	}
 }
 

@@ -94,6 +94,15 @@ func (u *User) Mention(t *testing.T, roomID, userID, text string) string {
 	})
 }
 
+// Reply sends text as a reply to the event replyTo.
+func (u *User) Reply(t *testing.T, roomID, replyTo, text string) string {
+	t.Helper()
+	return u.Send(t, roomID, "m.room.message", map[string]any{
+		"msgtype": "m.text", "body": "> <someone> quoted\n\n" + text,
+		"m.relates_to": map[string]any{"m.in_reply_to": map[string]any{"event_id": replyTo}},
+	})
+}
+
 // SendImage uploads data and sends it as m.image, with a caption unless
 // it is empty.
 func (u *User) SendImage(t *testing.T, roomID, name, mime string, data []byte, caption string) string {
