@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels/matrix/matrixtest"
+	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 )
 
 // matrixClaude answers "done: <last line>", draws chart.png in the
@@ -196,4 +197,27 @@ func matrixOutages(t *testing.T, w *matrixWorld, url, dm string) {
 	waitMetrics(t, url, `omega_channel_up{channel="matrix"} 1`,
 		`omega_channel_failures_total{channel="matrix",state="down"} 2`,
 		`omega_channel_failures_total{channel="matrix",state="stalled"} 1`)
+}
+
+// A homeserver that stays down past OMEGA_CHANNEL_DOWN_ALERT is reported
+// to the owner on another channel (Telegram here), and so is its return.
+func TestServeMatrixDownAlertsOwner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	d := matrixtest.Start(t)
+	bin := buildOmega(t)
+	w := &matrixWorld{d: d, tb: t, p: d.NewProxy(t), bot: d.Register(t, "omega"), alice: d.Register(t, "alice"), bob: d.Register(t, "bob")}
+	w.p.Fail(http.StatusServiceUnavailable)
+	api := telegramtest.New(t, healthToken)
+	vars, open := storeBackends()[0].env(t)
+	e := newShutdownEnv(t, vars, open)
+	startServe(t, bin, append(w.env(e.env), "OMEGA_TELEGRAM_TOKEN="+healthToken, "OMEGA_TELEGRAM_API_URL="+api.URL,
+		"OMEGA_TELEGRAM_ALLOWED_USERS=42", "OMEGA_CHANNEL_DOWN_ALERT=1s"))
+	waitHTTP(t, e.url)
+	waitReadyz(t, e.url, http.StatusOK, "ready, degraded\nchannel matrix: down")
+	waitOwnerMessage(t, api, "matrix has not received messages")
+	w.p.Pass()
+	waitOwnerMessage(t, api, "matrix is receiving messages again")
+	waitReadyzExactly(t, e.url, "ready\n")
 }
