@@ -144,7 +144,11 @@ type syncResponse struct {
 
 type joinedRoom struct {
 	State    struct{ Events []roomEvent } `json:"state"`
-	Timeline struct{ Events []roomEvent } `json:"timeline"`
+	Timeline struct {
+		Events []roomEvent `json:"events"`
+		// Limited: older events of the batch were left out.
+		Limited bool `json:"limited"`
+	} `json:"timeline"`
 }
 
 type invitedRoom struct {
@@ -160,8 +164,20 @@ type roomEvent struct {
 	Content  json.RawMessage `json:"content"`
 }
 
+// timelineLimit is how many events of a room one sync may carry: a
+// homeserver's default (Dendrite's is 20) would drop the older ones of a
+// busy room, or of a room that talked while omega was away.
+const timelineLimit = 1000
+
+// syncFilter asks for long room timelines and leaves presence out; the
+// first sync only needs its position and the invites.
+var syncFilter = map[bool]string{
+	false: `{"presence":{"types":[]},"room":{"timeline":{"limit":` + strconv.Itoa(timelineLimit) + `}}}`,
+	true:  `{"presence":{"types":[]},"room":{"timeline":{"limit":1}}}`,
+}
+
 func (c *client) sync(ctx context.Context, since string, timeout time.Duration) (*syncResponse, error) {
-	q := url.Values{"timeout": {strconv.FormatInt(timeout.Milliseconds(), 10)}}
+	q := url.Values{"timeout": {strconv.FormatInt(timeout.Milliseconds(), 10)}, "filter": {syncFilter[since == ""]}}
 	if since != "" {
 		q.Set("since", since)
 	}

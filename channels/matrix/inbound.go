@@ -42,6 +42,10 @@ func (c *Channel) handle(ctx context.Context, resp *syncResponse, initial bool, 
 		if initial {
 			continue
 		}
+		if room.Timeline.Limited {
+			c.log.Error("matrix: the homeserver left older messages of a room out of the sync; they are not answered",
+				"room", roomID, "kept", len(room.Timeline.Events))
+		}
 		for _, evt := range room.Timeline.Events {
 			if err := c.event(ctx, roomID, evt, deliver); err != nil {
 				return err

@@ -3,6 +3,7 @@ package matrix
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -203,15 +204,20 @@ func TestResumesFromStoredPosition(t *testing.T) {
 	if err := ch.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	w.alice.SendText(t, w.dm, "two, while omega was away")
+	// More than a homeserver's default timeline (Dendrite's is 20).
+	var away []string
+	for i := range 30 {
+		away = append(away, fmt.Sprintf("message %d while omega was away", i))
+		w.alice.SendText(t, w.dm, away[i])
+	}
 	again, err := New(w.config(w.d.URL), nil, store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b2 := run(t, again)
-	waitFor(t, "two delivered", within, func() bool { return len(b2.texts()) > 0 })
+	waitFor(t, "all delivered", within, func() bool { return len(b2.texts()) >= len(away) })
 	time.Sleep(500 * time.Millisecond)
-	if got := b2.texts(); !slices.Equal(got, []string{"two, while omega was away"}) {
+	if got := b2.texts(); !slices.Equal(got, away) {
 		t.Fatalf("after the restart: %q", got)
 	}
 }
