@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -148,14 +149,29 @@ type Message struct {
 	NewContent *Message `json:"m.new_content"`
 }
 
+// barrierType is an event type no client shows and omega ignores.
+const barrierType = "org.omega.matrixtest.barrier"
+
 // Messages returns the m.room.message events sender sent to the room,
-// oldest first, with their event ids.
+// oldest first, with their event ids: everything the homeserver took
+// before the call. Dendrite's read side follows its room server
+// asynchronously, in order; so the user sends a barrier event of its own
+// and reads once the barrier shows.
 func (u *User) Messages(t *testing.T, roomID, sender string) ([]Message, []string) {
 	t.Helper()
+	barrier := u.Send(t, roomID, barrierType, map[string]any{})
 	var out struct {
 		Chunk []Event `json:"chunk"`
 	}
-	u.call(t, http.MethodGet, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/messages?dir=b&limit=1000", nil, &out)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		u.call(t, http.MethodGet, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/messages?dir=b&limit=1000", nil, &out)
+		if slices.ContainsFunc(out.Chunk, func(e Event) bool { return e.EventID == barrier }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("matrixtest: the homeserver never showed the barrier %s in %s", barrier, roomID)
+		}
+	}
 	var msgs []Message
 	var ids []string
 	for i := len(out.Chunk) - 1; i >= 0; i-- {
@@ -310,20 +326,10 @@ func (u *User) Typing(t *testing.T, roomID string) []string {
 }
 
 // Visible returns the messages sender shows in the room, oldest first,
-// each as last edited (m.replace), once the homeserver's read side has
-// caught up (Dendrite's sync API follows its room server
-// asynchronously): the count of events stayed the same for 200 ms.
+// each as last edited (m.replace).
 func (u *User) Visible(t *testing.T, roomID, sender string) []Message {
 	t.Helper()
 	msgs, ids := u.Messages(t, roomID, sender)
-	for range 50 {
-		time.Sleep(200 * time.Millisecond)
-		again, againIDs := u.Messages(t, roomID, sender)
-		if len(again) == len(msgs) {
-			break
-		}
-		msgs, ids = again, againIDs
-	}
 	var out []Message
 	index := map[string]int{}
 	for i, m := range msgs {
