@@ -9,6 +9,7 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/channeltest"
 	"github.com/omega-gateway/omega/channels/matrix/matrixtest"
+	"github.com/omega-gateway/omega/channels/matrix/mxapi"
 )
 
 // world is a real Dendrite with the bot and alice in a direct chat.
@@ -85,7 +86,7 @@ func TestChannelConformance(t *testing.T) {
 				msgs := w.settled(t)
 				var out [][]byte
 				for _, m := range msgs {
-					if m.MsgType == msgImage {
+					if m.MsgType == mxapi.MsgImage {
 						out = append(out, w.alice.Download(t, m.URL))
 					}
 				}

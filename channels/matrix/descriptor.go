@@ -59,12 +59,12 @@ func doctor(ctx context.Context, s channels.Settings, _ channels.Env) []channels
 	}
 	rctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	versions, err := c.cli.versions(rctx)
+	versions, err := c.cli.Versions(rctx)
 	if err != nil {
 		return []channels.Finding{channels.Fail("homeserver "+cfg.Homeserver+" unreachable: "+err.Error(), "check OMEGA_MATRIX_HOMESERVER (the client API's base URL)")}
 	}
 	out := []channels.Finding{channels.OK("homeserver " + cfg.Homeserver + " answers (" + latest(versions) + ")")}
-	who, err := c.cli.whoami(rctx)
+	who, err := c.cli.Whoami(rctx)
 	switch {
 	case err != nil:
 		out = append(out, channels.Fail("access token refused: "+err.Error(), "set OMEGA_MATRIX_ACCESS_TOKEN to the bot account's token"))

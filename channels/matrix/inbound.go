@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/matrix/mxapi"
 )
 
 // rooms remembers what the channel learned about its rooms: how many
@@ -32,7 +33,7 @@ func (r *rooms) forget(roomID string) {
 // handle acts on one sync batch: invites first, then each joined room's
 // new events in order. initial is the first sync of an account, whose
 // history is not answered.
-func (c *Channel) handle(ctx context.Context, resp *syncResponse, initial bool, deliver channels.Deliver) error {
+func (c *Channel) handle(ctx context.Context, resp *mxapi.SyncResponse, initial bool, deliver channels.Deliver) error {
 	for roomID, inv := range resp.Rooms.Invite {
 		c.invited(ctx, roomID, inv)
 	}
@@ -57,10 +58,10 @@ func (c *Channel) handle(ctx context.Context, resp *syncResponse, initial bool, 
 
 // invited joins a room an allowlisted person invited the bot to and
 // rejects every other invite.
-func (c *Channel) invited(ctx context.Context, roomID string, inv invitedRoom) {
+func (c *Channel) invited(ctx context.Context, roomID string, inv mxapi.InvitedRoom) {
 	var inviter string
 	for _, evt := range inv.InviteState.Events {
-		if evt.Type == typeMember && evt.StateKey != nil && *evt.StateKey == c.cfg.UserID {
+		if evt.Type == mxapi.TypeMember && evt.StateKey != nil && *evt.StateKey == c.cfg.UserID {
 			inviter = evt.Sender
 		}
 	}
@@ -68,12 +69,12 @@ func (c *Channel) invited(ctx context.Context, roomID string, inv invitedRoom) {
 	defer cancel()
 	if !c.allowed(inviter) {
 		c.log.Warn("matrix: invite from a user not on OMEGA_MATRIX_ALLOWED_USERS refused", "room", roomID, "inviter", inviter)
-		if err := c.cli.leave(rctx, roomID, "not allowed"); err != nil {
+		if err := c.cli.Leave(rctx, roomID, "not allowed"); err != nil {
 			c.log.Error("matrix: refusing an invite failed", "room", roomID, "err", err)
 		}
 		return
 	}
-	if err := c.cli.join(rctx, roomID); err != nil {
+	if err := c.cli.Join(rctx, roomID); err != nil {
 		c.log.Error("matrix: joining a room failed", "room", roomID, "inviter", inviter, "err", err)
 		return
 	}
@@ -82,9 +83,9 @@ func (c *Channel) invited(ctx context.Context, roomID string, inv invitedRoom) {
 }
 
 // noteMembers forgets a room's member count when its members changed.
-func (c *Channel) noteMembers(roomID string, evts []roomEvent) {
+func (c *Channel) noteMembers(roomID string, evts []mxapi.Event) {
 	for _, evt := range evts {
-		if evt.Type == typeMember {
+		if evt.Type == mxapi.TypeMember {
 			c.rooms.forget(roomID)
 			return
 		}
@@ -93,24 +94,24 @@ func (c *Channel) noteMembers(roomID string, evts []roomEvent) {
 
 // event hands one timeline event to the pipeline when it is a message
 // for the bot.
-func (c *Channel) event(ctx context.Context, roomID string, evt roomEvent, deliver channels.Deliver) error {
+func (c *Channel) event(ctx context.Context, roomID string, evt mxapi.Event, deliver channels.Deliver) error {
 	if evt.Sender == c.cfg.UserID {
 		return nil
 	}
 	switch evt.Type {
-	case typeEncrypted:
+	case mxapi.TypeEncrypted:
 		c.refuseEncrypted(ctx, roomID, evt.Sender)
 		return nil
-	case typeMessage:
+	case mxapi.TypeMessage:
 	default:
 		return nil
 	}
-	var msg message
-	if err := decode(evt.Content, &msg); err != nil {
+	var msg mxapi.Message
+	if err := mxapi.Decode(evt.Content, &msg); err != nil {
 		c.log.Warn("matrix: unreadable message skipped", "room", roomID, "event", evt.EventID, "err", err)
 		return nil
 	}
-	if msg.RelatesTo != nil && msg.RelatesTo.RelType == relReplace {
+	if msg.RelatesTo != nil && msg.RelatesTo.RelType == mxapi.RelReplace {
 		c.log.Info("matrix: an edit is not a new message; skipped", "room", roomID, "event", evt.EventID)
 		return nil
 	}
@@ -126,7 +127,7 @@ func (c *Channel) event(ctx context.Context, roomID string, evt roomEvent, deliv
 
 // incoming converts a message; false when it is not for the bot (a room
 // message that does not mention it, a notice from another bot).
-func (c *Channel) incoming(ctx context.Context, roomID string, evt roomEvent, msg *message) (channels.Incoming, bool) {
+func (c *Channel) incoming(ctx context.Context, roomID string, evt mxapi.Event, msg *mxapi.Message) (channels.Incoming, bool) {
 	in := channels.Incoming{
 		Channel: Name, SenderID: evt.Sender, SenderName: localpart(evt.Sender), ChatID: roomID,
 		PlatformID: evt.EventID, ReceivedAt: c.now(),
@@ -137,9 +138,9 @@ func (c *Channel) incoming(ctx context.Context, roomID string, evt roomEvent, ms
 		return in, false
 	}
 	switch msg.MsgType {
-	case msgText, msgEmote:
-		in.Text = msg.text()
-	case msgImage:
+	case mxapi.MsgText, mxapi.MsgEmote:
+		in.Text = msg.Text()
+	case mxapi.MsgImage:
 		att, err := c.download(ctx, msg)
 		if err != nil {
 			c.log.Warn("matrix: image not downloaded; delivered without it", "room", roomID, "event", evt.EventID, "err", err)
@@ -147,7 +148,7 @@ func (c *Channel) incoming(ctx context.Context, roomID string, evt roomEvent, ms
 			break
 		}
 		in.Attachments = []channels.Attachment{att}
-		in.Text = msg.caption()
+		in.Text = msg.Caption()
 	default:
 		// Notices are other bots talking; files and audio are not read.
 		return in, false
@@ -157,20 +158,20 @@ func (c *Channel) incoming(ctx context.Context, roomID string, evt roomEvent, ms
 
 // mentioned: the message names the bot in its m.mentions, by its user id
 // or with a link to it.
-func (c *Channel) mentioned(msg *message) bool {
-	return msg.mentionsUser(c.cfg.UserID) || strings.Contains(msg.Body, c.cfg.UserID) ||
+func (c *Channel) mentioned(msg *mxapi.Message) bool {
+	return msg.MentionsUser(c.cfg.UserID) || strings.Contains(msg.Body, c.cfg.UserID) ||
 		strings.Contains(msg.FormattedBody, "matrix.to/#/"+c.cfg.UserID)
 }
 
 // repliesToBot: the message answers one of the bot's, as a reply
 // (m.in_reply_to) to it.
-func (c *Channel) repliesToBot(ctx context.Context, roomID string, msg *message) bool {
+func (c *Channel) repliesToBot(ctx context.Context, roomID string, msg *mxapi.Message) bool {
 	if msg.RelatesTo == nil || msg.RelatesTo.InReplyTo == nil || msg.RelatesTo.InReplyTo.EventID == "" {
 		return false
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	sender, err := c.cli.eventSender(rctx, roomID, msg.RelatesTo.InReplyTo.EventID)
+	sender, err := c.cli.EventSender(rctx, roomID, msg.RelatesTo.InReplyTo.EventID)
 	if err != nil {
 		c.log.Warn("matrix: the message a reply answers is unknown; not taken as a mention", "room", roomID, "err", err)
 		return false
@@ -189,7 +190,7 @@ func (c *Channel) isGroup(ctx context.Context, roomID string) bool {
 		rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 		defer cancel()
 		var err error
-		if n, err = c.cli.joinedMembers(rctx, roomID); err != nil {
+		if n, err = c.cli.JoinedMembers(rctx, roomID); err != nil {
 			c.log.Warn("matrix: room members unknown; treated as a group", "room", roomID, "err", err)
 			return true
 		}

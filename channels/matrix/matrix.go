@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/matrix/mxapi"
 	"github.com/omega-gateway/omega/internal/wait"
 )
 
@@ -31,7 +32,7 @@ const Name = "matrix"
 type Channel struct {
 	cfg    Config
 	log    *slog.Logger
-	cli    *client
+	cli    *mxapi.Client
 	tokens tokens
 	sleep  func(ctx context.Context, d time.Duration) error
 	now    func() time.Time
@@ -65,7 +66,7 @@ func New(cfg Config, logger *slog.Logger, store tokens, opts ...Option) (*Channe
 	}
 	// Every request carries its own deadline; retries and backoff are the
 	// channel's, so that each failure is seen and counted.
-	cli := newClient(cfg.Homeserver, cfg.UserID, cfg.AccessToken)
+	cli := mxapi.New(cfg.Homeserver, cfg.UserID, cfg.AccessToken)
 	if store == nil {
 		store = &memTokens{next: map[string]string{}}
 	}

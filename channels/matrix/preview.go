@@ -8,6 +8,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/markdown"
+	"github.com/omega-gateway/omega/channels/matrix/mxapi"
 )
 
 // previewEvery paces a preview's edits: homeservers rate-limit senders,
@@ -52,7 +53,7 @@ func (p *preview) Update(ctx context.Context, text string) error {
 	if p.id != "" {
 		content = editOf(p.id, part)
 	}
-	id, err := p.c.cli.sendMessage(rctx, p.room, p.c.cli.newTxn(), content)
+	id, err := p.c.cli.SendMessage(rctx, p.room, p.c.cli.NewTxn(), content)
 	if err != nil {
 		// A missed edit is made good by the next one or the final reply.
 		p.c.log.Warn("matrix: preview not updated", "room", p.room, "err", err)
@@ -113,16 +114,16 @@ func (c *Channel) FinishPreview(ctx context.Context, chatID, previewID, text str
 
 // textMessage is Markdown as an m.text message: the Markdown as its
 // plain body, rendered as HTML beside it; it mentions no one.
-func textMessage(md string) *message {
-	return &message{MsgType: msgText, Body: md, Format: formatHTML, FormattedBody: renderHTML(md), Mentions: &mentions{}}
+func textMessage(md string) *mxapi.Message {
+	return &mxapi.Message{MsgType: mxapi.MsgText, Body: md, Format: mxapi.FormatHTML, FormattedBody: renderHTML(md), Mentions: &mxapi.Mentions{}}
 }
 
 // editOf replaces event id's content with md (m.replace); clients that
 // do not know edits show the "* " fallback.
-func editOf(id, md string) *message {
+func editOf(id, md string) *mxapi.Message {
 	m := textMessage("* " + md)
 	m.FormattedBody = "* " + renderHTML(md)
 	m.NewContent = textMessage(md)
-	m.RelatesTo = &relatesTo{RelType: relReplace, EventID: id}
+	m.RelatesTo = &mxapi.RelatesTo{RelType: mxapi.RelReplace, EventID: id}
 	return m
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/matrix/mxapi"
 )
 
 // inbox records what a running channel delivered and reported.
@@ -150,7 +151,7 @@ func TestEncryptedRoomsRefused(t *testing.T) {
 	room := w.alice.CreateRoom(t, true, w.bot.ID)
 	waitFor(t, "the bot joins", within, func() bool { return w.alice.Membership(t, room, w.bot.ID) == "join" })
 	for range 2 {
-		w.alice.Send(t, room, typeEncrypted, map[string]any{"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "AwgA", "sender_key": "k", "session_id": "s", "device_id": "D"})
+		w.alice.Send(t, room, mxapi.TypeEncrypted, map[string]any{"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "AwgA", "sender_key": "k", "session_id": "s", "device_id": "D"})
 	}
 	var notices []string
 	waitFor(t, "the notice", within, func() bool {
@@ -162,7 +163,7 @@ func TestEncryptedRoomsRefused(t *testing.T) {
 		return len(notices) > 0
 	})
 	time.Sleep(500 * time.Millisecond)
-	if msgs, _ := w.alice.Messages(t, room, w.bot.ID); len(msgs) != 1 || msgs[0].MsgType != msgNotice || msgs[0].Body != encryptedNotice {
+	if msgs, _ := w.alice.Messages(t, room, w.bot.ID); len(msgs) != 1 || msgs[0].MsgType != mxapi.MsgNotice || msgs[0].Body != encryptedNotice {
 		t.Fatalf("the bot sent %+v", msgs)
 	}
 	if got := b.texts(); len(got) != 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/matrix/mxapi"
 )
 
 // encryptedNotice answers a message the bot cannot read.
@@ -48,12 +49,12 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	uri, err := c.cli.upload(rctx, photo.Data, photo.MIME, photo.Name)
+	uri, err := c.cli.Upload(rctx, photo.Data, photo.MIME, photo.Name)
 	if err != nil {
 		return channels.SendResult{}, classify("upload "+photo.Name, err)
 	}
-	content := &message{MsgType: msgImage, Body: photo.Name, URL: uri,
-		Info: &fileInfo{MimeType: photo.MIME, Size: len(photo.Data)}, Mentions: &mentions{}}
+	content := &mxapi.Message{MsgType: mxapi.MsgImage, Body: photo.Name, URL: uri,
+		Info: &mxapi.FileInfo{MimeType: photo.MIME, Size: len(photo.Data)}, Mentions: &mxapi.Mentions{}}
 	if caption != "" {
 		content.Body, content.FileName = caption, photo.Name
 	}
@@ -72,7 +73,7 @@ func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	if err := c.cli.typing(rctx, chatID, 30*time.Second); err != nil {
+	if err := c.cli.Typing(rctx, chatID, 30*time.Second); err != nil {
 		return classify("typing", err)
 	}
 	return nil
@@ -83,15 +84,15 @@ func (c *Channel) SendTyping(ctx context.Context, chatID string) error {
 const sendAttempts = 3
 
 // send sends one m.room.message, retrying what may pass.
-func (c *Channel) send(ctx context.Context, chatID string, content *message) (string, error) {
+func (c *Channel) send(ctx context.Context, chatID string, content *mxapi.Message) (string, error) {
 	// One transaction id for every attempt: a retry of a send the
 	// homeserver did take is not shown twice.
-	txn := c.cli.newTxn()
+	txn := c.cli.NewTxn()
 	var err error
 	for attempt := 1; attempt <= sendAttempts; attempt++ {
 		rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 		var evID string
-		evID, err = c.cli.sendMessage(rctx, chatID, txn, content)
+		evID, err = c.cli.SendMessage(rctx, chatID, txn, content)
 		cancel()
 		if err == nil {
 			return evID, nil
@@ -109,7 +110,7 @@ func (c *Channel) send(ctx context.Context, chatID string, content *message) (st
 
 // classify wraps err with the channels failure class it stands for.
 func classify(what string, err error) error {
-	var ae *apiError
+	var ae *mxapi.Error
 	if !errors.As(err, &ae) {
 		return fmt.Errorf("matrix: %s: %w", what, err)
 	}
@@ -135,20 +136,20 @@ func (c *Channel) refuseEncrypted(ctx context.Context, roomID, sender string) {
 	if warned || !c.allowed(sender) {
 		return
 	}
-	content := &message{MsgType: msgNotice, Body: encryptedNotice, Mentions: &mentions{}}
+	content := &mxapi.Message{MsgType: mxapi.MsgNotice, Body: encryptedNotice, Mentions: &mxapi.Mentions{}}
 	if _, err := c.send(ctx, roomID, content); err != nil {
 		c.log.Error("matrix: the encryption notice was not sent", "room", roomID, "err", err)
 	}
 }
 
 // download fetches an image from the media repository.
-func (c *Channel) download(ctx context.Context, msg *message) (channels.Attachment, error) {
+func (c *Channel) download(ctx context.Context, msg *mxapi.Message) (channels.Attachment, error) {
 	if msg.File != nil {
 		return channels.Attachment{}, errors.New("encrypted media is not supported")
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	data, err := c.cli.download(rctx, msg.URL)
+	data, err := c.cli.Download(rctx, msg.URL)
 	if err != nil {
 		return channels.Attachment{}, fmt.Errorf("download %s: %w", msg.URL, err)
 	}

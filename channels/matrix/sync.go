@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/matrix/mxapi"
 )
 
 var (
@@ -31,7 +32,7 @@ func (c *Channel) syncOnce(ctx context.Context, since string, deliver channels.D
 	}
 	sctx, cancel := context.WithTimeout(ctx, timeout+c.cfg.StallGrace)
 	defer cancel()
-	resp, err := c.cli.sync(sctx, since, timeout)
+	resp, err := c.cli.Sync(sctx, since, timeout)
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
 			return "", fmt.Errorf("%w for %s", errStalled, timeout+c.cfg.StallGrace)
@@ -64,11 +65,9 @@ func syncState(err error) string {
 // retryAfter is the wait a 429 asks for, capped at a minute; zero for
 // other failures.
 func retryAfter(err error) time.Duration {
-	var ae *apiError
+	var ae *mxapi.Error
 	if !errors.As(err, &ae) {
 		return 0
 	}
 	return min(ae.RetryAfter, time.Minute)
 }
-
-func errorsAs(err error, target any) bool { return errors.As(err, target) }

@@ -1,24 +1,29 @@
-package matrix
+// Package mxapi speaks the parts of the Matrix client-server API omega's
+// Matrix channel uses: sync, rooms, messages, media and the account.
+// It is written here rather than taken from mautrix: mautrix v0.32.0
+// requires go.mau.fi/util v0.11.0, whose database helpers the newest
+// whatsmeow omega links can no longer build against.
+package mxapi
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 )
 
-// client speaks the parts of the Matrix client-server API the channel
-// uses. It is written here rather than taken from mautrix: mautrix
-// v0.32.0 requires go.mau.fi/util v0.11.0, whose database helpers the
-// newest whatsmeow omega links can no longer build against.
-type client struct {
+// Client is one account's connection to its homeserver. Every call
+// takes its deadline from ctx; none retries.
+type Client struct {
 	base   string // homeserver URL without a trailing slash
 	token  string
 	userID string
@@ -27,21 +32,22 @@ type client struct {
 	txnPre string
 }
 
-func newClient(homeserver, userID, token string) *client {
-	return &client{base: strings.TrimRight(homeserver, "/"), token: token, userID: userID, http: &http.Client{},
+// New returns a client of the account userID, authenticated by token.
+func New(homeserver, userID, token string) *Client {
+	return &Client{base: strings.TrimRight(homeserver, "/"), token: token, userID: userID, http: &http.Client{},
 		txnPre: "omega" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 }
 
-// apiError is a non-2xx answer: its status, the Matrix error code and
+// Error is a non-2xx answer: its status, the Matrix error code and
 // text, and how long a 429 asked to wait.
-type apiError struct {
+type Error struct {
 	Status     int
 	Code       string `json:"errcode"`
 	Message    string `json:"error"`
 	RetryAfter time.Duration
 }
 
-func (e *apiError) Error() string {
+func (e *Error) Error() string {
 	if e.Code == "" {
 		return fmt.Sprintf("HTTP %d", e.Status)
 	}
@@ -50,7 +56,7 @@ func (e *apiError) Error() string {
 
 // do sends one request; body is JSON-encoded unless it is raw bytes
 // (contentType then names them), and a 2xx answer is decoded into out.
-func (c *client) do(ctx context.Context, method, path string, query url.Values, body any, contentType string, out any) error {
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, contentType string, out any) error {
 	u := c.base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
@@ -105,7 +111,7 @@ func (c *client) do(ctx context.Context, method, path string, query url.Values, 
 const maxMedia = 20 << 20
 
 func readError(resp *http.Response) error {
-	e := &apiError{Status: resp.StatusCode}
+	e := &Error{Status: resp.StatusCode}
 	var body struct {
 		RetryAfterMS int64 `json:"retry_after_ms"`
 	}
@@ -125,38 +131,40 @@ func readError(resp *http.Response) error {
 // token never travels in it, but the query (the sync position) is noise.
 func scrub(err error) error {
 	var ue *url.Error
-	if errorsAs(err, &ue) {
+	if errors.As(err, &ue) {
 		return ue.Err
 	}
 	return err
 }
 
-func (c *client) userPath() string { return url.PathEscape(c.userID) }
+func (c *Client) userPath() string { return url.PathEscape(c.userID) }
 
-// syncResponse is the part of /sync the channel reads.
-type syncResponse struct {
+// SyncResponse is the part of /sync the channel reads.
+type SyncResponse struct {
 	NextBatch string `json:"next_batch"`
 	Rooms     struct {
-		Join   map[string]joinedRoom  `json:"join"`
-		Invite map[string]invitedRoom `json:"invite"`
+		Join   map[string]JoinedRoom  `json:"join"`
+		Invite map[string]InvitedRoom `json:"invite"`
 	} `json:"rooms"`
 }
 
-type joinedRoom struct {
-	State    struct{ Events []roomEvent } `json:"state"`
+// JoinedRoom is a joined room's part of a sync.
+type JoinedRoom struct {
+	State    struct{ Events []Event } `json:"state"`
 	Timeline struct {
-		Events []roomEvent `json:"events"`
+		Events []Event `json:"events"`
 		// Limited: older events of the batch were left out.
 		Limited bool `json:"limited"`
 	} `json:"timeline"`
 }
 
-type invitedRoom struct {
-	InviteState struct{ Events []roomEvent } `json:"invite_state"`
+// InvitedRoom is a pending invite: the room's stripped state.
+type InvitedRoom struct {
+	InviteState struct{ Events []Event } `json:"invite_state"`
 }
 
-// roomEvent is a timeline or state event.
-type roomEvent struct {
+// Event is a timeline or state event.
+type Event struct {
 	Type     string          `json:"type"`
 	EventID  string          `json:"event_id"`
 	Sender   string          `json:"sender"`
@@ -176,27 +184,31 @@ var syncFilter = map[bool]string{
 	true:  `{"presence":{"types":[]},"room":{"timeline":{"limit":1}}}`,
 }
 
-func (c *client) sync(ctx context.Context, since string, timeout time.Duration) (*syncResponse, error) {
+// Sync waits up to timeout for events after since ("": the first sync).
+func (c *Client) Sync(ctx context.Context, since string, timeout time.Duration) (*SyncResponse, error) {
 	q := url.Values{"timeout": {strconv.FormatInt(timeout.Milliseconds(), 10)}, "filter": {syncFilter[since == ""]}}
 	if since != "" {
 		q.Set("since", since)
 	}
-	var out syncResponse
+	var out SyncResponse
 	if err := c.do(ctx, http.MethodGet, "/_matrix/client/v3/sync", q, nil, "", &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-func (c *client) join(ctx context.Context, roomID string) error {
+// Join joins a room the account was invited to.
+func (c *Client) Join(ctx context.Context, roomID string) error {
 	return c.do(ctx, http.MethodPost, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/join", nil, struct{}{}, "", nil)
 }
 
-func (c *client) leave(ctx context.Context, roomID, reason string) error {
+// Leave leaves a room, or rejects an invite to it.
+func (c *Client) Leave(ctx context.Context, roomID, reason string) error {
 	return c.do(ctx, http.MethodPost, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/leave", nil, map[string]string{"reason": reason}, "", nil)
 }
 
-func (c *client) joinedMembers(ctx context.Context, roomID string) (int, error) {
+// JoinedMembers counts a room's joined members.
+func (c *Client) JoinedMembers(ctx context.Context, roomID string) (int, error) {
 	var out struct {
 		Joined map[string]json.RawMessage `json:"joined"`
 	}
@@ -204,11 +216,13 @@ func (c *client) joinedMembers(ctx context.Context, roomID string) (int, error) 
 	return len(out.Joined), err
 }
 
-// newTxn is a transaction id; a send retried with the same one is taken
+// NewTxn is a transaction id; a send retried with the same one is taken
 // once.
-func (c *client) newTxn() string { return c.txnPre + "." + strconv.FormatInt(c.txn.Add(1), 10) }
+func (c *Client) NewTxn() string { return c.txnPre + "." + strconv.FormatInt(c.txn.Add(1), 10) }
 
-func (c *client) sendMessage(ctx context.Context, roomID, txn string, content any) (string, error) {
+// SendMessage sends an m.room.message; a retry with the same txn is
+// taken once. It returns the event id.
+func (c *Client) SendMessage(ctx context.Context, roomID, txn string, content any) (string, error) {
 	var out struct {
 		EventID string `json:"event_id"`
 	}
@@ -217,12 +231,14 @@ func (c *client) sendMessage(ctx context.Context, roomID, txn string, content an
 	return out.EventID, err
 }
 
-func (c *client) typing(ctx context.Context, roomID string, d time.Duration) error {
+// Typing shows the account typing in a room for d.
+func (c *Client) Typing(ctx context.Context, roomID string, d time.Duration) error {
 	path := "/_matrix/client/v3/rooms/" + url.PathEscape(roomID) + "/typing/" + c.userPath()
 	return c.do(ctx, http.MethodPut, path, nil, map[string]any{"typing": true, "timeout": d.Milliseconds()}, "", nil)
 }
 
-func (c *client) upload(ctx context.Context, data []byte, mime, name string) (string, error) {
+// Upload puts data in the media repository and returns its mxc:// URI.
+func (c *Client) Upload(ctx context.Context, data []byte, mime, name string) (string, error) {
 	var out struct {
 		ContentURI string `json:"content_uri"`
 	}
@@ -230,8 +246,8 @@ func (c *client) upload(ctx context.Context, data []byte, mime, name string) (st
 	return out.ContentURI, err
 }
 
-// download fetches mxc://server/id through the authenticated media API.
-func (c *client) download(ctx context.Context, mxc string) ([]byte, error) {
+// Download fetches mxc://server/id through the authenticated media API.
+func (c *Client) Download(ctx context.Context, mxc string) ([]byte, error) {
 	server, mediaID, ok := strings.Cut(strings.TrimPrefix(mxc, "mxc://"), "/")
 	if !strings.HasPrefix(mxc, "mxc://") || !ok || server == "" || mediaID == "" {
 		return nil, fmt.Errorf("not an mxc:// URI: %q", mxc)
@@ -242,7 +258,8 @@ func (c *client) download(ctx context.Context, mxc string) ([]byte, error) {
 	return data, err
 }
 
-func (c *client) versions(ctx context.Context) ([]string, error) {
+// Versions lists the spec versions the homeserver speaks.
+func (c *Client) Versions(ctx context.Context) ([]string, error) {
 	var out struct {
 		Versions []string `json:"versions"`
 	}
@@ -250,7 +267,8 @@ func (c *client) versions(ctx context.Context) ([]string, error) {
 	return out.Versions, err
 }
 
-func (c *client) whoami(ctx context.Context) (string, error) {
+// Whoami is the user id the token belongs to.
+func (c *Client) Whoami(ctx context.Context) (string, error) {
 	var out struct {
 		UserID string `json:"user_id"`
 	}
@@ -258,12 +276,49 @@ func (c *client) whoami(ctx context.Context) (string, error) {
 	return out.UserID, err
 }
 
-// eventSender is who sent an event of the room.
-func (c *client) eventSender(ctx context.Context, roomID, eventID string) (string, error) {
+// EventSender is who sent an event of the room.
+func (c *Client) EventSender(ctx context.Context, roomID, eventID string) (string, error) {
 	var out struct {
 		Sender string `json:"sender"`
 	}
 	path := "/_matrix/client/v3/rooms/" + url.PathEscape(roomID) + "/event/" + url.PathEscape(eventID)
 	err := c.do(ctx, http.MethodGet, path, nil, nil, "", &out)
 	return out.Sender, err
+}
+
+// DirectRoom finds a joined room that m.direct lists for user, or
+// creates one, invites user and lists it there.
+func (c *Client) DirectRoom(ctx context.Context, user string) (string, error) {
+	direct := map[string][]string{}
+	path := "/_matrix/client/v3/user/" + c.userPath() + "/account_data/m.direct"
+	err := c.do(ctx, http.MethodGet, path, nil, nil, "", &direct)
+	if ae := (*Error)(nil); errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+		err = nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var joined struct {
+		Rooms []string `json:"joined_rooms"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/_matrix/client/v3/joined_rooms", nil, nil, "", &joined); err != nil {
+		return "", err
+	}
+	for _, room := range direct[user] {
+		if slices.Contains(joined.Rooms, room) {
+			return room, nil
+		}
+	}
+	var created struct {
+		RoomID string `json:"room_id"`
+	}
+	req := map[string]any{"preset": "trusted_private_chat", "is_direct": true, "invite": []string{user}}
+	if err := c.do(ctx, http.MethodPost, "/_matrix/client/v3/createRoom", nil, req, "", &created); err != nil {
+		return "", err
+	}
+	direct[user] = append(direct[user], created.RoomID)
+	if err := c.do(ctx, http.MethodPut, path, nil, direct, "", nil); err != nil {
+		return "", fmt.Errorf("list %s in m.direct: %w", created.RoomID, err)
+	}
+	return created.RoomID, nil
 }

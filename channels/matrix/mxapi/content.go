@@ -1,4 +1,4 @@
-package matrix
+package mxapi
 
 import (
 	"encoding/json"
@@ -9,48 +9,50 @@ import (
 
 // Event types and message types the channel reads or writes.
 const (
-	typeMessage    = "m.room.message"
-	typeEncrypted  = "m.room.encrypted"
-	typeEncryption = "m.room.encryption"
-	typeMember     = "m.room.member"
+	TypeMessage    = "m.room.message"
+	TypeEncrypted  = "m.room.encrypted"
+	TypeEncryption = "m.room.encryption"
+	TypeMember     = "m.room.member"
 
-	msgText   = "m.text"
-	msgEmote  = "m.emote"
-	msgNotice = "m.notice"
-	msgImage  = "m.image"
+	MsgText   = "m.text"
+	MsgEmote  = "m.emote"
+	MsgNotice = "m.notice"
+	MsgImage  = "m.image"
 
-	formatHTML = "org.matrix.custom.html"
-	relReplace = "m.replace"
+	FormatHTML = "org.matrix.custom.html"
+	RelReplace = "m.replace"
 )
 
-// message is an m.room.message's content.
-type message struct {
+// Message is an m.room.message's content.
+type Message struct {
 	MsgType       string     `json:"msgtype"`
 	Body          string     `json:"body"`
 	Format        string     `json:"format,omitempty"`
 	FormattedBody string     `json:"formatted_body,omitempty"`
 	URL           string     `json:"url,omitempty"`
 	FileName      string     `json:"filename,omitempty"`
-	Info          *fileInfo  `json:"info,omitempty"`
+	Info          *FileInfo  `json:"info,omitempty"`
 	File          any        `json:"file,omitempty"` // encrypted media
-	Mentions      *mentions  `json:"m.mentions,omitempty"`
-	RelatesTo     *relatesTo `json:"m.relates_to,omitempty"`
+	Mentions      *Mentions  `json:"m.mentions,omitempty"`
+	RelatesTo     *RelatesTo `json:"m.relates_to,omitempty"`
 	// NewContent is an edit's replacement content.
-	NewContent *message `json:"m.new_content,omitempty"`
+	NewContent *Message `json:"m.new_content,omitempty"`
 }
 
-type fileInfo struct {
+// FileInfo describes media.
+type FileInfo struct {
 	MimeType string `json:"mimetype,omitempty"`
 	Size     int    `json:"size,omitempty"`
 }
 
-// mentions lists whom a message notifies; the bot's own messages send an
+// Mentions lists whom a message notifies; the bot's own messages send an
 // empty one, so quoting a name pings no one.
-type mentions struct {
+type Mentions struct {
 	UserIDs []string `json:"user_ids,omitempty"`
 }
 
-type relatesTo struct {
+// RelatesTo relates a message to another: an edit or a reply.
+type RelatesTo struct {
 	RelType   string `json:"rel_type,omitempty"`
 	EventID   string `json:"event_id,omitempty"` // the edited event
 	InReplyTo *struct {
@@ -58,9 +60,9 @@ type relatesTo struct {
 	} `json:"m.in_reply_to,omitempty"`
 }
 
-// text is what the person wrote, without the quote of the message they
+// Text is what the person wrote, without the quote of the message they
 // answered (the reply fallback older clients put first).
-func (m *message) text() string {
+func (m *Message) Text() string {
 	body := m.Body
 	if m.RelatesTo != nil && m.RelatesTo.InReplyTo != nil && strings.HasPrefix(body, "> ") {
 		lines := strings.Split(body, "\n")
@@ -73,22 +75,24 @@ func (m *message) text() string {
 	return strings.TrimSpace(body)
 }
 
-// caption is an image's caption: its body when a file name travels
+// Caption is an image's caption: its body when a file name travels
 // separately.
-func (m *message) caption() string {
+func (m *Message) Caption() string {
 	if m.FileName != "" && m.FileName != m.Body {
 		return m.Body
 	}
 	return ""
 }
 
-func (m *message) mentionsUser(userID string) bool {
+// MentionsUser reports whether the message's m.mentions names userID.
+func (m *Message) MentionsUser(userID string) bool {
 	return m.Mentions != nil && slices.Contains(m.Mentions.UserIDs, userID)
 }
 
 var errNoContent = errors.New("event has no content")
 
-func decode(raw json.RawMessage, into any) error {
+// Decode reads an event's content.
+func Decode(raw json.RawMessage, into any) error {
 	if len(raw) == 0 {
 		return errNoContent
 	}
