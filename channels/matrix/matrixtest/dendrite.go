@@ -66,16 +66,16 @@ func Start(t *testing.T) *Dendrite {
 
 func binary(t *testing.T) string {
 	t.Helper()
-	if bin := os.Getenv(BinVar); bin != "" {
-		return bin
+	bin := os.Getenv(BinVar)
+	if bin == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			unavailable(t, err.Error())
+		}
+		bin = filepath.Join(root, "bin", "dendrite-"+Version)
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		unavailable(t, err.Error())
-	}
-	bin := filepath.Join(root, "bin", "dendrite-"+Version)
 	if _, err := os.Stat(bin); err != nil {
-		unavailable(t, "no Dendrite at "+bin+" (make bin/dendrite-"+Version+" builds it)")
+		unavailable(t, "no Dendrite at "+bin+" (make dendrite builds it)")
 	}
 	return bin
 }
