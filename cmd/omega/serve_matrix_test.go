@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels/matrix/matrixtest"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/domain/system"
 )
 
 // matrixClaude answers "done: <last line>", draws chart.png in the
@@ -93,8 +94,9 @@ func waitMatrix(t *testing.T, what string, cond func() bool) {
 // accepted and her direct chat answered (as HTML with a plain body); a
 // stranger's invite is refused; in a room of three only a mention is
 // answered; an image goes out as m.image; a restart neither replays nor
-// skips; a stalled, failing or restarted homeserver shows on /readyz and
-// in /metrics until omega receives again, and nothing sent meanwhile is
+// skips; a stalled, failing or restarted homeserver is recorded on
+// channel-matrix and shows on /readyz and in /metrics until omega
+// receives again, and nothing sent meanwhile is
 // lost or answered twice.
 func TestServeMatrix(t *testing.T) {
 	if testing.Short() {
@@ -162,6 +164,17 @@ func TestServeMatrix(t *testing.T) {
 			}
 
 			matrixOutages(t, w, e.url, dm)
+			var recorded []string
+			evs, err := e.open().Load(t.Context(), system.ChannelStream("matrix"), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range evs {
+				recorded = append(recorded, ev.Type)
+			}
+			if got := strings.Join(recorded, " "); got != "ChannelStalled ChannelRecovered ChannelDown ChannelRecovered ChannelDown ChannelRecovered" {
+				t.Fatalf("channel-matrix records %s", got)
+			}
 		})
 	}
 }
