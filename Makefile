@@ -4,6 +4,11 @@ GO        ?= go
 GOLANGCI_VERSION ?= v2.15.0
 GOLANGCI  := bin/golangci-lint-$(GOLANGCI_VERSION)
 BIN       ?= bin/omega
+# Dendrite is the Matrix homeserver the Matrix channel's tests run against:
+# a tool like golangci-lint, built at a pinned version into ./bin. Without
+# it those tests skip.
+DENDRITE_VERSION ?= v0.13.8
+DENDRITE  := bin/dendrite-$(DENDRITE_VERSION)
 # stdjson: telego encodes Telegram's JSON with encoding/json instead of
 # linking a second JSON library (grbit/go-json: 0.9 MB of executable, 2.5 MB
 # of heap and 10 ms of init in every process; docs/BENCHMARKS.md, issue 12).
@@ -14,7 +19,7 @@ BENCHTIME ?= 2s
 ORDER_RUNS ?= 50
 PKGS      := ./...
 
-.PHONY: all build run test test-race bench fuzz lint clean
+.PHONY: all build run test test-race bench fuzz lint clean dendrite
 
 all: lint test build
 
@@ -31,7 +36,9 @@ run: build
 # Unit, conformance and integration tests. PostgreSQL tests run when a
 # server answers at OMEGA_TEST_DATABASE_URL (default
 # postgres://postgres@127.0.0.1:5432/test) and are skipped otherwise,
-# unless OMEGA_TEST_REQUIRE_POSTGRES=1 (as in CI). The marker fuzzer runs
+# unless OMEGA_TEST_REQUIRE_POSTGRES=1 (as in CI). The Matrix tests run
+# against bin/dendrite-$(DENDRITE_VERSION) (make dendrite) and skip
+# without it, unless OMEGA_TEST_REQUIRE_MATRIX=1 (as in CI). The marker fuzzer runs
 # for a few seconds on every test run.
 test:
 	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
@@ -60,6 +67,13 @@ $(GOLANGCI):
 	@mkdir -p bin
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
 	mv bin/golangci-lint $@
+
+dendrite: $(DENDRITE)
+
+$(DENDRITE):
+	@mkdir -p bin/.dendrite
+	GOFLAGS= GOBIN=$(CURDIR)/bin/.dendrite $(GO) install github.com/matrix-org/dendrite/cmd/dendrite@$(DENDRITE_VERSION)
+	mv bin/.dendrite/dendrite $@
 
 clean:
 	rm -rf bin
