@@ -57,6 +57,13 @@ func TestChannelConformance(t *testing.T) {
 				}
 				return true
 			},
+			Visible: func(*testing.T) []string {
+				var out []string
+				for _, m := range s.Messages(dm) {
+					out = append(out, m.Text)
+				}
+				return out
+			},
 			Photos: func(*testing.T) [][]byte {
 				var out [][]byte
 				for _, u := range s.Uploads() {

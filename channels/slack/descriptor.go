@@ -20,7 +20,7 @@ var Descriptor = channels.Descriptor{
 	Title:        "Slack",
 	Settings:     func() channels.Settings { return &Config{} },
 	Hint:         formatHint,
-	Capabilities: channels.Capabilities{Images: true, Groups: true, Alerts: true},
+	Capabilities: channels.Capabilities{Images: true, Edits: true, Groups: true, Alerts: true},
 	ChatForm:     "channel",
 	Build:        build,
 	Doctor:       doctor,

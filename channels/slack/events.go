@@ -87,15 +87,8 @@ var mention = regexp.MustCompile(`<@([UW][A-Z0-9]+)(\|[^>]*)?>`)
 // incoming is the event as the pipeline's message, or why it is not one.
 func (c *Channel) incoming(ev event) (channels.Incoming, string) {
 	bot := c.bot()
-	switch {
-	case ev.Type != "message" && ev.Type != "app_mention":
-		return channels.Incoming{}, "event type " + ev.Type
-	case ev.Subtype != "" && ev.Subtype != "file_share" && ev.Subtype != "thread_broadcast":
-		return channels.Incoming{}, "message subtype " + ev.Subtype
-	case ev.BotID != "" || ev.User == "" || ev.User == bot:
-		return channels.Incoming{}, "sent by a bot"
-	case ev.Channel == "" || ev.TS == "":
-		return channels.Incoming{}, "no channel or timestamp"
+	if why := skip(ev, bot); why != "" {
+		return channels.Incoming{}, why
 	}
 	private := ev.Type == "message" && ev.ChannelType == "im"
 	mentioned := ev.Type == "app_mention" || mentions(ev.Text, bot)
@@ -112,6 +105,21 @@ func (c *Channel) incoming(ev event) (channels.Incoming, string) {
 		in.ChatID = chatID(ev.Channel, ev.TS)
 	}
 	return in, ""
+}
+
+// skip says why an event is no person's new message, "" when it is one.
+func skip(ev event, bot string) string {
+	switch {
+	case ev.Type != "message" && ev.Type != "app_mention":
+		return "event type " + ev.Type
+	case ev.Subtype != "" && ev.Subtype != "file_share" && ev.Subtype != "thread_broadcast":
+		return "message subtype " + ev.Subtype
+	case ev.BotID != "" || ev.User == "" || ev.User == bot:
+		return "sent by a bot"
+	case ev.Channel == "" || ev.TS == "":
+		return "no channel or timestamp"
+	}
+	return ""
 }
 
 func mentions(text, bot string) bool {

@@ -23,8 +23,12 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if err != nil {
 		return channels.SendResult{}, fmt.Errorf("%w: %w", channels.ErrRejected, err)
 	}
-	var res channels.SendResult
-	for _, chunk := range messages(text) {
+	return c.post(ctx, channel, thread, messages(text), channels.SendResult{})
+}
+
+// post sends chunks as new messages in the thread, adding them to res.
+func (c *Channel) post(ctx context.Context, channel, thread string, chunks []string, res channels.SendResult) (channels.SendResult, error) {
+	for _, chunk := range chunks {
 		opts := []slack.MsgOption{slack.MsgOptionText(chunk, false)}
 		if thread != "" {
 			opts = append(opts, slack.MsgOptionTS(thread))
@@ -119,8 +123,15 @@ func classify(method string, err error) error {
 			return fmt.Errorf("slack: %s: %w (%s)", method, channels.ErrNotConnected, se.Err)
 		}
 	}
-	return fmt.Errorf("slack: %s: %s", method, describe(err))
+	return fmt.Errorf("slack: %s: %w", method, apiError{err})
 }
+
+// apiError shows a Web API failure as describe does, keeping the
+// library's error for errors.As.
+type apiError struct{ err error }
+
+func (e apiError) Error() string { return describe(e.err) }
+func (e apiError) Unwrap() error { return e.err }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

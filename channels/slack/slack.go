@@ -29,8 +29,9 @@ type Channel struct {
 	sleep func(ctx context.Context, d time.Duration) error
 	now   func() time.Time
 
-	health *channels.HealthTracker
-	seen   *recent
+	health   *channels.HealthTracker
+	seen     *recent
+	previews channels.LivePreviews[*preview]
 
 	mu      sync.Mutex
 	botID   string

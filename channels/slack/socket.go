@@ -16,9 +16,9 @@ import (
 
 var (
 	// errStalled: the socket went silent past keep-alive plus grace.
-	errStalled = errors.New("Socket Mode connection went silent (no pong, no event)")
+	errStalled = errors.New("slack: the Socket Mode connection went silent (no pong, no event)")
 	// errRefresh: Slack sent a disconnect asking for a new connection.
-	errRefresh = errors.New("Slack asked for a new connection")
+	errRefresh = errors.New("slack: Slack asked for a new connection")
 )
 
 // maxEnvelope bounds one Socket Mode message (Slack's are a few KiB).
@@ -58,7 +58,7 @@ func (c *Channel) session(ctx context.Context, deliver channels.Deliver) error {
 			if errors.As(err, &ne) && ne.Timeout() {
 				return errStalled
 			}
-			return fmt.Errorf("Socket Mode connection closed: %w", err)
+			return fmt.Errorf("slack: the Socket Mode connection closed: %w", err)
 		}
 		if err := c.envelope(ctx, conn, raw, deliver); err != nil {
 			return err
@@ -146,7 +146,7 @@ func (c *Channel) envelope(ctx context.Context, conn *websocket.Conn, raw []byte
 		return nil
 	case "disconnect":
 		if req.Reason == "link_disabled" {
-			return errors.New("Slack disabled Socket Mode for the app (link_disabled): turn it on in the app's settings")
+			return errors.New("slack: Slack disabled Socket Mode for the app (link_disabled): turn it on in the app's settings")
 		}
 		return fmt.Errorf("%w (%s)", errRefresh, req.Reason)
 	case "events_api":

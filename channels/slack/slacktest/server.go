@@ -10,7 +10,6 @@ package slacktest
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -302,8 +301,6 @@ func authorized(r *http.Request, token string) bool {
 	}
 	return r.FormValue("token") == token
 }
-
-var errClosed = errors.New("socket closed")
 
 // upgrader accepts the bot's socket.
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
