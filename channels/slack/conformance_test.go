@@ -18,7 +18,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func testConfig(s *slacktest.Server) Config {
 	return Config{BotToken: slacktest.BotToken, AppToken: slacktest.AppToken, APIURL: s.APIURL(),
-		AllowedUsers: UserIDs{alice}, KeepAlive: time.Second, StallGrace: time.Second, BackoffMax: 200 * time.Millisecond}
+		AllowedUsers: UserIDs{alice}, KeepAlive: 500 * time.Millisecond, StallGrace: 500 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 }
 
 func newChannel(t *testing.T, cfg Config, opts ...Option) *Channel {

@@ -68,6 +68,11 @@ func TestRestartStallAndOutage(t *testing.T) {
 	waitFor(t, "the socket", s.Connected)
 	s.PushDM(alice, "before the restart")
 	waitFor(t, "the first message", func() bool { return texts(t, b)["before the restart"] })
+	// A quiet but answering connection is no stall: pongs keep it.
+	time.Sleep(3 * (cfg.KeepAlive + cfg.StallGrace))
+	if got := h.states(); len(got) != 0 || s.Hellos() != 1 {
+		t.Fatalf("an idle connection changed health %v, %d connections", got, s.Hellos())
+	}
 
 	s.Stop()
 	waitFor(t, "down", func() bool { return h.last() == channels.HealthDown })

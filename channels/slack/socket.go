@@ -37,7 +37,12 @@ func (c *Channel) session(ctx context.Context, deliver channels.Deliver) error {
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
 	conn.SetReadLimit(maxEnvelope)
+	// A pong (or Slack's ping) proves the connection alive: it moves the
+	// read deadline on although ReadMessage returns only data.
+	alive := func() error { return conn.SetReadDeadline(time.Now().Add(window)) }
+	conn.SetPongHandler(func(string) error { return alive() })
 	conn.SetPingHandler(func(data string) error {
+		_ = alive()
 		err := conn.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(c.cfg.KeepAlive))
 		if errors.Is(err, websocket.ErrCloseSent) {
 			return nil
