@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +23,8 @@ const slackAlice = "UALICE01"
 // answering 502 and stalling is recorded (ChannelStalled,
 // ChannelRecovered), shown by /readyz and /metrics and, past
 // OMEGA_CHANNEL_DOWN_ALERT, told to the owner on Telegram; every message
-// written meanwhile is answered exactly once.
+// written meanwhile is answered exactly once, also when Slack offers
+// them again to a restarted omega; a stranger gets a pairing code.
 func TestServeSlack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -34,10 +36,11 @@ func TestServeSlack(t *testing.T) {
 			s := slacktest.New(t)
 			vars, open := b.env(t)
 			e := newShutdownEnv(t, vars, open)
-			startServe(t, bin, append(e.env, "OMEGA_TELEGRAM_TOKEN="+healthToken, "OMEGA_TELEGRAM_API_URL="+owner.URL,
+			env := append(e.env, "OMEGA_TELEGRAM_TOKEN="+healthToken, "OMEGA_TELEGRAM_API_URL="+owner.URL,
 				"OMEGA_TELEGRAM_ALLOWED_USERS=42", "OMEGA_SLACK_BOT_TOKEN="+slacktest.BotToken, "OMEGA_SLACK_APP_TOKEN="+slacktest.AppToken,
 				"OMEGA_SLACK_API_URL="+s.APIURL(), "OMEGA_SLACK_ALLOWED_USERS="+slackAlice, "OMEGA_SLACK_KEEPALIVE=1s",
-				"OMEGA_SLACK_STALL_GRACE=1s", "OMEGA_SLACK_BACKOFF_MAX=1s", "OMEGA_CHANNEL_DOWN_ALERT=1s"))
+				"OMEGA_SLACK_STALL_GRACE=1s", "OMEGA_SLACK_BACKOFF_MAX=1s", "OMEGA_CHANNEL_DOWN_ALERT=1s")
+			p := startServe(t, bin, env)
 			waitHTTP(t, e.url)
 			waitSlack(t, "the Socket Mode connection", s.Connected)
 			dm := slacktest.DMChannel(slackAlice)
@@ -83,7 +86,30 @@ func TestServeSlack(t *testing.T) {
 			waitMetrics(t, e.url, `omega_channel_up{channel="slack"} 1`,
 				`omega_channel_failures_total{channel="slack",state="stalled"} 1`)
 
-			for _, text := range []string{"hello slack", "after a rate limit", "while restarting", "anyone there", "during the stall"} {
+			stranger := slacktest.DMChannel("UMALLORY")
+			s.PushDM("UMALLORY", "let me in")
+			waitSlackReply(t, s, stranger, "pairing code")
+
+			// omega stops after recording messages whose acknowledgements
+			// Slack did not get: the new process is offered them again and
+			// answers none twice.
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			exitOf(t, p, 30*time.Second)
+			hellos := s.Hellos()
+			startServe(t, bin, env)
+			waitSlack(t, "the new process's connection", func() bool { return s.Hellos() > hellos && s.Connected() })
+			s.ReplayAcked()
+			s.PushDM(slackAlice, "after omega restarted")
+			waitSlackReply(t, s, dm, "done: after omega restarted")
+			waitSlack(t, "every replayed envelope acknowledged", func() bool { return s.Pending() == 0 })
+			if calls, _ := os.ReadFile(e.callLog); strings.Contains(string(calls), "let me in") {
+				t.Fatalf("the stranger's message reached the model:\n%s", calls)
+			}
+			if n := countReplies(s, stranger, "pairing code"); n != 1 {
+				t.Errorf("the stranger got %d pairing replies", n)
+			}
+
+			for _, text := range []string{"hello slack", "after a rate limit", "while restarting", "anyone there", "during the stall", "after omega restarted"} {
 				if n := countReplies(s, dm, "done: "+text); n != 1 {
 					t.Errorf("%q answered %d times", text, n)
 				}

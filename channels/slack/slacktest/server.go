@@ -63,6 +63,7 @@ type Server struct {
 	release  chan struct{}
 	seq      int
 	pending  []*envelope
+	sent     map[string]map[string]any
 	acked    []string
 	hellos   int
 	messages []Message
@@ -81,7 +82,7 @@ func New(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{t: t, addr: ln.Addr().String(), socks: map[*sock]struct{}{}, files: map[string]*hosted{},
+	s := &Server{t: t, addr: ln.Addr().String(), socks: map[*sock]struct{}{}, files: map[string]*hosted{}, sent: map[string]map[string]any{},
 		outage: map[string]int{}, limits: map[string][]int{}, refuse: map[string][]string{}, calls: map[string]int{},
 		release: make(chan struct{})}
 	s.URL = "http://" + s.addr

@@ -177,6 +177,7 @@ func (s *Server) push(ev map[string]any) {
 		"type": "event_callback", "event_id": fmt.Sprintf("Ev%06d", n), "event_time": 1700000000 + n,
 	}}
 	s.pending = append(s.pending, e)
+	s.sent[e.id] = e.payload
 	var target *sock
 	for k := range s.socks {
 		if k.greeted() {
@@ -187,6 +188,32 @@ func (s *Server) push(ev map[string]any) {
 	s.mu.Unlock()
 	if target != nil {
 		s.deliver(target, e)
+	}
+}
+
+// ReplayAcked sends every acknowledged envelope again as a retry, as
+// Slack does when an acknowledgement did not reach it in time (the bot
+// crashed between recording a message and acknowledging it).
+func (s *Server) ReplayAcked() {
+	s.mu.Lock()
+	var again []*envelope
+	for _, id := range s.acked {
+		again = append(again, &envelope{id: id, payload: s.sent[id], attempts: 1})
+	}
+	s.acked = nil
+	s.pending = append(s.pending, again...)
+	var target *sock
+	for k := range s.socks {
+		if k.greeted() {
+			target = k
+			break
+		}
+	}
+	s.mu.Unlock()
+	if target != nil {
+		for _, e := range again {
+			s.deliver(target, e)
+		}
 	}
 }
 
