@@ -129,6 +129,8 @@ func TestFilesArriveAsAttachments(t *testing.T) {
 func TestUnrecordedMessageIsOfferedAgain(t *testing.T) {
 	s := slacktest.New(t)
 	ch := newChannel(t, testConfig(s))
+	h := &healthLog{}
+	ch.ReportHealth(h.report)
 	b := &inbox{fail: 1}
 	start(t, ch, b)
 	waitFor(t, "the socket", s.Connected)
@@ -145,6 +147,18 @@ func TestUnrecordedMessageIsOfferedAgain(t *testing.T) {
 	waitFor(t, "the redelivery", func() bool { return len(b.all()) == 1 && s.Pending() == 0 })
 	if got := b.all(); got[0].Text != "keep me" {
 		t.Fatalf("delivered %+v", got)
+	}
+	if states := h.states(); len(states) != 0 || s.Hellos() != 2 {
+		t.Fatalf("a refresh Slack asked for changed health %v (%d connections)", states, s.Hellos())
+	}
+	// Socket Mode turned off in the app's settings is an outage.
+	s.Disconnect("link_disabled")
+	waitFor(t, "down", func() bool { return h.last() == channels.HealthDown })
+	h.mu.Lock()
+	got := h.got[0].Err
+	h.mu.Unlock()
+	if !strings.Contains(got, "link_disabled") {
+		t.Fatalf("recorded %q", got)
 	}
 }
 
