@@ -10,6 +10,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/email"
+	"github.com/omega-gateway/omega/channels/signal"
 	"github.com/omega-gateway/omega/channels/slack"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/terminal"
@@ -19,7 +20,7 @@ import (
 // All returns the channels' descriptors, in the order their settings are
 // read, checked and built (the first alert channel is the owner's).
 func All() []channels.Descriptor {
-	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, slack.Descriptor, terminal.Descriptor}
+	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, slack.Descriptor, signal.Descriptor, terminal.Descriptor}
 }
 
 // Terminal is the channel `omega chat` talks through: the local user,

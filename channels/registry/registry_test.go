@@ -5,6 +5,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/email"
+	"github.com/omega-gateway/omega/channels/signal"
 	"github.com/omega-gateway/omega/channels/slack"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/terminal"
@@ -17,7 +18,7 @@ func TestDescriptorsMatchTheirChannels(t *testing.T) {
 	live := map[string]interface {
 		channels.Channel
 		channels.FormatHinter
-	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, slack.Name: &slack.Channel{},
+	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, slack.Name: &slack.Channel{}, signal.Name: &signal.Channel{},
 		terminal.Name: &terminal.Channel{}}
 	seen := map[string]bool{}
 	for _, d := range All() {
