@@ -2,8 +2,8 @@ package signal
 
 import (
 	"errors"
-	"io"
 	"log/slog"
+	"io"
 	"testing"
 	"time"
 

@@ -3,6 +3,7 @@ package signal
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -142,7 +143,15 @@ func (c *Channel) attachments(ctx context.Context, e envelope) ([]channels.Attac
 		var res struct {
 			Data string `json:"data"`
 		}
-		if err := c.rpc.call(ctx, "getAttachment", params, &res); err != nil {
+		err := c.rpc.call(ctx, "getAttachment", params, &res)
+		var re *rpcError
+		if errors.As(err, &re) && re.Code == -1 {
+			// The daemon no longer has it: the message goes without it
+			// rather than blocking the stream.
+			c.log.Warn("signal: attachment not available, message delivered without it", "id", a.ID, "err", err)
+			continue
+		}
+		if err != nil {
 			return nil, fmt.Errorf("fetch attachment %s: %w", a.ID, err)
 		}
 		data, err := base64.StdEncoding.DecodeString(res.Data)

@@ -14,12 +14,30 @@ type rpcRequest struct {
 }
 
 type sendParams struct {
-	Recipient   []string `json:"recipient"`
+	Recipient   many     `json:"recipient"`
 	GroupID     string   `json:"groupId"`
 	Message     string   `json:"message"`
 	TextStyle   []string `json:"textStyle"`
 	Attachments []string `json:"attachments"`
 	ID          string   `json:"id"`
+}
+
+// many is a parameter given as one JSON value or an array of them, as
+// signal-cli takes both.
+type many []string
+
+func (m *many) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*m = many{one}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return err
+	}
+	*m = list
+	return nil
 }
 
 // rpc serves POST /api/v1/rpc.
