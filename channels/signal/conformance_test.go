@@ -2,8 +2,8 @@ package signal
 
 import (
 	"errors"
-	"log/slog"
 	"io"
+	"log/slog"
 	"testing"
 	"time"
 

@@ -41,9 +41,10 @@ func (c *Channel) stream(ctx context.Context, deliver channels.Deliver) error {
 		req.Header.Set("Last-Event-ID", id)
 	}
 	window := c.cfg.KeepAlive + c.cfg.StallGrace
-	resp, err := c.connect(req, window)
+	cl := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: window, DisableKeepAlives: true, Proxy: http.ProxyFromEnvironment}}
+	resp, err := cl.Do(req)
 	if err != nil {
-		return err
+		return connectError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -67,18 +68,14 @@ func (c *Channel) stream(ctx context.Context, deliver channels.Deliver) error {
 	return c.read(ctx, lines, window, deliver)
 }
 
-// connect sends the request, giving up when no answer comes in window.
-func (c *Channel) connect(req *http.Request, window time.Duration) (*http.Response, error) {
-	cl := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: window, DisableKeepAlives: true, Proxy: http.ProxyFromEnvironment}}
-	resp, err := cl.Do(req)
-	if err != nil {
-		var ne interface{ Timeout() bool }
-		if errors.As(err, &ne) && ne.Timeout() {
-			return nil, errStalled
-		}
-		return nil, fmt.Errorf("signal: events: %w", err)
+// connectError is a failed request for the stream: a stall when no
+// answer came within keep-alive plus grace.
+func connectError(err error) error {
+	var ne interface{ Timeout() bool }
+	if errors.As(err, &ne) && ne.Timeout() {
+		return errStalled
 	}
-	return resp, nil
+	return fmt.Errorf("signal: events: %w", err)
 }
 
 // read dispatches the stream's events, each line proving it alive.
