@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -52,20 +53,25 @@ func (c *Channel) stream(ctx context.Context, deliver channels.Deliver) error {
 	}
 	c.health.OK()
 	c.log.Info("signal receiving", "daemon", c.cfg.base(), "account", c.cfg.Account)
-	lines := make(chan string)
+	return c.read(ctx, lines(ctx, resp.Body), window, deliver)
+}
+
+// lines reads body line by line until it ends or ctx does.
+func lines(ctx context.Context, body io.Reader) <-chan string {
+	out := make(chan string)
 	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(resp.Body)
+		defer close(out)
+		sc := bufio.NewScanner(body)
 		sc.Buffer(make([]byte, 64<<10), 8<<20)
 		for sc.Scan() {
 			select {
-			case lines <- sc.Text():
+			case out <- sc.Text():
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	return c.read(ctx, lines, window, deliver)
+	return out
 }
 
 // connectError is a failed request for the stream: a stall when no
