@@ -1,9 +1,12 @@
 package app_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/signal"
+	"github.com/omega-gateway/omega/channels/signal/signaltest"
 	"github.com/omega-gateway/omega/channels/slack"
 	"github.com/omega-gateway/omega/channels/slack/slacktest"
 	"github.com/omega-gateway/omega/domain/turn"
@@ -60,4 +63,57 @@ func TestSlackImagesBothWays(t *testing.T) {
 
 func slackTurnID(platformID string) string {
 	return intake.TurnID(channels.Incoming{Channel: slack.Name, PlatformID: platformID})
+}
+
+// Over Signal, through the signal-cli daemon double: an image the
+// provider draws is sent as an attachment to the person, once, its
+// timestamp on record; a photo the person sent is fetched from the
+// daemon (getAttachment) and reaches the turn's inbox.
+func TestSignalImagesBothWays(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			const bot, alice = "+4915100000001", "+4915100000002"
+			d := signaltest.New(t, bot)
+			vars := baseVars(t, b, drawingClaude(t))
+			for k, v := range map[string]string{
+				"OMEGA_HTTP_ADDR": "", "OMEGA_SIGNAL_URL": d.URL, "OMEGA_SIGNAL_ACCOUNT": bot, "OMEGA_SIGNAL_ALLOWED_NUMBERS": alice,
+			} {
+				vars[k] = v
+			}
+			n := startServedNode(t, vars)
+			waitFor(t, "the event stream", d.Connected)
+
+			ts := d.Push(signaltest.Message{From: alice, Text: "please DRAW a chart"})
+			evs := n.waitTurn(t, signalTurnID(alice+":"+strconv.FormatInt(ts, 10)))
+			var images []signaltest.Sent
+			waitFor(t, "the chart sent", func() bool {
+				images = nil
+				for _, m := range d.SentTo(alice) {
+					if len(m.Attachments) > 0 {
+						images = append(images, m)
+					}
+				}
+				return len(images) == 1
+			})
+			if a := images[0].Attachments[0]; a.Name != "chart.png" || a.MIME != "image/png" || string(a.Data) != chartPNG {
+				t.Fatalf("attachment %+v", a)
+			}
+			want := bot + ":" + strconv.FormatInt(images[0].Timestamp, 10)
+			if rec := payload[turn.WorkspaceImageSent](t, n, evs); rec.Path != "chart.png" || len(rec.PlatformIDs) != 1 || rec.PlatformIDs[0] != want {
+				t.Fatalf("WorkspaceImageSent %+v, want id %s", rec, want)
+			}
+
+			photo := "\xff\xd8\xff\xe0 alice's photo"
+			ts = d.Push(signaltest.Message{From: alice, Text: "COPY it", Attachments: []signaltest.Attachment{{Name: "me.jpg", MIME: "image/jpeg", Data: []byte(photo)}}})
+			evs = n.waitTurn(t, signalTurnID(alice+":"+strconv.FormatInt(ts, 10)))
+			found := payload[turn.WorkspaceImagesFound](t, n, evs)
+			if len(found.Images) != 0 || len(found.Skipped) != 1 || found.Skipped[0].Path != "copy.jpg" || found.Skipped[0].Reason != turn.ImageSkipInbound {
+				t.Fatalf("found %+v, want copy.jpg skipped as alice's own", found)
+			}
+		})
+	}
+}
+
+func signalTurnID(platformID string) string {
+	return intake.TurnID(channels.Incoming{Channel: signal.Name, PlatformID: platformID})
 }
