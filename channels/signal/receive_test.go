@@ -214,6 +214,9 @@ func TestRateLimitAndUnregistered(t *testing.T) {
 	if _, err := ch.SendText(t.Context(), "bob", "hi"); !errors.Is(err, channels.ErrRejected) {
 		t.Fatalf("bad chat: %v", err)
 	}
+	if _, err := ch.SendText(t.Context(), alice, " "); !errors.Is(err, channels.ErrRejected) {
+		t.Fatalf("empty text: %v", err)
+	}
 }
 
 func itoa(n int64) string { return strconvFormat(n) }

@@ -56,7 +56,11 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if err != nil {
 		return res, err
 	}
-	for _, m := range messages(text) {
+	ms := messages(text)
+	if len(ms) == 0 {
+		return res, fmt.Errorf("signal: send to %s: empty message: %w", chatID, channels.ErrRejected)
+	}
+	for _, m := range ms {
 		params := clone(to)
 		params["message"] = m.text
 		if len(m.styles) > 0 {

@@ -196,6 +196,9 @@ func TestSendToBadChatIsRejected(t *testing.T) {
 	if _, err := ch.SendText(t.Context(), "", "x"); !errors.Is(err, channels.ErrRejected) {
 		t.Fatalf("empty chat: %v", err)
 	}
+	if _, err := ch.SendText(t.Context(), "C1", "  "); !errors.Is(err, channels.ErrRejected) {
+		t.Fatalf("empty text: %v", err)
+	}
 	s.RefuseNext("chat.postMessage", "invalid_auth")
 	if _, err := ch.SendText(t.Context(), "C1", "x"); !errors.Is(err, channels.ErrNotConnected) || strings.Contains(err.Error(), slacktest.BotToken) {
 		t.Fatalf("revoked token: %v", err)

@@ -23,7 +23,11 @@ func (c *Channel) SendText(ctx context.Context, chatID, text string) (channels.S
 	if err != nil {
 		return channels.SendResult{}, fmt.Errorf("%w: %w", channels.ErrRejected, err)
 	}
-	return c.post(ctx, channel, thread, messages(text), channels.SendResult{})
+	chunks := messages(text)
+	if len(chunks) == 0 {
+		return channels.SendResult{}, fmt.Errorf("slack: send to %s: empty message: %w", chatID, channels.ErrRejected)
+	}
+	return c.post(ctx, channel, thread, chunks, channels.SendResult{})
 }
 
 // post sends chunks as new messages in the thread, adding them to res.
