@@ -66,6 +66,7 @@ func (c *Channel) event(ctx context.Context, req socketmode.Request, deliver cha
 		// redelivered after a lost acknowledgement.
 		return nil
 	}
+	in.SenderName = c.displayName(ctx, in.SenderID)
 	for _, f := range p.Event.Files {
 		a, err := c.download(ctx, f)
 		if err != nil {

@@ -69,6 +69,7 @@ func start(t *testing.T, ch *Channel, b *inbox) {
 // and an app_mention, and the answer goes to a thread under it.
 func TestDirectMessagesAndMentions(t *testing.T) {
 	s := slacktest.New(t)
+	s.SetUserName(alice, "Alice")
 	ch := newChannel(t, testConfig(s))
 	b := &inbox{}
 	start(t, ch, b)
@@ -84,7 +85,7 @@ func TestDirectMessagesAndMentions(t *testing.T) {
 		t.Fatalf("delivered %d messages: %+v", len(got), got)
 	}
 	dm, top, inThread := got[0], got[1], got[2]
-	if dm.ChatID != slacktest.DMChannel(alice) || dm.IsGroup || dm.Text != "hello <there>" || dm.SenderID != alice {
+	if dm.ChatID != slacktest.DMChannel(alice) || dm.IsGroup || dm.Text != "hello <there>" || dm.SenderID != alice || dm.SenderName != "Alice" {
 		t.Errorf("direct message delivered as %+v", dm)
 	}
 	if top.ChatID != "CGENERAL/"+mentionTS || !top.IsGroup || !top.Mentioned || top.Text != "what time is it?" {

@@ -32,6 +32,7 @@ type Channel struct {
 	health   *channels.HealthTracker
 	seen     *recent
 	previews channels.LivePreviews[*preview]
+	names    names
 
 	mu      sync.Mutex
 	botID   string

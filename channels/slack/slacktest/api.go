@@ -54,6 +54,7 @@ func (s *Server) api(w http.ResponseWriter, r *http.Request) {
 		"apps.connections.open":        s.connectionsOpen,
 		"chat.postMessage":             s.postMessage,
 		"chat.update":                  s.update,
+		"users.info":                   s.userInfo,
 		"files.getUploadURLExternal":   s.uploadURL,
 		"files.completeUploadExternal": s.completeUpload,
 	}[method]
@@ -82,6 +83,26 @@ func reply(w http.ResponseWriter, body map[string]any) {
 func (s *Server) authTest(*http.Request) map[string]any {
 	return map[string]any{"ok": true, "url": "https://slacktest.slack.com/", "team": "slacktest", "user": "omega",
 		"team_id": TeamID, "user_id": BotUserID, "bot_id": "B0001"}
+}
+
+// SetUserName gives a member a display name for users.info; members
+// without one are answered user_not_found.
+func (s *Server) SetUserName(user, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users[user] = name
+}
+
+func (s *Server) userInfo(r *http.Request) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := r.FormValue("user")
+	name, ok := s.users[id]
+	if !ok {
+		return map[string]any{"ok": false, "error": "user_not_found"}
+	}
+	return map[string]any{"ok": true, "user": map[string]any{"id": id, "team_id": TeamID, "name": strings.ToLower(name),
+		"real_name": name + " Example", "profile": map[string]any{"display_name": name, "real_name": name + " Example"}}}
 }
 
 func (s *Server) connectionsOpen(*http.Request) map[string]any {

@@ -73,6 +73,7 @@ type Server struct {
 	limits   map[string][]int
 	refuse   map[string][]string
 	calls    map[string]int
+	users    map[string]string
 }
 
 // New starts the double on a loopback port; it stops with the test.
@@ -83,7 +84,7 @@ func New(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{t: t, addr: ln.Addr().String(), socks: map[*sock]struct{}{}, files: map[string]*hosted{}, sent: map[string]map[string]any{},
-		outage: map[string]int{}, limits: map[string][]int{}, refuse: map[string][]string{}, calls: map[string]int{},
+		outage: map[string]int{}, limits: map[string][]int{}, refuse: map[string][]string{}, calls: map[string]int{}, users: map[string]string{},
 		release: make(chan struct{})}
 	s.URL = "http://" + s.addr
 	s.serve(ln)
