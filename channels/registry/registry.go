@@ -11,6 +11,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/matrix"
+	"github.com/omega-gateway/omega/channels/signal"
+	"github.com/omega-gateway/omega/channels/slack"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/terminal"
 	"github.com/omega-gateway/omega/channels/whatsapp"
@@ -19,7 +21,7 @@ import (
 // All returns the channels' descriptors, in the order their settings are
 // read, checked and built (the first alert channel is the owner's).
 func All() []channels.Descriptor {
-	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, matrix.Descriptor, terminal.Descriptor}
+	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, matrix.Descriptor, slack.Descriptor, signal.Descriptor, terminal.Descriptor}
 }
 
 // Terminal is the channel `omega chat` talks through: the local user,

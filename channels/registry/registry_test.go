@@ -6,6 +6,8 @@ import (
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/matrix"
+	"github.com/omega-gateway/omega/channels/signal"
+	"github.com/omega-gateway/omega/channels/slack"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/terminal"
 	"github.com/omega-gateway/omega/channels/whatsapp"
@@ -17,7 +19,8 @@ func TestDescriptorsMatchTheirChannels(t *testing.T) {
 	live := map[string]interface {
 		channels.Channel
 		channels.FormatHinter
-	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, matrix.Name: &matrix.Channel{}, terminal.Name: &terminal.Channel{}}
+	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, matrix.Name: &matrix.Channel{}, slack.Name: &slack.Channel{}, signal.Name: &signal.Channel{},
+		terminal.Name: &terminal.Channel{}}
 	seen := map[string]bool{}
 	for _, d := range All() {
 		if seen[d.Name] {
