@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/discord"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/terminal"
@@ -18,7 +19,7 @@ import (
 // All returns the channels' descriptors, in the order their settings are
 // read, checked and built (the first alert channel is the owner's).
 func All() []channels.Descriptor {
-	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, terminal.Descriptor}
+	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, discord.Descriptor, terminal.Descriptor}
 }
 
 // Terminal is the channel `omega chat` talks through: the local user,

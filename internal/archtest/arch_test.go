@@ -60,7 +60,7 @@ var concreteProviders = []string{"providers/claudecode", "providers/httpapi"}
 
 // testKits are packages that exist for tests: doubles and fixtures.
 var testKits = []string{"channels/channeltest", "channels/telegram/telegramtest", "channels/whatsapp/whatsapptest", "channels/email/emailtest",
-	"providers/providertest", "eventstore/storetest", "internal/pgtest", "internal/teststores", "internal/audittest",
+	"channels/discord/discordtest", "providers/providertest", "eventstore/storetest", "internal/pgtest", "internal/teststores", "internal/audittest",
 	"projections/projectionstest"}
 
 // The layers are folders: a rule names the top-level folders (or
