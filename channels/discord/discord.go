@@ -83,6 +83,9 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 	c.sess = sess
 	c.dms = newDMChannels(sess)
 	c.health = channels.NewHealthTracker(Name, c.log, nil)
+	c.watch.onStall = func() {
+		c.health.Failed(channels.HealthStalled, fmt.Sprintf("the gateway sent nothing for its heartbeat interval plus %s", cfg.StallGrace))
+	}
 	sess.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { c.setBotID(r.User) })
 	sess.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) {
 		select {
@@ -194,9 +197,6 @@ func (c *Channel) connect(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-c.disconnected:
-			}
-			if c.watch.stalled.Load() {
-				c.health.Failed(channels.HealthStalled, fmt.Sprintf("the gateway sent nothing for the heartbeat interval plus %s", c.cfg.StallGrace))
 			}
 			c.log.Info("discord gateway connection ended, resuming", "stalled", c.watch.stalled.Load())
 			continue

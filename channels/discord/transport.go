@@ -56,6 +56,10 @@ func newHTTPClient(base *url.URL, timeout time.Duration) *http.Client {
 type stallWatch struct {
 	grace   time.Duration
 	stalled atomic.Bool // the last connection ended by a read timeout
+	// onStall is told at once, from the reading goroutine; the
+	// connection's end (discordgo closes it, which takes a second) comes
+	// after.
+	onStall func()
 }
 
 // dialer is the gateway's WebSocket dialer, with each connection watched.
@@ -101,7 +105,9 @@ func (c *watchedConn) Read(b []byte) (int, error) {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		c.w.stalled.Store(true)
+		if !c.w.stalled.Swap(true) && c.w.onStall != nil {
+			c.w.onStall()
+		}
 	}
 	return n, err
 }
