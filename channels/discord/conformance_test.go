@@ -2,7 +2,7 @@ package discord
 
 import (
 	"errors"
-	"os"
+	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -17,7 +17,7 @@ const (
 	alice     = "200000000000000042"
 )
 
-var quiet = slog.New(slog.NewTextHandler(os.Stderr, nil))
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func testConfig(srv *discordtest.Server) Config {
 	return Config{Token: testToken, APIURL: srv.URL, GroupMode: GroupModeMention, StallGrace: time.Second,

@@ -32,6 +32,12 @@ func (b *inbox) report(h channels.Health) {
 	b.health = append(b.health, h)
 }
 
+func (b *inbox) all() []channels.Incoming {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]channels.Incoming(nil), b.got...)
+}
+
 func (b *inbox) ids() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -218,8 +218,10 @@ type Message struct {
 	Content   string
 	// MentionBot lists the bot in mentions (and the content should hold
 	// <@BotID>); ReplyTo makes it a reply to the bot's message ReplyTo.
-	MentionBot  bool
-	ReplyTo     string
+	MentionBot bool
+	ReplyTo    string
+	Bot        bool // the author is a bot
+
 	Attachments []Attachment
 }
 
@@ -234,7 +236,7 @@ func (s *Server) Push(m Message) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := s.id()
-	author := user(m.AuthorID, m.Author, false)
+	author := user(m.AuthorID, m.Author, m.Bot)
 	msg := map[string]any{"id": id, "channel_id": m.ChannelID, "author": author, "content": m.Content,
 		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "type": 0, "mentions": []any{}, "attachments": []any{}}
 	if m.GuildID != "" {
