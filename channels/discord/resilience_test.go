@@ -80,7 +80,9 @@ func run(t *testing.T, ch *Channel, srv *discordtest.Server) *inbox {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = ch.Stop(ctx)
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("Start: %v", err)
+		}
 	})
 	srv.WaitConnected(t)
 	return box

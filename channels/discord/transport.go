@@ -94,7 +94,7 @@ var helloInterval = regexp.MustCompile(`"heartbeat_interval"\s*:\s*(\d+)`)
 const maxHead = 16 << 10
 
 func (c *watchedConn) Read(b []byte) (int, error) {
-	_ = c.Conn.SetReadDeadline(time.Now().Add(c.interval + c.w.grace))
+	_ = c.SetReadDeadline(time.Now().Add(c.interval + c.w.grace))
 	n, err := c.Conn.Read(b)
 	if n > 0 && c.interval == 0 && len(c.head) < maxHead {
 		c.head = append(c.head, b[:n]...)
