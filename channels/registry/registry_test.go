@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/discord"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/terminal"
@@ -16,7 +17,8 @@ func TestDescriptorsMatchTheirChannels(t *testing.T) {
 	live := map[string]interface {
 		channels.Channel
 		channels.FormatHinter
-	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, terminal.Name: &terminal.Channel{}}
+	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, discord.Name: &discord.Channel{},
+		terminal.Name: &terminal.Channel{}}
 	seen := map[string]bool{}
 	for _, d := range All() {
 		if seen[d.Name] {
