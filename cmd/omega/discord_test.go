@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -126,7 +127,24 @@ func TestServeDiscord(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+
+	// A stranger gets a pairing code; the owner approves it in their DM
+	// and the stranger's next message is answered.
+	const stranger = "200000000000000099"
+	gw.PushDM(stranger, "hi, who are you?")
+	sent = waitDiscord(t, gw, gw.DMChannel(stranger), "Your pairing code is")
+	code := pairingCode.FindStringSubmatch(sent[len(sent)-1].Content)
+	if code == nil {
+		t.Fatalf("no code in %q", sent[len(sent)-1].Content)
+	}
+	waitDiscord(t, gw, dm, code[1])
+	gw.PushDM(discordOwner, "/pair approve "+code[1])
+	waitDiscord(t, gw, gw.DMChannel(stranger), "approved")
+	gw.PushDM(stranger, "now PAIRED")
+	waitDiscord(t, gw, gw.DMChannel(stranger), "done: now PAIRED")
 }
+
+var pairingCode = regexp.MustCompile(`pairing code is ([A-Z0-9]{6})`)
 
 func sentFile(gw *discordtest.Server, channel string, data []byte) bool {
 	for _, m := range gw.SentTo(channel) {
