@@ -85,6 +85,25 @@ func TestRateLimitIsHonoured(t *testing.T) {
 	}
 }
 
+// A bucket left with no requests (X-RateLimit-Remaining: 0) is not
+// called again before its X-RateLimit-Reset-After.
+func TestRateLimitBucketIsHonoured(t *testing.T) {
+	srv := discordtest.New(t, testToken)
+	ch := newChannel(t, testConfig(srv))
+	dm := srv.DMChannel(alice)
+	const resetAfter = 700 * time.Millisecond
+	srv.ExhaustBucket("POST messages", resetAfter)
+	for _, text := range []string{"one", "two"} {
+		if _, err := ch.SendText(t.Context(), alice, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := srv.Requests("POST /channels/" + dm + "/messages")
+	if len(calls) != 2 || calls[1].Sub(calls[0]) < resetAfter {
+		t.Fatalf("calls at %v, want the second no sooner than %s after the first", calls, resetAfter)
+	}
+}
+
 func TestSendRejectsBadChats(t *testing.T) {
 	srv := discordtest.New(t, testToken)
 	ch := newChannel(t, testConfig(srv))

@@ -173,6 +173,8 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 	})
 	var wg sync.WaitGroup
 	wg.Go(func() { c.deliverAll(ctx, queue, deliver) })
+	unblock := context.AfterFunc(ctx, c.watch.closeAll)
+	defer unblock()
 	c.connect(ctx)
 	remove()
 	if err := c.sess.Close(); err != nil {

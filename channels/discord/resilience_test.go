@@ -181,3 +181,25 @@ func TestGatewayFaults(t *testing.T) {
 		t.Fatalf("delivered %v, want each of %v once, in order", got, sent)
 	}
 }
+
+// Stop ends Start at once even while the gateway accepted the connection
+// and sends nothing (Open waits for HELLO).
+func TestStopWhileTheGatewayIsSilent(t *testing.T) {
+	srv := discordtest.New(t, testToken)
+	srv.Silent(true)
+	cfg := testConfig(srv)
+	cfg.StallGrace = time.Minute
+	ch := newChannel(t, cfg)
+	done := make(chan error, 1)
+	go func() { done <- ch.Start(t.Context(), (&inbox{}).deliver) }()
+	eventually(t, "a connection to the gateway", 5*time.Second, func() bool { return len(srv.Requests("GET /gateway")) > 0 })
+	time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ch.Stop(ctx); err != nil {
+		t.Fatalf("Stop with Open blocked for a minute: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,6 +61,32 @@ type stallWatch struct {
 	// connection's end (discordgo closes it, which takes a second) comes
 	// after.
 	onStall func()
+
+	mu    sync.Mutex
+	conns map[*watchedConn]bool
+}
+
+// closeAll closes the open connections, so a Stop does not wait for an
+// Open blocked on a silent gateway.
+func (w *stallWatch) closeAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for c := range w.conns {
+		_ = c.Conn.Close()
+	}
+}
+
+func (w *stallWatch) track(c *watchedConn, open bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conns == nil {
+		w.conns = map[*watchedConn]bool{}
+	}
+	if open {
+		w.conns[c] = true
+	} else {
+		delete(w.conns, c)
+	}
 }
 
 // dialer is the gateway's WebSocket dialer, with each connection watched.
@@ -73,7 +100,9 @@ func (w *stallWatch) dialer() *websocket.Dialer {
 			if err != nil {
 				return nil, err
 			}
-			return &watchedConn{Conn: c, w: w}, nil
+			wc := &watchedConn{Conn: c, w: w}
+			w.track(wc, true)
+			return wc, nil
 		},
 	}
 }
@@ -92,6 +121,11 @@ var helloInterval = regexp.MustCompile(`"heartbeat_interval"\s*:\s*(\d+)`)
 
 // maxHead bounds the bytes searched for HELLO.
 const maxHead = 16 << 10
+
+func (c *watchedConn) Close() error {
+	c.w.track(c, false)
+	return c.Conn.Close()
+}
 
 func (c *watchedConn) Read(b []byte) (int, error) {
 	_ = c.SetReadDeadline(time.Now().Add(c.interval + c.w.grace))

@@ -75,7 +75,7 @@ func waitDiscord(t *testing.T, gw *discordtest.Server, channel, text string) []d
 	}
 }
 
-// omega serve with only OMEGA_DISCORD_* set answers a DM, ignores a guild
+// omega serve with only OMEGA_DISCORD_* set answers a DM (typing first), ignores a guild
 // message that does not mention it and answers one that does, in the
 // guild channel; a long reply arrives in messages of at most 2,000
 // characters; a photo sent to it reaches the model, and the image the
@@ -95,6 +95,9 @@ func TestServeDiscord(t *testing.T) {
 
 	gw.PushDM(discordOwner, "hello there")
 	waitDiscord(t, gw, dm, "done: hello there")
+	if typing := gw.Typing(); len(typing) == 0 || typing[0] != dm {
+		t.Errorf("typing shown in %v, want the DM %s", typing, dm)
+	}
 
 	gw.PushGuild(discordGuild, discordRoom, discordOwner, "just chatting NOMENTION", false)
 	gw.PushGuild(discordGuild, discordRoom, discordOwner, "what about MENTIONED", true)

@@ -23,6 +23,10 @@ func (s *Server) rest(w http.ResponseWriter, r *http.Request) {
 	s.requests[route] = append(s.requests[route], time.Now())
 	outage := s.outage
 	f, failed := s.nextFailure(route, r.Method+" "+kind(path))
+	exhaust, drained := s.exhaust[r.Method+" "+kind(path)]
+	if drained && !failed {
+		delete(s.exhaust, r.Method+" "+kind(path))
+	}
 	s.mu.Unlock()
 	switch {
 	case outage > 0:
@@ -39,6 +43,10 @@ func (s *Server) rest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bucket(w)
+	if drained {
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset-After", strconv.FormatFloat(exhaust.Seconds(), 'f', 3, 64))
+	}
 	switch {
 	case route == "GET /gateway" || route == "GET /gateway/bot":
 		writeJSON(w, map[string]any{"url": "ws://" + s.addr + "/gateway-ws"})

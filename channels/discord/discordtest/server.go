@@ -72,6 +72,7 @@ type Server struct {
 	silent    bool
 	noAck     bool
 	requests  map[string][]time.Time
+	exhaust   map[string]time.Duration
 	history   []dispatch
 	seq       int64
 	session   string
@@ -90,7 +91,7 @@ func New(t testing.TB, token string) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{Token: token, t: t, addr: ln.Addr().String(), conns: map[*gwConn]bool{}, dms: map[string]string{},
-		fail: map[string][]failure{}, requests: map[string][]time.Time{}, files: map[string][]byte{},
+		fail: map[string][]failure{}, requests: map[string][]time.Time{}, exhaust: map[string]time.Duration{}, files: map[string][]byte{},
 		interval: 41250 * time.Millisecond, nextID: 200000000000000000}
 	s.URL = "http://" + s.addr
 	s.serve(ln)
@@ -207,6 +208,15 @@ func (s *Server) RateLimitNext(route string, after time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fail[route] = append(s.fail[route], failure{status: http.StatusTooManyRequests, retryAfter: after, message: "You are being rate limited."})
+}
+
+// ExhaustBucket makes the next accepted call of kind ("POST messages")
+// answer X-RateLimit-Remaining: 0 with X-RateLimit-Reset-After of
+// resetAfter: a client must wait that long before the bucket's next call.
+func (s *Server) ExhaustBucket(kind string, resetAfter time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.exhaust[kind] = resetAfter
 }
 
 // Requests returns when route was called, accepted or not.
