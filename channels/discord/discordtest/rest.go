@@ -47,6 +47,11 @@ func (s *Server) rest(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-RateLimit-Remaining", "0")
 		w.Header().Set("X-RateLimit-Reset-After", strconv.FormatFloat(exhaust.Seconds(), 'f', 3, 64))
 	}
+	s.route(w, r, route, path)
+}
+
+// route answers an accepted call.
+func (s *Server) route(w http.ResponseWriter, r *http.Request, route, path string) {
 	switch {
 	case route == "GET /gateway" || route == "GET /gateway/bot":
 		writeJSON(w, map[string]any{"url": "ws://" + s.addr + "/gateway-ws"})
