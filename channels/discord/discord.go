@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
@@ -42,6 +43,7 @@ type Channel struct {
 	sleep  func(ctx context.Context, d time.Duration) error
 	health *channels.HealthTracker
 	dms    *dmChannels
+	seen   lastSeen
 
 	disconnected chan struct{}
 
@@ -86,7 +88,6 @@ func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
 	c.watch.onStall = func() {
 		c.health.Failed(channels.HealthStalled, fmt.Sprintf("the gateway sent nothing for its heartbeat interval plus %s", cfg.StallGrace))
 	}
-	sess.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { c.setBotID(r.User) })
 	sess.AddHandler(func(_ *discordgo.Session, _ *discordgo.Disconnect) {
 		select {
 		case c.disconnected <- struct{}{}:
@@ -166,11 +167,20 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 
 	queue := make(chan *discordgo.Message, 256)
 	remove := c.sess.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
+		c.seen.see(m.ChannelID, m.ID)
 		select {
 		case queue <- m.Message:
 		case <-ctx.Done():
 		}
 	})
+	var sessions atomic.Int32
+	removeReady := c.sess.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
+		c.setBotID(r.User)
+		if sessions.Add(1) > 1 {
+			go c.catchUp(ctx, queue)
+		}
+	})
+	defer removeReady()
 	var wg sync.WaitGroup
 	wg.Go(func() { c.deliverAll(ctx, queue, deliver) })
 	unblock := context.AfterFunc(ctx, c.watch.closeAll)

@@ -261,6 +261,7 @@ func (s *Server) Push(m Message) string {
 	if atts != nil {
 		msg["attachments"] = atts
 	}
+	s.posted[m.ChannelID] = append(s.posted[m.ChannelID], msg)
 	s.dispatchLocked("MESSAGE_CREATE", msg)
 	return id
 }

@@ -66,6 +66,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, route, path strin
 		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
 		s.postMessage(w, r, channelOf(path))
+	case r.Method == http.MethodGet && strings.HasSuffix(path, "/messages"):
+		s.listMessages(w, r, channelOf(path))
 	default:
 		writeError(w, http.StatusNotFound, 0, "404: Not Found")
 	}
@@ -147,6 +149,36 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, channel str
 	s.mu.Unlock()
 	writeJSON(w, map[string]any{"id": m.ID, "channel_id": channel, "content": m.Content, "author": user(BotID, BotName, true),
 		"timestamp": m.At.Format(time.RFC3339)})
+}
+
+// listMessages answers GET /channels/{id}/messages?after=&limit= with
+// the people's messages after the id, newest first, as Discord does.
+func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, channel string) {
+	after := r.URL.Query().Get("after")
+	limit, err := strconv.Atoi(r.URL.Query().Get("limit"))
+	if err != nil || limit <= 0 || limit > 100 {
+		limit = 50
+	}
+	s.mu.Lock()
+	var out []map[string]any
+	posted := s.posted[channel]
+	for i := len(posted) - 1; i >= 0 && len(out) < limit; i-- {
+		if id, _ := posted[i]["id"].(string); after == "" || later(id, after) {
+			out = append(out, posted[i])
+		}
+	}
+	s.mu.Unlock()
+	if out == nil {
+		out = []map[string]any{}
+	}
+	writeJSON(w, out)
+}
+
+func later(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) > len(b)
+	}
+	return a > b
 }
 
 // bucket sets the rate-limit headers Discord sends on every answer.

@@ -81,6 +81,7 @@ type Server struct {
 	resumes   int
 	invalidOn bool
 	files     map[string][]byte
+	posted    map[string][]map[string]any // channel → messages people sent, oldest first
 }
 
 // New starts the double; it stops with the test.
@@ -91,7 +92,7 @@ func New(t testing.TB, token string) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{Token: token, t: t, addr: ln.Addr().String(), conns: map[*gwConn]bool{}, dms: map[string]string{},
-		fail: map[string][]failure{}, requests: map[string][]time.Time{}, exhaust: map[string]time.Duration{}, files: map[string][]byte{},
+		fail: map[string][]failure{}, requests: map[string][]time.Time{}, exhaust: map[string]time.Duration{}, posted: map[string][]map[string]any{}, files: map[string][]byte{},
 		interval: 41250 * time.Millisecond, nextID: 200000000000000000}
 	s.URL = "http://" + s.addr
 	s.serve(ln)
