@@ -38,8 +38,12 @@ func (c *Config) AllowlistVar() string { return "OMEGA_DISCORD_ALLOWED_USERS" }
 // EnableVar implements channels.Settings.
 func (c *Config) EnableVar() string { return "OMEGA_DISCORD_TOKEN" }
 
-func build(_ context.Context, s channels.Settings, env channels.Env) (channels.Channel, error) {
-	return New(*s.(*Config), env.Logger)
+func build(ctx context.Context, s channels.Settings, env channels.Env) (channels.Channel, error) {
+	cur, err := openCursors(ctx, env.DB, env.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	return New(*s.(*Config), env.Logger, withCursors(cur))
 }
 
 // doctor asks the REST API who the token belongs to and opens the

@@ -44,6 +44,7 @@ type Channel struct {
 	health *channels.HealthTracker
 	dms    *dmChannels
 	seen   lastSeen
+	cursor *cursors
 
 	disconnected chan struct{}
 
@@ -61,6 +62,9 @@ type Option func(*Channel)
 func WithSleep(f func(ctx context.Context, d time.Duration) error) Option {
 	return func(c *Channel) { c.sleep = f }
 }
+
+// withCursors keeps the channels' cursors in omega's database.
+func withCursors(cur *cursors) Option { return func(c *Channel) { c.cursor = cur } }
 
 // New validates cfg and makes the channel; it connects to nothing.
 func New(cfg Config, logger *slog.Logger, opts ...Option) (*Channel, error) {
@@ -173,10 +177,11 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 		case <-ctx.Done():
 		}
 	})
+	resumeFrom := c.loadCursors(ctx)
 	var sessions atomic.Int32
 	removeReady := c.sess.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) {
 		c.setBotID(r.User)
-		if sessions.Add(1) > 1 {
+		if sessions.Add(1) > 1 || resumeFrom {
 			go c.catchUp(ctx, queue)
 		}
 	})
@@ -192,6 +197,20 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// loadCursors seeds the channels seen with the stored cursors and
+// reports whether there are any to read back from.
+func (c *Channel) loadCursors(ctx context.Context) bool {
+	stored, err := c.cursor.load(ctx)
+	if err != nil {
+		c.log.Error("discord: messages sent while omega was down will not be read back", "err", err)
+		return false
+	}
+	for ch, id := range stored {
+		c.seen.see(ch, id)
+	}
+	return len(stored) > 0
 }
 
 // connect opens the gateway session and opens it again each time it

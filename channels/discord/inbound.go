@@ -36,8 +36,12 @@ func (c *Channel) deliverAll(ctx context.Context, queue <-chan *discordgo.Messag
 			}
 			for attempt := 1; ; attempt++ {
 				err := deliver(ctx, in)
-				if err == nil || ctx.Err() != nil {
+				if err == nil {
+					c.advance(ctx, m)
 					break
+				}
+				if ctx.Err() != nil {
+					return
 				}
 				c.log.Error("discord: the pipeline did not record a message, retrying", "message", in.PlatformID, "attempt", attempt, "err", err)
 				if c.sleep(ctx, min(time.Duration(attempt)*time.Second, max(c.cfg.BackoffMax, time.Second))) != nil {
@@ -45,6 +49,14 @@ func (c *Channel) deliverAll(ctx context.Context, queue <-chan *discordgo.Messag
 				}
 			}
 		}
+	}
+}
+
+// advance stores that m was recorded, so an omega started again reads
+// back only what came after it.
+func (c *Channel) advance(ctx context.Context, m *discordgo.Message) {
+	if err := c.cursor.save(ctx, m.ChannelID, m.ID); err != nil {
+		c.log.Warn("discord: cursor not stored; a restart may read this message back (the pipeline drops it)", "message", m.ID, "err", err)
 	}
 }
 

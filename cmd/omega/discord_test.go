@@ -227,3 +227,48 @@ func countContaining(sent []discordtest.Sent, text string) int {
 	}
 	return n
 }
+
+// omega killed and started again reads back what was sent to it on
+// Discord while it was down (a new gateway session replays nothing) and
+// answers it once, without answering anything twice.
+func TestServeDiscordReadsBackAfterRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			gw := discordtest.New(t, discordToken)
+			dm := gw.DMChannel(discordOwner)
+			vars, open := b.env(t)
+			e := newShutdownEnv(t, vars, open)
+			env := discordEnv(t, e, gw)
+			p := startServe(t, bin, env)
+			waitHTTP(t, e.url)
+			gw.WaitConnected(t)
+			gw.PushDM(discordOwner, "before the crash CRASH-ONE")
+			waitDiscord(t, gw, dm, "done: before the crash CRASH-ONE")
+			// A turn killed between its reply and its completion is sent
+			// again on restart (omega's own at-least-once), which is not
+			// what this test is about.
+			waitCounted(t, e.url, 1)
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+			for gw.Connected() {
+				time.Sleep(10 * time.Millisecond)
+			}
+
+			gw.PushDM(discordOwner, "while omega was down CRASH-TWO")
+			startServe(t, bin, env)
+			waitHTTP(t, e.url)
+			waitDiscord(t, gw, dm, "done: while omega was down CRASH-TWO")
+			gw.PushDM(discordOwner, "after the restart CRASH-THREE")
+			waitDiscord(t, gw, dm, "done: after the restart CRASH-THREE")
+			for _, marker := range []string{"CRASH-ONE", "CRASH-TWO", "CRASH-THREE"} {
+				if n := countContaining(gw.SentTo(dm), marker); n != 1 {
+					t.Errorf("%s answered %d times", marker, n)
+				}
+			}
+		})
+	}
+}
