@@ -232,17 +232,28 @@ func (c *Channel) connect(ctx context.Context) {
 			c.log.Info("discord gateway connection ended, resuming", "stalled", c.watch.stalled.Load())
 			continue
 		}
-		state := channels.HealthDown
-		if c.watch.stalled.Load() {
-			state = channels.HealthStalled
-		}
-		failures := c.health.Failed(state, err.Error())
 		backoff = min(max(2*backoff, time.Second), c.cfg.BackoffMax)
-		c.log.Warn("discord gateway connection failed", "err", err, "failed_attempts", failures, "retry_in", backoff)
-		if c.sleep(ctx, backoff) != nil {
+		if c.sleep(ctx, c.failed(err, backoff)) != nil {
 			return
 		}
 	}
+}
+
+// failed records a failed connection attempt and returns the wait before
+// the next: backoff, or refusedRetry when Discord refused the bot.
+func (c *Channel) failed(err error, backoff time.Duration) time.Duration {
+	if why, ok := refused(err); ok {
+		failures := c.health.Failed(channels.HealthDown, why)
+		c.log.Error("discord refused the bot; retrying in "+refusedRetry.String(), "err", why, "failed_attempts", failures)
+		return refusedRetry
+	}
+	state := channels.HealthDown
+	if c.watch.stalled.Load() {
+		state = channels.HealthStalled
+	}
+	failures := c.health.Failed(state, err.Error())
+	c.log.Warn("discord gateway connection failed", "err", err, "failed_attempts", failures, "retry_in", backoff)
+	return backoff
 }
 
 // Stop implements channels.Channel.

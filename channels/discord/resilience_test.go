@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -198,6 +199,51 @@ func TestStopWhileTheGatewayIsSilent(t *testing.T) {
 	defer cancel()
 	if err := ch.Stop(ctx); err != nil {
 		t.Fatalf("Stop with Open blocked for a minute: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A bot whose Message Content intent is off is refused (close 4014):
+// the channel says how to fix it in its health record and waits minutes,
+// not seconds, before trying again.
+func TestRefusedIntentIsReportedNotHammered(t *testing.T) {
+	srv := discordtest.New(t, testToken)
+	srv.DisallowMessageContent()
+	var waits []time.Duration
+	var mu sync.Mutex
+	ch, err := New(testConfig(srv), quiet, WithSleep(func(ctx context.Context, d time.Duration) error {
+		mu.Lock()
+		waits = append(waits, d)
+		mu.Unlock()
+		<-ctx.Done()
+		return ctx.Err()
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := &inbox{}
+	ch.ReportHealth(box.report)
+	done := make(chan error, 1)
+	go func() { done <- ch.Start(t.Context(), box.deliver) }()
+	eventually(t, "down reported", 5*time.Second, func() bool { return lastState(box) == channels.HealthDown })
+	box.mu.Lock()
+	why := box.health[0].Err
+	box.mu.Unlock()
+	if !strings.Contains(why, "Message Content Intent") {
+		t.Errorf("health says %q", why)
+	}
+	eventually(t, "a wait", 5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(waits) > 0 })
+	mu.Lock()
+	if len(waits) != 1 || waits[0] != refusedRetry {
+		t.Errorf("waits %v, want one of %s", waits, refusedRetry)
+	}
+	mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := ch.Stop(ctx); err != nil {
+		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)

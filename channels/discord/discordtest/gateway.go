@@ -49,6 +49,17 @@ func (c *gwConn) send(f frame) error {
 	return c.ws.WriteJSON(f)
 }
 
+// refuse closes the connection with a gateway close code.
+func (c *gwConn) refuse(code int, text string) error {
+	c.wmu.Lock()
+	_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, text))
+	c.wmu.Unlock()
+	return errClosed
+}
+
+// messageContentIntent is the privileged MESSAGE_CONTENT intent (1 << 15).
+const messageContentIntent = 1 << 15
+
 func (c *gwConn) close() { c.once.Do(func() { _ = c.ws.Close() }) }
 
 var upgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
@@ -126,11 +137,11 @@ func (s *Server) identifyLocked(c *gwConn, d json.RawMessage) error {
 		Intents int    `json:"intents"`
 	}
 	_ = json.Unmarshal(d, &id)
-	if strings.TrimPrefix(id.Token, "Bot ") != s.Token {
-		c.wmu.Lock()
-		_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4004, "Authentication failed."))
-		c.wmu.Unlock()
-		return errClosed
+	switch {
+	case strings.TrimPrefix(id.Token, "Bot ") != s.Token:
+		return c.refuse(4004, "Authentication failed.")
+	case id.Intents&messageContentIntent != 0 && s.noContent:
+		return c.refuse(4014, "Disallowed intent(s).")
 	}
 	s.identify++
 	s.sessions++
@@ -199,6 +210,15 @@ func (s *Server) Reconnect() {
 	if s.live != nil {
 		_ = s.live.send(frame{Op: opReconnect, D: json.RawMessage("null")})
 	}
+}
+
+// DisallowMessageContent makes IDENTIFY with the Message Content intent
+// fail with close 4014, as for a bot whose intent is off in the
+// Developer Portal.
+func (s *Server) DisallowMessageContent() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noContent = true
 }
 
 // InvalidateSession makes the next RESUME fail with INVALID_SESSION

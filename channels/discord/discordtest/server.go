@@ -80,6 +80,7 @@ type Server struct {
 	identify  int
 	resumes   int
 	invalidOn bool
+	noContent bool
 	files     map[string][]byte
 	posted    map[string][]map[string]any // channel → messages people sent, oldest first
 }
