@@ -60,6 +60,7 @@ func doctor(ctx context.Context, s channels.Settings, _ channels.Env) []channels
 	} else {
 		out = append(out, channels.OK("bot "+u.Username+" ("+u.ID+")"))
 	}
+	out = append(out, c.contentIntent())
 	if interval, err := c.hello(ctx); err != nil {
 		out = append(out, channels.Fail("gateway: "+err.Error(), "check that this machine reaches Discord's gateway (wss, port 443) and OMEGA_DISCORD_API_URL"))
 	} else {
@@ -69,6 +70,24 @@ func doctor(ctx context.Context, s channels.Settings, _ channels.Env) []channels
 		out = append(out, channels.Warn("no OMEGA_DISCORD_ALLOWED_USERS: everyone will be denied (or get a pairing code)"))
 	}
 	return out
+}
+
+// Application flags that say the Message Content intent is on
+// (GATEWAY_MESSAGE_CONTENT, and _LIMITED for bots in fewer than 100
+// servers).
+const appFlagsMessageContent = 1<<18 | 1<<19
+
+// contentIntent checks that the Message Content intent is on: without it
+// Discord refuses the connection (close 4014).
+func (c *Channel) contentIntent() channels.Finding {
+	app, err := c.sess.Application("@me")
+	switch {
+	case err != nil:
+		return channels.Warn("could not read the application's intents: " + restReason(err))
+	case app.Flags&appFlagsMessageContent == 0:
+		return channels.Fail("the Message Content intent is off: Discord will refuse the bot", "switch on Message Content Intent under Developer Portal → Bot → Privileged Gateway Intents")
+	}
+	return channels.OK("Message Content intent on")
 }
 
 // hello asks the API for the gateway, connects and reads its HELLO.

@@ -10,9 +10,10 @@ import (
 	"github.com/omega-gateway/omega/channels/discord/discordtest"
 )
 
-// `omega doctor` asks the Discord double who the token is and opens its
-// gateway as far as HELLO; a wrong token fails without being shown, and
-// an unreachable API says so.
+// `omega doctor` asks the Discord double who the token is, whether the
+// Message Content intent is on, and opens its gateway as far as HELLO; a
+// wrong token fails without being shown, the intent switched off fails
+// with its fix, and an unreachable API says so.
 func TestDoctorChecksDiscord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -28,7 +29,8 @@ func TestDoctorChecksDiscord(t *testing.T) {
 		return string(out)
 	}
 	report := run(discordToken, gw.URL)
-	for _, want := range []string{"ok    discord    bot omega (" + discordtest.BotID + ")", "ok    discord    gateway reachable (heartbeat every 41250 ms)"} {
+	for _, want := range []string{"ok    discord    bot omega (" + discordtest.BotID + ")", "ok    discord    gateway reachable (heartbeat every 41250 ms)",
+		"ok    discord    Message Content intent on"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)
 		}
@@ -41,6 +43,11 @@ func TestDoctorChecksDiscord(t *testing.T) {
 	}
 	if strings.Contains(report, "wrong-token-2718") {
 		t.Errorf("the token is in the report:\n%s", report)
+	}
+	gw.DisallowMessageContent()
+	if report = run(discordToken, gw.URL); !strings.Contains(report, "FAIL  discord    the Message Content intent is off") ||
+		!strings.Contains(report, "fix: switch on Message Content Intent") {
+		t.Errorf("the intent switched off is not a failure:\n%s", report)
 	}
 	if report = run(discordToken, "http://"+freeAddr(t)); !strings.Contains(report, "FAIL  discord    gateway: GET /gateway") {
 		t.Errorf("an unreachable API is not a failure:\n%s", report)

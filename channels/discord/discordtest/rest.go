@@ -13,6 +13,10 @@ import (
 	"time"
 )
 
+// appFlagMessageContent is GATEWAY_MESSAGE_CONTENT: the Message Content
+// intent is on for a bot in fewer than 100 guilds.
+const appFlagMessageContent = 1 << 19
+
 var apiPrefix = regexp.MustCompile(`^/api/v\d+`)
 
 // rest answers Discord's REST API, after the version prefix.
@@ -57,6 +61,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, route, path strin
 		writeJSON(w, map[string]any{"url": "ws://" + s.addr + "/gateway-ws"})
 	case route == "GET /users/@me":
 		writeJSON(w, user(BotID, BotName, true))
+	case route == "GET /oauth2/applications/@me":
+		s.mu.Lock()
+		flags := appFlagMessageContent
+		if s.noContent {
+			flags = 0
+		}
+		s.mu.Unlock()
+		writeJSON(w, map[string]any{"id": BotID, "name": BotName, "flags": flags, "bot_public": false})
 	case route == "POST /users/@me/channels":
 		s.createDM(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/typing"):
