@@ -21,7 +21,8 @@ const (
 	discordRoom  = "700000000000000002"
 )
 
-// discordClaude answers "done: <last line>"; on LONG with a reply of many
+// discordClaude answers "done: <last line>"; on HINT whether its prompt
+// has Discord's platform line; on LONG with a reply of many
 // paragraphs, and on PHOTO it says how many bytes the photo it was sent
 // has and draws chart.png into its working directory, which omega
 // uploads.
@@ -38,6 +39,7 @@ case "$prompt" in
 esac
 case "$last" in
   *PHOTO*) result="received $(cat inbox/*/* | wc -c | tr -d ' ') bytes"; printf '\211PNG\r\n\032\nomega chart' > chart.png ;;
+  *HINT*) case "$prompt" in *"Replies are shown in Discord"*) result="hint: discord" ;; *) result="hint: none" ;; esac ;;
   *LONG*) i=0; result="done: long"; while [ $i -lt 60 ]; do result="$result\n\nparagraph $i lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor"; i=$((i+1)); done ;;
 esac
 printf '{"type":"result","subtype":"success","is_error":false,"result":"%s","session_id":"s-%s","num_turns":1}\n' "$result" "$$"
@@ -75,7 +77,8 @@ func waitDiscord(t *testing.T, gw *discordtest.Server, channel, text string) []d
 	}
 }
 
-// omega serve with only OMEGA_DISCORD_* set answers a DM (typing first), ignores a guild
+// omega serve with only OMEGA_DISCORD_* set answers a DM (typing first,
+// Discord's platform line in the prompt), ignores a guild
 // message that does not mention it and answers one that does, in the
 // guild channel; a long reply arrives in messages of at most 2,000
 // characters; a photo sent to it reaches the model, and the image the
@@ -93,8 +96,9 @@ func TestServeDiscord(t *testing.T) {
 	waitHTTP(t, e.url)
 	gw.WaitConnected(t)
 
-	gw.PushDM(discordOwner, "hello there")
-	waitDiscord(t, gw, dm, "done: hello there")
+	// The first turn of a session carries the system prompt.
+	gw.PushDM(discordOwner, "hello there, which HINT do you have?")
+	waitDiscord(t, gw, dm, "hint: discord")
 	if typing := gw.Typing(); len(typing) == 0 || typing[0] != dm {
 		t.Errorf("typing shown in %v, want the DM %s", typing, dm)
 	}
