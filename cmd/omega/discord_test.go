@@ -80,7 +80,8 @@ func waitDiscord(t *testing.T, gw *discordtest.Server, channel, text string) []d
 // omega serve with only OMEGA_DISCORD_* set answers a DM (typing first,
 // Discord's platform line in the prompt), ignores a guild
 // message that does not mention it and answers one that does, in the
-// guild channel; a long reply arrives in messages of at most 2,000
+// guild channel; a reply Discord rate-limits arrives once, after
+// Retry-After; a long reply arrives in messages of at most 2,000
 // characters; a photo sent to it reaches the model, and the image the
 // model draws is uploaded.
 func TestServeDiscord(t *testing.T) {
@@ -101,6 +102,20 @@ func TestServeDiscord(t *testing.T) {
 	waitDiscord(t, gw, dm, "hint: discord")
 	if typing := gw.Typing(); len(typing) == 0 || typing[0] != dm {
 		t.Errorf("typing shown in %v, want the DM %s", typing, dm)
+	}
+
+	// Discord answers the reply with 429: omega waits Retry-After, then
+	// sends it once.
+	route := "POST /channels/" + dm + "/messages"
+	posted := len(gw.Requests(route))
+	gw.RateLimitNext("POST messages", time.Second)
+	gw.PushDM(discordOwner, "slow down RATELIMITED")
+	waitDiscord(t, gw, dm, "done: slow down RATELIMITED")
+	if calls := gw.Requests(route)[posted:]; len(calls) != 2 || calls[1].Sub(calls[0]) < time.Second {
+		t.Errorf("after a 429 with Retry-After 1s: calls at %v", calls)
+	}
+	if n := countContaining(gw.SentTo(dm), "RATELIMITED"); n != 1 {
+		t.Errorf("the rate-limited reply arrived %d times", n)
 	}
 
 	gw.PushGuild(discordGuild, discordRoom, discordOwner, "just chatting NOMENTION", false)
