@@ -87,7 +87,7 @@ func TestRegisteredChannelIsConfigured(t *testing.T) {
 		t.Errorf("target fake:attic = %s:%s, %v", ch, chat, err)
 	}
 	_, err = LoadChannels(with("OMEGA_HEARTBEAT_TARGET", "pigeon:roof"), descs)
-	if err == nil || !strings.Contains(err.Error(), "want telegram:<chat> or whatsapp:<number> or email:<address> or matrix:<room> or slack:<channel> or signal:<number> or fake:<room>") {
+	if err == nil || !strings.Contains(err.Error(), "want telegram:<chat> or whatsapp:<number> or email:<address> or matrix:<room> or slack:<channel> or signal:<number> or discord:<user id> or fake:<room>") {
 		t.Errorf("unknown target: %v", err)
 	}
 }
@@ -120,7 +120,7 @@ func TestRegistryChannelsKeepTheirSettings(t *testing.T) {
 	_, err = LoadFrom(map[string]string{"OMEGA_DATA_DIR": "/tmp/x", "OMEGA_TELEGRAM_TOKEN": "t", "OMEGA_TELEGRAM_GROUP_MODE": "some",
 		"OMEGA_HEARTBEAT_TARGET": "sms:1"})
 	for _, want := range []string{`telegram: TELEGRAM_GROUP_MODE "some": want mention or all`,
-		`OMEGA_HEARTBEAT_TARGET: want telegram:<chat> or whatsapp:<number> or email:<address> or matrix:<room> or slack:<channel> or signal:<number> (got "sms:1")`} {
+		`OMEGA_HEARTBEAT_TARGET: want telegram:<chat> or whatsapp:<number> or email:<address> or matrix:<room> or slack:<channel> or signal:<number> or discord:<user id> (got "sms:1")`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not say %s", err, want)
 		}

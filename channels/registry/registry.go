@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/discord"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/matrix"
 	"github.com/omega-gateway/omega/channels/signal"
@@ -21,7 +22,7 @@ import (
 // All returns the channels' descriptors, in the order their settings are
 // read, checked and built (the first alert channel is the owner's).
 func All() []channels.Descriptor {
-	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, matrix.Descriptor, slack.Descriptor, signal.Descriptor, terminal.Descriptor}
+	return []channels.Descriptor{telegram.Descriptor, whatsapp.Descriptor, email.Descriptor, matrix.Descriptor, slack.Descriptor, signal.Descriptor, discord.Descriptor, terminal.Descriptor}
 }
 
 // Terminal is the channel `omega chat` talks through: the local user,

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels"
+	"github.com/omega-gateway/omega/channels/discord"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/matrix"
 	"github.com/omega-gateway/omega/channels/signal"
@@ -19,7 +20,7 @@ func TestDescriptorsMatchTheirChannels(t *testing.T) {
 	live := map[string]interface {
 		channels.Channel
 		channels.FormatHinter
-	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, matrix.Name: &matrix.Channel{}, slack.Name: &slack.Channel{}, signal.Name: &signal.Channel{},
+	}{telegram.Name: &telegram.Channel{}, whatsapp.Name: &whatsapp.Channel{}, email.Name: &email.Channel{}, matrix.Name: &matrix.Channel{}, slack.Name: &slack.Channel{}, signal.Name: &signal.Channel{}, discord.Name: &discord.Channel{},
 		terminal.Name: &terminal.Channel{}}
 	seen := map[string]bool{}
 	for _, d := range All() {

@@ -59,7 +59,7 @@ func concreteChannel(path string) bool {
 var concreteProviders = []string{"providers/claudecode", "providers/httpapi"}
 
 // testKits are packages that exist for tests: doubles and fixtures.
-var testKits = []string{"channels/channeltest", "channels/telegram/telegramtest", "channels/whatsapp/whatsapptest", "channels/email/emailtest", "channels/matrix/matrixtest", "channels/slack/slacktest", "channels/signal/signaltest",
+var testKits = []string{"channels/channeltest", "channels/telegram/telegramtest", "channels/whatsapp/whatsapptest", "channels/email/emailtest", "channels/matrix/matrixtest", "channels/slack/slacktest", "channels/signal/signaltest", "channels/discord/discordtest",
 	"providers/providertest", "eventstore/storetest", "internal/pgtest", "internal/teststores", "internal/audittest",
 	"projections/projectionstest"}
 
