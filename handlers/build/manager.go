@@ -1,0 +1,251 @@
+// Package build runs builds: the process manager that takes each build
+// stream through its topology's phases, one recorded step at a time
+// (intent, act, outcome), and resumes every build in progress when omega
+// starts, at the step its stream records. It also reads and validates
+// topologies (TOPOLOGY.toml and agent files), deploys the embedded
+// default, imports them into the log, and keeps agent files in the
+// workspace only while a build runs.
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/omega-gateway/omega/domain"
+	builddom "github.com/omega-gateway/omega/domain/build"
+	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/providers"
+)
+
+// Provider completes an agent's call.
+type Provider interface {
+	Complete(ctx context.Context, req providers.Request) (providers.Response, error)
+}
+
+// Notifier tells the person who asked for a build how it goes.
+type Notifier interface {
+	Notify(ctx context.Context, channel, chatID, text string) error
+}
+
+// Config holds a Manager's dependencies.
+type Config struct {
+	Store    eventstore.Store
+	Registry *domain.Registry
+	Provider Provider
+	// Notifier may be nil: nobody is told (builds still run).
+	Notifier Notifier
+	// Workspace is the provider's working directory; builds live in its
+	// builds folder, agent files in its .claude/agents.
+	Workspace string
+	// Models maps a phase's model tier to a model (nil: the provider's).
+	Models func(tier string) string
+	Logger *slog.Logger
+	// NudgeFirst and NudgeEvery pace the delay nudges while an agent
+	// works (0: none).
+	NudgeFirst, NudgeEvery time.Duration
+}
+
+// Manager runs the builds of the log.
+type Manager struct {
+	cfg     Config
+	guard   *guard
+	mu      sync.Mutex
+	running map[string]bool
+	ended   map[string]int64 // builds seen ended, at their stream version
+	wg      sync.WaitGroup
+}
+
+// New returns a Manager.
+func New(cfg Config) (*Manager, error) {
+	if cfg.Store == nil || cfg.Registry == nil || cfg.Provider == nil || cfg.Logger == nil || cfg.Workspace == "" {
+		return nil, errors.New("build: the manager needs a store, registry, provider, logger and workspace")
+	}
+	return &Manager{cfg: cfg, guard: newGuard(cfg.Workspace), running: map[string]bool{}, ended: map[string]int64{}}, nil
+}
+
+// Run removes the agent files a crash left behind, resumes every build
+// in progress and starts each new one, until ctx ends; then it waits for
+// the builds' goroutines (an agent call cut off is made again at the next
+// start).
+func (m *Manager) Run(ctx context.Context) error {
+	changes := m.cfg.Store.Changes(ctx)
+	m.sweep(ctx)
+	safety := time.NewTicker(time.Second)
+	defer safety.Stop()
+	for {
+		if err := m.startPending(ctx); err != nil && ctx.Err() == nil {
+			m.cfg.Logger.Warn("build: looking for builds to run failed; trying again", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			m.wg.Wait()
+			return nil
+		case <-changes:
+		case <-safety.C:
+		}
+	}
+}
+
+// sweep removes the agent files of every build's topology that no build
+// of this process runs: a crash gave their guard no chance.
+func (m *Manager) sweep(ctx context.Context) {
+	states, err := List(ctx, m.cfg.Store, m.cfg.Registry)
+	if err != nil {
+		m.cfg.Logger.Warn("build: cannot list builds to clean agent files", "err", err)
+		return
+	}
+	var names []string
+	for _, st := range states {
+		names = append(names, st.Req.Topology.AgentNames()...)
+	}
+	if err := m.guard.sweep(names); err != nil {
+		m.cfg.Logger.Warn("build: agent files left behind", "err", err)
+	}
+}
+
+// startPending starts a goroutine for each build that runs and has none.
+func (m *Manager) startPending(ctx context.Context) error {
+	ids, err := IDs(ctx, m.cfg.Store, m.cfg.Registry)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if m.isRunning(id) || !m.mayRun(ctx, id) {
+			continue
+		}
+		m.mu.Lock()
+		m.running[id] = true
+		m.mu.Unlock()
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.drive(ctx, id)
+		}()
+	}
+	return nil
+}
+
+func (m *Manager) isRunning(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.running[id]
+}
+
+// mayRun reports whether a build is in progress; an ended build is only
+// read again when its stream moved (a resume).
+func (m *Manager) mayRun(ctx context.Context, id string) bool {
+	v, err := m.cfg.Store.StreamVersion(ctx, builddom.Stream(id))
+	if err != nil || v == 0 {
+		return false
+	}
+	m.mu.Lock()
+	seen, ended := m.ended[id]
+	m.mu.Unlock()
+	if ended && seen == v {
+		return false
+	}
+	st, err := Load(ctx, m.cfg.Store, m.cfg.Registry, id)
+	if err != nil {
+		return false
+	}
+	if st.Terminal() {
+		m.mu.Lock()
+		m.ended[id] = st.Version
+		m.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// drive takes one build through its steps until it ends or ctx does.
+func (m *Manager) drive(ctx context.Context, id string) {
+	defer func() {
+		m.mu.Lock()
+		delete(m.running, id)
+		m.mu.Unlock()
+	}()
+	st, err := Load(ctx, m.cfg.Store, m.cfg.Registry, id)
+	if err != nil {
+		m.cfg.Logger.Warn("build: cannot load", "build", id, "err", err)
+		return
+	}
+	agents := st.Req.Topology.Agents
+	if err := m.guard.acquire(agents); err != nil {
+		m.cfg.Logger.Error("build: cannot write agent files", "build", id, "err", err)
+	}
+	defer func() {
+		if err := m.guard.release(agents); err != nil {
+			m.cfg.Logger.Warn("build: agent files not removed", "build", id, "err", err)
+		}
+	}()
+	if err := os.MkdirAll(m.dir(st), 0o755); err != nil {
+		m.cfg.Logger.Error("build: cannot create its folder", "build", id, "err", err)
+	}
+	m.loop(ctx, id)
+}
+
+// loop decides and performs one step at a time; a failed step is tried
+// again after a pause that doubles up to 30 s, so that no outage ends a
+// build.
+func (m *Manager) loop(ctx context.Context, id string) {
+	wait := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		st, err := Load(ctx, m.cfg.Store, m.cfg.Registry, id)
+		if err == nil {
+			step := st.Next()
+			if step.Kind == builddom.StepNone {
+				m.mu.Lock()
+				m.ended[id] = st.Version
+				m.mu.Unlock()
+				return
+			}
+			if err = m.do(ctx, st, step); err == nil || errors.Is(err, eventstore.ErrConcurrency) {
+				wait = 100 * time.Millisecond
+				continue // a conflict: someone cancelled or resumed; read again
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		m.cfg.Logger.Warn("build: step failed; trying again", "build", id, "retry_in", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 30*time.Second)
+	}
+}
+
+// dir is the build's folder.
+func (m *Manager) dir(st builddom.State) string {
+	return filepath.Join(m.cfg.Workspace, "builds", st.Req.Name)
+}
+
+// append records payloads on the build's stream at the version folded.
+func (m *Manager) append(ctx context.Context, st builddom.State, ps ...domain.Payload) error {
+	evs, err := domain.NewEvents(domain.Metadata{CorrelationID: st.Req.ID, Channel: st.Req.Channel, Sender: st.Req.SenderID}, ps...)
+	if err != nil {
+		return err
+	}
+	if _, err := m.cfg.Store.Append(ctx, builddom.Stream(st.Req.ID), eventstore.Exact(st.Version), evs...); err != nil {
+		return fmt.Errorf("build %s: %w", st.Req.ID, err)
+	}
+	return nil
+}
+
+// notify tells the person; a failure is logged, the build goes on.
+func (m *Manager) notify(ctx context.Context, st builddom.State, text string) {
+	if m.cfg.Notifier == nil || st.Req.Channel == "" || text == "" {
+		return
+	}
+	if err := m.cfg.Notifier.Notify(ctx, st.Req.Channel, st.Req.ChatID, text); err != nil {
+		m.cfg.Logger.Warn("build: progress message not sent", "build", st.Req.ID, "channel", st.Req.Channel, "err", err)
+	}
+}
