@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,6 +19,10 @@ const MaxRequest = 8 << 10
 
 // Spec is a build a person asks for.
 type Spec struct {
+	// ID names the build; empty: a new random one. A request made again
+	// with the same ID (a re-run of the turn that asked) returns the
+	// build recorded the first time.
+	ID       string
 	Request  string
 	Topology builddom.Topology
 	Origin   string // cli, slash, marker, keywords
@@ -42,7 +47,13 @@ func Request(ctx context.Context, store eventstore.Store, spec Spec) (builddom.B
 	case len(spec.Topology.Phases) == 0:
 		return builddom.BuildRequested{}, errors.New("build: the topology has no phases")
 	}
-	id := uuid.NewString()
+	id := spec.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
+	if v, err := store.StreamVersion(ctx, builddom.Stream(id)); err != nil || v > 0 {
+		return existing(ctx, store, id, err)
+	}
 	req := builddom.BuildRequested{
 		ID: id, Name: builddom.NameFor(text, id), Request: text, Origin: spec.Origin,
 		Channel: spec.Channel, ChatID: spec.ChatID, SenderID: spec.SenderID, Language: spec.Language,
@@ -64,6 +75,22 @@ func Request(ctx context.Context, store eventstore.Store, spec Spec) (builddom.B
 	}
 	if _, err := store.Append(ctx, builddom.Stream(id), eventstore.NoStream, evs...); err != nil {
 		return builddom.BuildRequested{}, fmt.Errorf("build: record %s: %w", id, err)
+	}
+	return req, nil
+}
+
+// existing is the request of a build already recorded.
+func existing(ctx context.Context, store eventstore.Store, id string, err error) (builddom.BuildRequested, error) {
+	if err != nil {
+		return builddom.BuildRequested{}, fmt.Errorf("build %s: %w", id, err)
+	}
+	evs, err := store.Load(ctx, builddom.Stream(id), 1)
+	if err != nil || len(evs) == 0 {
+		return builddom.BuildRequested{}, fmt.Errorf("build %s: %w", id, errors.Join(err, ErrNotFound))
+	}
+	var req builddom.BuildRequested
+	if err := json.Unmarshal(evs[0].Data, &req); err != nil {
+		return builddom.BuildRequested{}, fmt.Errorf("build %s: %w", id, err)
 	}
 	return req, nil
 }

@@ -54,6 +54,8 @@ type Commands struct {
 	HeartbeatNext func(ctx context.Context, scope string) (time.Time, bool)
 	// HeartbeatMinutes is the configured interval (0: 30).
 	HeartbeatMinutes int
+	// Builds starts and steers builds; nil: /build is not offered.
+	Builds Builds
 }
 
 // New checks a Commands hook's collaborators: the recorder is required;
@@ -167,6 +169,7 @@ var answers = map[string]answerFunc{
 	commands.Link: func(c *Commands, ctx context.Context, call *cmdCall, arg string) (string, error) {
 		return c.accessAnswer(ctx, call, arg, true)
 	},
+	commands.Build: (*Commands).build,
 }
 
 func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Command) (string, error) {
