@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,4 +183,139 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-var _ = syscall.SIGKILL
+// startBuild starts a build with the CLI, telling chat 42, and returns its id.
+func (b *buildEnv) startBuild(t *testing.T, request string) string {
+	t.Helper()
+	out, err := b.omega(t, "build", "start", "--to", "telegram:42", request)
+	if err != nil || !strings.HasPrefix(out, "build ") {
+		t.Fatalf("build start: %v\n%s", err, out)
+	}
+	return strings.Fields(out)[1]
+}
+
+func kill9(t *testing.T, p *proc) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+}
+
+// kill -9 while an agent of each phase type works: after a restart the
+// build resumes at that phase and completes; the cut-off call is made
+// again, and no call whose reply was recorded is. A build cancelled
+// while omega was down leaves no agent files once omega starts again.
+func TestBuildKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	cases := []struct{ agent, phaseType string }{
+		{"build-analyst", "parse-brief"}, {"build-architect", "standard"},
+		{"build-qa", "corrective-loop"}, {"build-delivery", "parse-summary"},
+	}
+	for _, backend := range storeBackends() {
+		t.Run(backend.name, func(t *testing.T) {
+			b := newBuildEnv(t, bin, backend)
+			p := b.serve(t)
+			s := b.open()
+			for i, c := range cases {
+				starts, ends := b.calls("start "), b.calls("end ")
+				before := b.calls("start " + c.agent)
+				b.touch(t, "slow-"+c.agent)
+				id := b.startBuild(t, fmt.Sprintf("kill test %d", i))
+				waitFor(t, 30*time.Second, c.agent+" at work", func() bool { return b.calls("start "+c.agent) > before })
+				kill9(t, p)
+				if len(b.agentFiles()) == 0 {
+					t.Fatalf("%s: no agent files while the build ran", c.phaseType)
+				}
+				p = b.serve(t)
+				waitFor(t, 60*time.Second, c.phaseType+" build completed", func() bool {
+					_, counts := buildEvents(t, s, id)
+					return counts["BuildCompleted"] == 1
+				})
+				evs, counts := buildEvents(t, s, id)
+				if counts["AgentCalled"] != 9 || counts["AgentReplied"] != 9 {
+					t.Fatalf("%s: %v", c.phaseType, counts)
+				}
+				if got := b.calls("start ") - starts; got != 10 {
+					t.Fatalf("%s: %d agent runs, want 9 and the one cut off", c.phaseType, got)
+				}
+				if got := b.calls("end ") - ends; got != 9 {
+					t.Fatalf("%s: %d agent runs finished, want 9", c.phaseType, got)
+				}
+				seen := map[string]int{}
+				for _, e := range evs {
+					if e.Type == "AgentCalled" || e.Type == "AgentReplied" {
+						var call struct{ Call int }
+						_ = json.Unmarshal(e.Data, &call)
+						seen[fmt.Sprint(e.Type, call.Call)]++
+					}
+				}
+				for k, n := range seen {
+					if n != 1 {
+						t.Fatalf("%s: %s recorded %d times", c.phaseType, k, n)
+					}
+				}
+			}
+			waitFor(t, 10*time.Second, "agent files removed after the builds", func() bool { return len(b.agentFiles()) == 0 })
+
+			// Cut off, cancelled while omega is down: the next start
+			// sweeps the agent files the crash left.
+			before := b.calls("start build-architect")
+			b.touch(t, "slow-build-architect")
+			id := b.startBuild(t, "kill test cancelled")
+			waitFor(t, 30*time.Second, "architect at work", func() bool { return b.calls("start build-architect") > before })
+			kill9(t, p)
+			if len(b.agentFiles()) == 0 {
+				t.Fatal("no agent files while the build ran")
+			}
+			if out, err := b.omega(t, "build", "cancel", id); err != nil {
+				t.Fatalf("cancel: %v\n%s", err, out)
+			}
+			b.serve(t)
+			waitFor(t, 10*time.Second, "agent files removed after a crash", func() bool { return len(b.agentFiles()) == 0 })
+			time.Sleep(500 * time.Millisecond)
+			if n := b.calls("start build-architect"); n != before+1 {
+				t.Fatalf("a cancelled build's agent ran again: %d", n-before)
+			}
+		})
+	}
+}
+
+// A topology that does not parse or does not validate is refused with
+// its file and line, by omega build start and by omega doctor.
+func TestBuildTopologyRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	b := newBuildEnv(t, bin, storeBackends()[0])
+	dir := filepath.Join(b.data, "topologies", "broken")
+	if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agents", "build-one.md"), []byte("do it"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ toml, want string }{
+		{"[topology]\nname = \"broken\"\n\n[[phases]]\nname = \"one\"\nagent = \"build-one\"\nphase_type = \"sideways\"\n",
+			"TOPOLOGY.toml:7: phase \"one\": phase_type \"sideways\" is not one of"},
+		{"[topology]\nname = \"broken\"\n\n[[phases]]\nname = \"one\"\nagent = \"build-two\"\nphase_type = \"standard\"\n",
+			"TOPOLOGY.toml:6: phase \"one\": agent \"build-two\" has no file agents/build-two.md"},
+		{"[topology]\nname = \"broken\"\n\n[[phases]]\nname = \"one\"\nagent = \"build-one\"\nphase_type = \"corrective-loop\"\n[phases.retry]\nmax = \"three\"\n",
+			"TOPOLOGY.toml:9:"},
+		{"[topology]\nversion = 1\nname = broken\n", "TOPOLOGY.toml:3:"},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "TOPOLOGY.toml"), []byte(c.toml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := b.omega(t, "build", "start", "--topology", "broken", "anything")
+		if err == nil || !strings.Contains(out, c.want) {
+			t.Fatalf("build start with\n%s\nsaid (%v):\n%s\nwant %q", c.toml, err, out, c.want)
+		}
+	}
+	if out, err := b.omega(t, "build", "list"); err != nil || !strings.Contains(out, "no builds") {
+		t.Fatalf("a refused topology started a build: %v\n%s", err, out)
+	}
+}
