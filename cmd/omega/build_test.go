@@ -314,6 +314,10 @@ func TestBuildTopologyRefused(t *testing.T) {
 		if err == nil || !strings.Contains(out, c.want) {
 			t.Fatalf("build start with\n%s\nsaid (%v):\n%s\nwant %q", c.toml, err, out, c.want)
 		}
+		out, err = b.omega(t, "doctor")
+		if err == nil || !strings.Contains(out, "FAIL  topology") || !strings.Contains(out, c.want) {
+			t.Fatalf("doctor with\n%s\nsaid (%v):\n%s\nwant %q", c.toml, err, out, c.want)
+		}
 	}
 	if out, err := b.omega(t, "build", "list"); err != nil || !strings.Contains(out, "no builds") {
 		t.Fatalf("a refused topology started a build: %v\n%s", err, out)
