@@ -270,10 +270,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startCommandHandlers(ctx, opts.summaryProvider(provider), leases, ps, workspace); err != nil {
 		return nil, err
 	}
-	if err := r.startBuilds(ctx, opts, provider, workspace); err != nil {
-		return nil, err
-	}
-	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog, noTools: caps.NoTools}); err != nil {
+	if err := r.startBackground(heartbeatDeps{replay: opts.Replay != nil, provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog, noTools: caps.NoTools}); err != nil {
 		return nil, err
 	}
 	return r, nil

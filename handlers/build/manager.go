@@ -43,6 +43,8 @@ type Config struct {
 	// Workspace is the provider's working directory; builds live in its
 	// builds folder, agent files in its .claude/agents.
 	Workspace string
+	// TopologiesDir is imported into the log when Run starts ("": not).
+	TopologiesDir string
 	// Models maps a phase's model tier to a model (nil: the provider's).
 	Models func(tier string) string
 	Logger *slog.Logger
@@ -75,6 +77,14 @@ func New(cfg Config) (*Manager, error) {
 // start).
 func (m *Manager) Run(ctx context.Context) error {
 	changes := m.cfg.Store.Changes(ctx)
+	if m.cfg.TopologiesDir != "" {
+		// A topology that does not validate is logged, not fatal: the
+		// others still build, and the last good one stays in the log.
+		_, problems, err := Import(ctx, m.cfg.Store, m.cfg.Registry, m.cfg.TopologiesDir, m.cfg.Logger)
+		if err = errors.Join(append(problems, err)...); err != nil {
+			m.cfg.Logger.Warn("topologies not all imported", "err", err)
+		}
+	}
 	m.sweep(ctx)
 	safety := time.NewTicker(time.Second)
 	defer safety.Stop()

@@ -38,7 +38,7 @@ func (c *Commands) build(ctx context.Context, call *cmdCall, arg string) (string
 		Channel: m.Channel, ChatID: m.ChatID, SenderID: m.SenderID, Language: call.lang,
 	}, "")
 	if err != nil {
-		return err.Error(), nil // a topology that does not validate says where
+		return err.Error(), nil //nolint:nilerr // the person reads why: a topology that does not validate says where
 	}
 	return i18n.Build(call.lang, i18n.BuildStarting, req.Name, len(req.Topology.Phases), req.WorstCaseCalls), nil
 }
@@ -65,7 +65,7 @@ func (c *Commands) listBuilds(ctx context.Context, call *cmdCall) (string, error
 func (c *Commands) steerBuild(ctx context.Context, call *cmdCall, prefix string, do func(context.Context, string, string) (string, error), done i18n.BuildKey) (string, error) {
 	id, err := do(ctx, prefix, call.sender)
 	if err != nil {
-		return err.Error(), nil // no such build, or not in a state for it
+		return err.Error(), nil //nolint:nilerr // the person reads why: no such build, or not in a state for it
 	}
 	if done < 0 {
 		return "▶️ " + id[:8], nil
