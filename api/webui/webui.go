@@ -124,6 +124,8 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /ui/senders/{channel}/{id}", s.senderPage)
 	mux.HandleFunc("GET /ui/usage", s.usagePage)
+	mux.HandleFunc("GET /ui/builds", s.buildsPage)
+	mux.HandleFunc("GET /ui/builds/{id}", s.buildPage)
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.

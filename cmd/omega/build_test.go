@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -161,6 +165,23 @@ func TestBuildFromChat(t *testing.T) {
 			show, err := b.omega(t, "build", "show", id[:8])
 			if err != nil || !strings.Contains(show, "README.md") || !strings.Contains(show, "corrective loop: 1 fix(es)") || !strings.Contains(show, "VERDICT: fail the greeting is missing") {
 				t.Fatalf("build show: %v\n%s", err, show)
+			}
+
+			// The web UI shows the phases as a timeline with each agent's
+			// reply and each artifact's hash.
+			fields := strings.Fields(out)
+			readme := filepath.Join(b.data, "workspace", "builds", fields[len(fields)-1], "README.md")
+			sum := sha256.Sum256([]byte(readFile(t, readme)))
+			resp, err := http.Get(b.url + "/ui/builds/" + id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			for _, w := range []string{"analyst", "test-writer", "delivery", "VERDICT: fail the greeting is missing", "1 fix(es)", "README.md", hex.EncodeToString(sum[:])} {
+				if !strings.Contains(string(body), w) {
+					t.Fatalf("the build's page lacks %q:\n%s", w, body)
+				}
 			}
 
 			// Escalation: the reviewer never passes; its cap is 2 fixes.
