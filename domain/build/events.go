@@ -182,7 +182,7 @@ func RegisterEvents(r *domain.Registry) {
 	for _, p := range []domain.Payload{
 		TopologyDefined{}, BuildIndexed{}, BuildRequested{}, PhaseStarted{}, ValidationPassed{}, ValidationFailed{},
 		AgentCalled{}, AgentReplied{}, LoopIterated{}, PhaseCompleted{}, PhaseFailed{}, BuildCompleted{},
-		BuildFailed{}, BuildCancelled{}, BuildResumed{}, NudgeSent{},
+		BuildFailed{}, BuildCancelled{}, BuildResumed{}, NudgeSent{}, BuildProposed{}, ProposalAnswered{},
 	} {
 		r.Register(p, 1)
 	}

@@ -28,35 +28,35 @@ const (
 	BuildFailedMsg                    // %s build name, %s phase, %s reason
 	BuildEscalated                    // %s build name, %s phase, %d cap
 	BuildCancelledMsg                 // %s build name
-	BuildConfirm                      // %s request, %d most agent calls
+	BuildConfirm                      // %s request
 	BuildDeclined                     //
 )
 
 var buildTexts = map[string][8]string{
 	English: {"⚙️ Phase %[2]d of %[3]d: %[1]s…", "🏗️ Starting build %s: %d phases, at most %d agent calls.", "🎉 Build %s is done.\n\n%s",
 		"❌ Build %s stopped in phase %s: %s", "⚠️ Build %s needs you: phase %s still fails after %d fixes. Look at its reports, then say /build resume or /build cancel.",
-		"🛑 Build %s cancelled.", "Shall I build this? %s\nIt takes at most %d agent calls. Answer yes or no.", "OK, no build."},
+		"🛑 Build %s cancelled.", "Shall I build this? %s\nAnswer yes or no.", "OK, no build."},
 	Spanish: {"⚙️ Fase %[2]d de %[3]d: %[1]s…", "🏗️ Empiezo la construcción %s: %d fases, como mucho %d llamadas a agentes.", "🎉 La construcción %s está lista.\n\n%s",
 		"❌ La construcción %s se detuvo en la fase %s: %s", "⚠️ La construcción %s te necesita: la fase %s sigue fallando tras %d arreglos. Mira sus informes y di /build resume o /build cancel.",
-		"🛑 Construcción %s cancelada.", "¿Lo construyo? %s\nSon como mucho %d llamadas a agentes. Responde sí o no.", "Vale, no construyo nada."},
+		"🛑 Construcción %s cancelada.", "¿Lo construyo? %s\nResponde sí o no.", "Vale, no construyo nada."},
 	Portuguese: {"⚙️ Fase %[2]d de %[3]d: %[1]s…", "🏗️ Começando a construção %s: %d fases, no máximo %d chamadas a agentes.", "🎉 A construção %s está pronta.\n\n%s",
 		"❌ A construção %s parou na fase %s: %s", "⚠️ A construção %s precisa de você: a fase %s ainda falha após %d correções. Veja os relatórios e diga /build resume ou /build cancel.",
-		"🛑 Construção %s cancelada.", "Posso construir isto? %s\nSão no máximo %d chamadas a agentes. Responda sim ou não.", "Ok, nada de construção."},
+		"🛑 Construção %s cancelada.", "Posso construir isto? %s\nResponda sim ou não.", "Ok, nada de construção."},
 	French: {"⚙️ Phase %[2]d sur %[3]d : %[1]s…", "🏗️ Je lance la construction %s : %d phases, au plus %d appels d'agents.", "🎉 La construction %s est terminée.\n\n%s",
 		"❌ La construction %s s'est arrêtée à la phase %s : %s", "⚠️ La construction %s a besoin de vous : la phase %s échoue encore après %d corrections. Lisez ses rapports puis dites /build resume ou /build cancel.",
-		"🛑 Construction %s annulée.", "Je construis ceci ? %s\nAu plus %d appels d'agents. Répondez oui ou non.", "D'accord, pas de construction."},
+		"🛑 Construction %s annulée.", "Je construis ceci ? %s\nRépondez oui ou non.", "D'accord, pas de construction."},
 	German: {"⚙️ Phase %[2]d von %[3]d: %[1]s…", "🏗️ Ich starte den Build %s: %d Phasen, höchstens %d Agentenaufrufe.", "🎉 Der Build %s ist fertig.\n\n%s",
 		"❌ Der Build %s ist in Phase %s stehen geblieben: %s", "⚠️ Der Build %s braucht dich: Phase %s scheitert nach %d Korrekturen noch. Sieh dir die Berichte an und sag /build resume oder /build cancel.",
-		"🛑 Build %s abgebrochen.", "Soll ich das bauen? %s\nHöchstens %d Agentenaufrufe. Antworte ja oder nein.", "Gut, kein Build."},
+		"🛑 Build %s abgebrochen.", "Soll ich das bauen? %s\nAntworte ja oder nein.", "Gut, kein Build."},
 	Italian: {"⚙️ Fase %[2]d di %[3]d: %[1]s…", "🏗️ Avvio la build %s: %d fasi, al massimo %d chiamate agli agenti.", "🎉 La build %s è pronta.\n\n%s",
 		"❌ La build %s si è fermata nella fase %s: %s", "⚠️ La build %s ha bisogno di te: la fase %s fallisce ancora dopo %d correzioni. Guarda i report e di' /build resume o /build cancel.",
-		"🛑 Build %s annullata.", "La costruisco? %s\nAl massimo %d chiamate agli agenti. Rispondi sì o no.", "Va bene, niente build."},
+		"🛑 Build %s annullata.", "La costruisco? %s\nRispondi sì o no.", "Va bene, niente build."},
 	Dutch: {"⚙️ Fase %[2]d van %[3]d: %[1]s…", "🏗️ Ik start build %s: %d fasen, hooguit %d agentaanroepen.", "🎉 Build %s is klaar.\n\n%s",
 		"❌ Build %s is gestopt in fase %s: %s", "⚠️ Build %s heeft je nodig: fase %s faalt nog na %d correcties. Bekijk de rapporten en zeg /build resume of /build cancel.",
-		"🛑 Build %s geannuleerd.", "Zal ik dit bouwen? %s\nHooguit %d agentaanroepen. Antwoord ja of nee.", "Oké, geen build."},
+		"🛑 Build %s geannuleerd.", "Zal ik dit bouwen? %s\nAntwoord ja of nee.", "Oké, geen build."},
 	Russian: {"⚙️ Этап %[2]d из %[3]d: %[1]s…", "🏗️ Начинаю сборку %s: %d этапов, не больше %d вызовов агентов.", "🎉 Сборка %s готова.\n\n%s",
 		"❌ Сборка %s остановилась на этапе %s: %s", "⚠️ Сборке %s нужна ваша помощь: этап %s не проходит после %d исправлений. Посмотрите отчёты и скажите /build resume или /build cancel.",
-		"🛑 Сборка %s отменена.", "Собрать это? %s\nНе больше %d вызовов агентов. Ответьте да или нет.", "Хорошо, без сборки."},
+		"🛑 Сборка %s отменена.", "Собрать это? %s\nОтветьте да или нет.", "Хорошо, без сборки."},
 }
 
 // BuildPhase is the progress message of phase (0-based i of n) in lang:

@@ -89,10 +89,15 @@ type cmdCall struct {
 }
 
 func (c *Commands) Answer(ctx context.Context, tn *turn.Turn, profile sender.SenderProfile) (pipeline.CommandAnswer, error) {
-	cmd, _ := commands.Parse(tn.Received.Text, c.botName())
+	cmd, isSlash := commands.Parse(tn.Received.Text, c.botName())
 	m := tn.Received
 	call := &cmdCall{turn: tn, profile: profile, lang: commandLanguage(tn, profile), sender: sender.SenderKey(m.Channel, m.SenderID),
 		md: domain.Metadata{CorrelationID: tn.ID, CausationID: tn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
+	if !isSlash { // a plain message AnswersChat took
+		cmd = commands.Command{Name: commands.Build, Word: commands.Build}
+		reply, err := c.buildChat(ctx, call)
+		return pipeline.CommandAnswer{Command: cmd.Name, Reply: reply, Events: call.events}, err
+	}
 	reply, err := c.answer(ctx, call, cmd)
 	if err != nil {
 		return pipeline.CommandAnswer{}, fmt.Errorf("/%s: %w", cmd.Word, err)
