@@ -204,6 +204,41 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
+// The model proposes a build with BUILD_PROPOSAL and the person's yes
+// starts it; a message naming a build is offered one without a model
+// call, and a no declines it; the build's turns re-run identically.
+func TestBuildProposalConfirmed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	for _, backend := range storeBackends() {
+		t.Run(backend.name, func(t *testing.T) {
+			b := newBuildEnv(t, bin, backend)
+			b.serve(t)
+			b.api.PushText(42, 42, "could you make a greeter for me?")
+			waitMessage(t, b.api, "Shall I build this? a greeter that says hi")
+			b.api.PushText(42, 42, "Yes!")
+			waitMessage(t, b.api, "Starting build a-greeter-that-says-hi")
+			waitMessageWithin(t, b.api, "is done", 60*time.Second)
+			b.api.PushText(42, 42, "build me a timer")
+			waitMessage(t, b.api, "Shall I build this? build me a timer")
+			b.api.PushText(42, 42, "no")
+			waitMessage(t, b.api, "OK, no build.")
+			if n := b.calls("chat"); n != 1 {
+				t.Fatalf("chat calls %d: the keyword and the answers must not call the model", n)
+			}
+			if out, err := b.omega(t, "build", "list"); err != nil || strings.Count(out, "\n") != 1 || !strings.Contains(out, "completed") {
+				t.Fatalf("build list: %v\n%s", err, out)
+			}
+			out, err := b.omega(t, "rerun", "--since", "1h")
+			if err != nil || !strings.Contains(out, "4 of 4 turns identical") {
+				t.Fatalf("rerun of the build's turns: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
 // startBuild starts a build with the CLI, telling chat 42, and returns its id.
 func (b *buildEnv) startBuild(t *testing.T, request string) string {
 	t.Helper()

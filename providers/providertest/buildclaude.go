@@ -14,6 +14,8 @@ import (
 // file is missing from .claude/agents (the guard's job). ctl is its
 // control folder:
 //
+//   - a call without --agent is a chat turn: it proposes a build with
+//     BUILD_PROPOSAL and logs "chat";
 //   - calls.log gets "start AGENT ROLE" and "end AGENT ROLE" per call;
 //   - QA fails the first time for each build folder (one corrective loop);
 //   - a file reviewer-fails makes the reviewer fail always (escalation);
@@ -37,6 +39,11 @@ agent=""; prev=""
 for a in "$@"; do [ "$prev" = "--agent" ] && agent="$a"; prev="$a"; done
 dir=$(printf '%s\n' "$prompt" | sed -n 's/^Build folder: //p' | head -n 1)
 role=$(printf '%s\n' "$prompt" | sed -n 's/.*, role: //p' | head -n 1)
+if [ -z "$agent" ]; then
+  echo chat >> "$ctl/calls.log"
+  printf '{"type":"result","subtype":"success","is_error":false,"result":"I can build that.\\nBUILD_PROPOSAL: a greeter that says hi","session_id":"s-chat","num_turns":1}\n'
+  exit 0
+fi
 if [ ! -f ".claude/agents/$agent.md" ]; then echo "no agent file .claude/agents/$agent.md" >&2; exit 3; fi
 echo "start $agent $role" >> "$ctl/calls.log"
 if [ -f "$ctl/slow-$agent" ]; then rm -f "$ctl/slow-$agent"; sleep 30; fi
