@@ -150,9 +150,7 @@ func TestBuildFromChat(t *testing.T) {
 			if n := b.calls("start "); n != 9 || b.calls("start build-developer fix") != 1 || b.calls("start build-qa verify") != 1 {
 				t.Fatalf("agent calls: %d\n%s", n, readFile(t, filepath.Join(b.ctl, "calls.log")))
 			}
-			if f := b.agentFiles(); len(f) != 0 {
-				t.Fatalf("agent files left after success: %v", f)
-			}
+			waitFor(t, 10*time.Second, "agent files removed after success", func() bool { return len(b.agentFiles()) == 0 })
 			out, err := b.omega(t, "build", "list")
 			if err != nil || !strings.Contains(out, "completed") || !strings.Contains(out, " 9/17 calls") {
 				t.Fatalf("build list: %v\n%s", err, out)
