@@ -18,6 +18,6 @@ func (r *Runtime) startBuilds(replay bool, provider pipeline.Provider, workspace
 		Notifier: build.ChannelNotifier{Channels: r}, Workspace: workspace, Logger: r.Logger,
 		TopologiesDir: filepath.Join(cfg.DataDir, "topologies"),
 		Models:        build.Models(cfg.Provider.ModelFast, cfg.Provider.ModelComplex),
-		NudgeFirst:    cfg.StatusFirst, NudgeEvery: cfg.StatusEvery})
+		NudgeFirst:    cfg.StatusFirst, NudgeEvery: cfg.StatusEvery, Node: r.node.ID})
 	return err
 }

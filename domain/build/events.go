@@ -95,6 +95,9 @@ type (
 		Iteration int    `json:"iteration,omitempty"`
 		Model     string `json:"model,omitempty"`
 		Prompt    string `json:"prompt"`
+		// Node is the process that makes the call: another process
+		// leaves a call without its reply to it until it is stale.
+		Node string `json:"node,omitempty"`
 	}
 	// AgentReplied is the agent's reply (or its failure), recorded before
 	// anything acts on it.

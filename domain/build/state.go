@@ -51,6 +51,7 @@ type State struct {
 type phaseState struct {
 	started, preDone bool
 	lastCall         *AgentCalled
+	lastCallAt       time.Time
 	lastReply        *AgentReplied
 	loopPending      bool // a LoopIterated awaits its fix call
 	iteration        int
@@ -76,7 +77,7 @@ func (s *State) Apply(p domain.Payload, version int64, at time.Time) {
 		s.cur.preDone = s.cur.preDone || e.Kind == Pre
 	case AgentCalled:
 		c := e
-		s.cur.lastCall, s.cur.lastReply, s.cur.loopPending = &c, nil, false
+		s.cur.lastCall, s.cur.lastCallAt, s.cur.lastReply, s.cur.loopPending = &c, at, nil, false
 		s.Calls = max(s.Calls, e.Call)
 		r := s.record(e.Phase)
 		r.Calls = append(r.Calls, CallRecord{Called: e})
@@ -155,9 +156,10 @@ type Step struct {
 	Iteration int
 	// Repeat: the call named by Pending was recorded without a reply (a
 	// crash cut it off), so it is made again under the same number.
-	Repeat  bool
-	Pending *AgentCalled
-	Reply   *AgentReplied
+	Repeat    bool
+	Pending   *AgentCalled
+	PendingAt time.Time // when Pending was recorded
+	Reply     *AgentReplied
 }
 
 // Next decides the single next step of a build.
@@ -179,7 +181,7 @@ func (s State) Next() Step {
 	case c.lastCall == nil:
 		st.Kind, st.Agent, st.Role = StepCall, p.Agent, RoleRun
 	case c.lastReply == nil:
-		st.Kind, st.Agent, st.Role, st.Repeat, st.Pending = StepCall, c.lastCall.Agent, c.lastCall.Role, true, c.lastCall
+		st.Kind, st.Agent, st.Role, st.Repeat, st.Pending, st.PendingAt = StepCall, c.lastCall.Agent, c.lastCall.Role, true, c.lastCall, c.lastCallAt
 	case c.lastReply.Error != "":
 		st.Kind, st.Reply = StepFail, c.lastReply
 	case c.loopPending:

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,12 +19,15 @@ import (
 // without its reply, which is made again under its number), calls it,
 // and records the reply before anything acts on it.
 func (m *Manager) call(ctx context.Context, st builddom.State, step builddom.Step) error {
+	if step.Repeat && !m.mayRepeat(*step.Pending, step.PendingAt) {
+		return errOtherNode
+	}
 	called := step.Pending
 	version := st.Version
 	if !step.Repeat {
 		p := st.Req.Topology.Phases[step.Phase]
 		c := builddom.AgentCalled{Phase: step.Phase, Call: st.Calls + 1, Agent: step.Agent, Role: step.Role,
-			Iteration: step.Iteration, Model: m.model(p.ModelTier), Prompt: prompt(st, step)}
+			Iteration: step.Iteration, Model: m.model(p.ModelTier), Prompt: prompt(st, step), Node: m.cfg.Node}
 		if err := m.append(ctx, st, c); err != nil {
 			return err
 		}
@@ -37,6 +41,19 @@ func (m *Manager) call(ctx context.Context, st builddom.State, step builddom.Ste
 	return durable.Write(ctx, m.cfg.Logger, st.Req.ID, "agent reply", func(bool) error {
 		return m.append(ctx, st, reply)
 	})
+}
+
+// errOtherNode: another process is making the call; wait for its reply.
+var errOtherNode = errors.New("another process is making this agent call")
+
+// mayRepeat reports whether this process may make again a call recorded
+// without its reply: its own (a crash cut it off), one recorded before
+// nodes were, or another node's gone stale.
+func (m *Manager) mayRepeat(c builddom.AgentCalled, at time.Time) bool {
+	if c.Node == "" || c.Node == m.cfg.Node || at.IsZero() {
+		return true
+	}
+	return time.Since(at) > cmp.Or(m.cfg.Stale, 90*time.Minute)
 }
 
 // callAgent calls one agent, nudging the person while it works.

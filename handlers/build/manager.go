@@ -51,6 +51,12 @@ type Config struct {
 	// NudgeFirst and NudgeEvery pace the delay nudges while an agent
 	// works (0: none).
 	NudgeFirst, NudgeEvery time.Duration
+	// Node is this process's stable identity: a call another node
+	// recorded without its reply is left to it until Stale has passed
+	// (0: 90 minutes, past the provider's longest call); one this node
+	// recorded was cut off by its own crash and is made again at once.
+	Node  string
+	Stale time.Duration
 }
 
 // Manager runs the builds of the log.
@@ -219,15 +225,19 @@ func (m *Manager) loop(ctx context.Context, id string) {
 				wait = 100 * time.Millisecond
 				continue // a conflict: someone cancelled or resumed; read again
 			}
+			if errors.Is(err, errOtherNode) {
+				if !sleep(ctx, time.Second) {
+					return
+				}
+				continue
+			}
 		}
 		if ctx.Err() != nil {
 			return
 		}
 		m.cfg.Logger.Warn("build: step failed; trying again", "build", id, "retry_in", wait, "err", err)
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, wait) {
 			return
-		case <-time.After(wait):
 		}
 		wait = min(wait*2, 30*time.Second)
 	}
@@ -257,5 +267,15 @@ func (m *Manager) notify(ctx context.Context, st builddom.State, text string) {
 	}
 	if err := m.cfg.Notifier.Notify(ctx, st.Req.Channel, st.Req.ChatID, text); err != nil {
 		m.cfg.Logger.Warn("build: progress message not sent", "build", st.Req.ID, "channel", st.Req.Channel, "err", err)
+	}
+}
+
+// sleep waits d or until ctx ends (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
 	}
 }

@@ -215,3 +215,37 @@ func lastID(b *testing.B, store eventstore.Store) string {
 	}
 	return ids[len(ids)-1]
 }
+
+// A call another process recorded without its reply is its own until it
+// is stale: this process waits instead of calling the agent twice.
+func TestManagerLeavesAnotherNodesCall(t *testing.T) {
+	store, ws := teststores.All()[0].Open(t), t.TempDir()
+	req, err := Request(context.Background(), store, Spec{Request: "x", Topology: defaultTopology(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := domain.NewEvents(domain.Metadata{}, builddom.PhaseStarted{Phase: 0, Name: "analyst"},
+		builddom.AgentCalled{Phase: 0, Call: 1, Agent: "build-analyst", Role: builddom.RoleRun, Prompt: "Build folder: builds/" + req.Name, Node: "other"})
+	if _, err := store.Append(context.Background(), builddom.Stream(req.ID), eventstore.Exact(1), evs...); err != nil {
+		t.Fatal(err)
+	}
+	run := func(stale time.Duration, a *agents) {
+		m, err := New(Config{Store: store, Registry: events.NewRegistry(), Provider: a, Workspace: ws, Logger: slog.New(slog.DiscardHandler), Node: "me", Stale: stale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, stop := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer stop()
+		_ = m.Run(ctx)
+	}
+	fresh := &agents{qa: map[string]bool{}}
+	run(time.Hour, fresh)
+	if fresh.count() != 0 {
+		t.Fatalf("another node's fresh call was made again: %v", fresh.calls)
+	}
+	stale := &agents{qa: map[string]bool{}}
+	run(time.Millisecond, stale)
+	if stale.count() == 0 || stale.calls[0] != "build-analyst" {
+		t.Fatalf("a stale call was not taken over: %v", stale.calls)
+	}
+}
