@@ -165,6 +165,16 @@ func TestBuildFromChat(t *testing.T) {
 				t.Fatalf("build show: %v\n%s", err, show)
 			}
 
+			// Agent calls count as provider calls of purpose build.
+			stats, err := b.omega(t, "audit", "--stats", "--by", "purpose", "--format", "json")
+			var groups []struct {
+				Group string
+				Calls int
+			}
+			if err != nil || json.Unmarshal([]byte(stats), &groups) != nil || len(groups) != 1 || groups[0].Group != "build" || groups[0].Calls != 9 {
+				t.Fatalf("audit by purpose: %v\n%s", err, stats)
+			}
+
 			// The web UI shows the phases as a timeline with each agent's
 			// reply and each artifact's hash.
 			fields := strings.Fields(out)
