@@ -200,6 +200,25 @@ func TestBuildFromChat(t *testing.T) {
 				t.Fatalf("reviewer calls: %d", n)
 			}
 			waitFor(t, 10*time.Second, "agent files removed after a failure", func() bool { return len(b.agentFiles()) == 0 })
+
+			// The person resumes it from chat once the reviewer is happy.
+			b.api.PushText(42, 42, "/build list")
+			list := waitMessage(t, b.api, " failed (")
+			if !strings.Contains(list, "failed") || !strings.Contains(list, "completed") {
+				t.Fatalf("/build list:\n%s", list)
+			}
+			var failed string
+			for _, line := range strings.Split(list, "\n") {
+				if strings.Contains(line, "failed") {
+					failed = strings.Fields(line)[0]
+				}
+			}
+			if err := os.Remove(filepath.Join(b.ctl, "reviewer-fails")); err != nil {
+				t.Fatal(err)
+			}
+			b.api.PushText(42, 42, "/build resume "+failed)
+			waitFor(t, 60*time.Second, "the resumed build done", func() bool { return countMessages(b.api, "is done") == 2 })
+			waitFor(t, 10*time.Second, "agent files removed after the resumed build", func() bool { return len(b.agentFiles()) == 0 })
 		})
 	}
 }

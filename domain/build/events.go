@@ -151,11 +151,6 @@ type (
 		Phase int    `json:"phase"`
 		By    string `json:"by,omitempty"`
 	}
-	// NudgeSent records a delay nudge sent while an agent worked.
-	NudgeSent struct {
-		Call int    `json:"call"`
-		Text string `json:"text"`
-	}
 )
 
 func (TopologyDefined) EventType() string  { return "TopologyDefined" }
@@ -173,7 +168,6 @@ func (BuildCompleted) EventType() string   { return "BuildCompleted" }
 func (BuildFailed) EventType() string      { return "BuildFailed" }
 func (BuildCancelled) EventType() string   { return "BuildCancelled" }
 func (BuildResumed) EventType() string     { return "BuildResumed" }
-func (NudgeSent) EventType() string        { return "NudgeSent" }
 
 // ProviderCall is the provider call the event records.
 func (e AgentReplied) ProviderCall() (usage.ProviderCall, bool) {
@@ -185,7 +179,7 @@ func RegisterEvents(r *domain.Registry) {
 	for _, p := range []domain.Payload{
 		TopologyDefined{}, BuildIndexed{}, BuildRequested{}, PhaseStarted{}, ValidationPassed{}, ValidationFailed{},
 		AgentCalled{}, AgentReplied{}, LoopIterated{}, PhaseCompleted{}, PhaseFailed{}, BuildCompleted{},
-		BuildFailed{}, BuildCancelled{}, BuildResumed{}, NudgeSent{}, BuildProposed{}, ProposalAnswered{},
+		BuildFailed{}, BuildCancelled{}, BuildResumed{}, BuildProposed{}, ProposalAnswered{},
 	} {
 		r.Register(p, 1)
 	}
