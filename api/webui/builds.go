@@ -42,12 +42,14 @@ func (s *Server) buildsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var states []builddom.State
+	seen := map[string]bool{} // a resumed build is listed again
 	for i := len(evs) - 1; i >= 0; i-- {
 		p, err := s.decoder.Decode(evs[i])
 		ix, ok := p.(builddom.BuildIndexed)
-		if err != nil || !ok {
+		if err != nil || !ok || seen[ix.ID] {
 			continue
 		}
+		seen[ix.ID] = true
 		st, err := s.foldBuild(r.Context(), ix.ID)
 		if errors.Is(err, errNoBuild) {
 			continue

@@ -65,7 +65,7 @@ type Manager struct {
 	guard   *guard
 	mu      sync.Mutex
 	running map[string]bool
-	ended   map[string]int64 // builds seen ended, at their stream version
+	seen    int64 // the index's version read so far
 	wg      sync.WaitGroup
 }
 
@@ -74,7 +74,7 @@ func New(cfg Config) (*Manager, error) {
 	if cfg.Store == nil || cfg.Registry == nil || cfg.Provider == nil || cfg.Logger == nil || cfg.Workspace == "" {
 		return nil, errors.New("build: the manager needs a store, registry, provider, logger and workspace")
 	}
-	return &Manager{cfg: cfg, guard: newGuard(cfg.Workspace), running: map[string]bool{}, ended: map[string]int64{}}, nil
+	return &Manager{cfg: cfg, guard: newGuard(cfg.Workspace), running: map[string]bool{}}, nil
 }
 
 // Run removes the agent files a crash left behind, resumes every build
@@ -82,7 +82,6 @@ func New(cfg Config) (*Manager, error) {
 // the builds' goroutines (an agent call cut off is made again at the next
 // start).
 func (m *Manager) Run(ctx context.Context) error {
-	changes := m.cfg.Store.Changes(ctx)
 	if m.cfg.TopologiesDir != "" {
 		// A topology that does not validate is logged, not fatal: the
 		// others still build, and the last good one stays in the log.
@@ -92,8 +91,10 @@ func (m *Manager) Run(ctx context.Context) error {
 		}
 	}
 	m.sweep(ctx)
-	safety := time.NewTicker(time.Second)
-	defer safety.Stop()
+	// Builds take minutes: a look at the index's version each second
+	// starts a new one soon enough, and costs one cached read.
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
 	for {
 		if err := m.startPending(ctx); err != nil && ctx.Err() == nil {
 			m.cfg.Logger.Warn("build: looking for builds to run failed; trying again", "err", err)
@@ -102,8 +103,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			m.wg.Wait()
 			return nil
-		case <-changes:
-		case <-safety.C:
+		case <-poll.C:
 		}
 	}
 }
@@ -125,70 +125,61 @@ func (m *Manager) sweep(ctx context.Context) {
 	}
 }
 
-// startPending starts a goroutine for each build that runs and has none.
+// startPending starts a goroutine for each build the index lists anew
+// (every build at the first call) that is in progress and has none.
 func (m *Manager) startPending(ctx context.Context) error {
-	ids, err := IDs(ctx, m.cfg.Store, m.cfg.Registry)
+	v, err := m.cfg.Store.StreamVersion(ctx, builddom.IndexStream)
+	m.mu.Lock()
+	seen := m.seen
+	m.mu.Unlock()
+	if err != nil || v == seen {
+		return err
+	}
+	ids, v, err := idsFrom(ctx, m.cfg.Store, m.cfg.Registry, seen+1)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		if m.isRunning(id) || !m.mayRun(ctx, id) {
+		if st, err := Load(ctx, m.cfg.Store, m.cfg.Registry, id); err != nil || st.Terminal() {
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err // the index is read again from where it was
+			}
 			continue
 		}
 		m.mu.Lock()
+		start := !m.running[id]
 		m.running[id] = true
 		m.mu.Unlock()
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			m.drive(ctx, id)
-		}()
-	}
-	return nil
-}
-
-func (m *Manager) isRunning(id string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.running[id]
-}
-
-// mayRun reports whether a build is in progress; an ended build is only
-// read again when its stream moved (a resume).
-func (m *Manager) mayRun(ctx context.Context, id string) bool {
-	v, err := m.cfg.Store.StreamVersion(ctx, builddom.Stream(id))
-	if err != nil || v == 0 {
-		return false
+		if start {
+			m.wg.Add(1)
+			go func() {
+				defer m.wg.Done()
+				m.drive(ctx, id)
+			}()
+		}
 	}
 	m.mu.Lock()
-	seen, ended := m.ended[id]
+	m.seen = v
 	m.mu.Unlock()
-	if ended && seen == v {
-		return false
-	}
-	st, err := Load(ctx, m.cfg.Store, m.cfg.Registry, id)
-	if err != nil {
-		return false
-	}
-	if st.Terminal() {
-		m.mu.Lock()
-		m.ended[id] = st.Version
-		m.mu.Unlock()
-		return false
-	}
-	return true
+	return nil
 }
 
 // drive takes one build through its steps until it ends or ctx does.
 func (m *Manager) drive(ctx context.Context, id string) {
 	defer func() {
+		// A resume that came while this goroutine ended found it still
+		// running: the index is read again from its start.
 		m.mu.Lock()
 		delete(m.running, id)
+		m.seen = 0
 		m.mu.Unlock()
 	}()
 	st, err := Load(ctx, m.cfg.Store, m.cfg.Registry, id)
 	if err != nil {
-		m.cfg.Logger.Warn("build: cannot load", "build", id, "err", err)
+		m.cfg.Logger.Warn("build: cannot load; the index is read again", "build", id, "err", err)
+		m.mu.Lock()
+		m.seen = 0
+		m.mu.Unlock()
 		return
 	}
 	agents := st.Req.Topology.Agents
@@ -216,9 +207,6 @@ func (m *Manager) loop(ctx context.Context, id string) {
 		if err == nil {
 			step := st.Next()
 			if step.Kind == builddom.StepNone {
-				m.mu.Lock()
-				m.ended[id] = st.Version
-				m.mu.Unlock()
 				return
 			}
 			if err = m.do(ctx, st, step); err == nil || errors.Is(err, eventstore.ErrConcurrency) {

@@ -111,21 +111,32 @@ func Load(ctx context.Context, store eventstore.Store, reg *domain.Registry, id 
 
 // IDs lists the builds in the index, oldest first.
 func IDs(ctx context.Context, store eventstore.Store, reg *domain.Registry) ([]string, error) {
-	evs, err := store.Load(ctx, builddom.IndexStream, 1)
+	ids, _, err := idsFrom(ctx, store, reg, 1)
+	return ids, err
+}
+
+// idsFrom lists the builds the index names from version from on, each
+// once (a resumed build is listed again), and the index's version.
+func idsFrom(ctx context.Context, store eventstore.Store, reg *domain.Registry, from int64) ([]string, int64, error) {
+	evs, err := store.Load(ctx, builddom.IndexStream, from)
 	if err != nil {
-		return nil, fmt.Errorf("build index: %w", err)
+		return nil, 0, fmt.Errorf("build index: %w", err)
 	}
+	version := from - 1
+	seen := map[string]bool{}
 	out := make([]string, 0, len(evs))
 	for _, e := range evs {
+		version = e.Version
 		p, err := reg.Decode(e)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if ix, ok := p.(builddom.BuildIndexed); ok {
+		if ix, ok := p.(builddom.BuildIndexed); ok && !seen[ix.ID] {
+			seen[ix.ID] = true
 			out = append(out, ix.ID)
 		}
 	}
-	return out, nil
+	return out, version, nil
 }
 
 // List folds every build in the index.
@@ -180,14 +191,26 @@ func Cancel(ctx context.Context, store eventstore.Store, reg *domain.Registry, i
 	})
 }
 
-// Resume restarts a failed build at the phase it failed in.
+// Resume restarts a failed build at the phase it failed in, and lists it
+// in the index again, which is what a running omega watches.
 func Resume(ctx context.Context, store eventstore.Store, reg *domain.Registry, id, by string) error {
-	return decide(ctx, store, reg, id, func(st builddom.State) (domain.Payload, error) {
+	err := decide(ctx, store, reg, id, func(st builddom.State) (domain.Payload, error) {
 		if st.Status != builddom.StatusFailed {
 			return nil, fmt.Errorf("build %s is %s: only a failed build resumes (a running one resumes by itself)", id, st.Status)
 		}
 		return builddom.BuildResumed{Phase: st.Phase, By: by}, nil
 	})
+	if err != nil {
+		return err
+	}
+	evs, err := domain.NewEvents(domain.Metadata{CorrelationID: id}, builddom.BuildIndexed{ID: id})
+	if err != nil {
+		return err
+	}
+	if _, err := store.Append(ctx, builddom.IndexStream, eventstore.Any, evs...); err != nil {
+		return fmt.Errorf("build %s resumed, but not listed again (a restart of omega runs it): %w", id, err)
+	}
+	return nil
 }
 
 func decide(ctx context.Context, store eventstore.Store, reg *domain.Registry, id string, d func(builddom.State) (domain.Payload, error)) error {
