@@ -37,6 +37,12 @@ func open(cmd *cobra.Command) (*app.App, error) {
 	return cli.Open(cmd.Context(), app.OpenOptions{})
 }
 
+// openExisting opens the store for a command that only reads or steers:
+// where omega has never run it creates nothing.
+func openExisting(cmd *cobra.Command) (*app.App, error) {
+	return cli.Open(cmd.Context(), app.OpenOptions{MustExist: true})
+}
+
 func startCmd() *cobra.Command {
 	var topology, to, lang string
 	var wait time.Duration
@@ -112,7 +118,7 @@ func listCmd() *cobra.Command {
 		Short: "List the builds, newest last",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a, err := open(cmd)
+			a, err := openExisting(cmd)
 			if err != nil {
 				return err
 			}
@@ -138,7 +144,7 @@ func showCmd() *cobra.Command {
 		Short: "Show a build: its phases, messages, artifacts' hashes and agents' replies",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(cmd)
+			a, err := openExisting(cmd)
 			if err != nil {
 				return err
 			}
@@ -164,7 +170,7 @@ func idCmd(use, short string, do func(context.Context, eventstore.Store, *domain
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, err := open(cmd)
+			a, err := openExisting(cmd)
 			if err != nil {
 				return err
 			}
