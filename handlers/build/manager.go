@@ -95,9 +95,16 @@ func (m *Manager) Run(ctx context.Context) error {
 	// starts a new one soon enough, and costs one cached read.
 	poll := time.NewTicker(time.Second)
 	defer poll.Stop()
+	failing := false // an outage is logged when it starts and when it ends
 	for {
-		if err := m.startPending(ctx); err != nil && ctx.Err() == nil {
-			m.cfg.Logger.Warn("build: looking for builds to run failed; trying again", "err", err)
+		err := m.startPending(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil && !failing:
+			m.cfg.Logger.Warn("build: looking for builds to run failed; trying again each second", "err", err)
+			failing = true
+		case err == nil && failing:
+			m.cfg.Logger.Info("build: looking for builds to run works again")
+			failing = false
 		}
 		select {
 		case <-ctx.Done():
