@@ -21,3 +21,12 @@ func (r *Runtime) startBuilds(replay bool, provider pipeline.Provider, workspace
 		NudgeFirst:    cfg.StatusFirst, NudgeEvery: cfg.StatusEvery, Node: r.node.ID})
 	return err
 }
+
+// topologiesDir is where topologies are imported from; none in a re-run,
+// which reads the topologies its turn's log recorded.
+func topologiesDir(dataDir string, opts RuntimeOptions) string {
+	if opts.Replay != nil {
+		return ""
+	}
+	return filepath.Join(dataDir, "topologies")
+}

@@ -233,7 +233,8 @@ func readFile(t *testing.T, path string) string {
 
 // The model proposes a build with BUILD_PROPOSAL and the person's yes
 // starts it; a message naming a build is offered one without a model
-// call, and a no declines it; the build's turns re-run identically.
+// call, and a no declines it; the build's turns re-run identically, with
+// the topology as it was when they ran.
 func TestBuildProposalConfirmed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -243,10 +244,18 @@ func TestBuildProposalConfirmed(t *testing.T) {
 		t.Run(backend.name, func(t *testing.T) {
 			b := newBuildEnv(t, bin, backend)
 			b.serve(t)
+			// The person's own topology: QA gets one fix, not three.
+			toml := filepath.Join(b.data, "topologies", "development", "TOPOLOGY.toml")
+			waitFor(t, 10*time.Second, "the default topology deployed", func() bool { _, err := os.Stat(toml); return err == nil })
+			edited := strings.Replace(readFile(t, toml), "max = 3", "max = 1", 1)
+			if err := os.WriteFile(toml, []byte(edited), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			b.api.PushText(42, 42, "could you make a greeter for me?")
 			waitMessage(t, b.api, "Shall I build this? a greeter that says hi")
 			b.api.PushText(42, 42, "Yes!")
-			waitMessage(t, b.api, "Starting build a-greeter-that-says-hi")
+			waitMessage(t, b.api, "Starting build a-greeter-that-says-hi-")
+			waitMessage(t, b.api, "at most 13 agent calls")
 			waitMessageWithin(t, b.api, "is done", 60*time.Second)
 			b.api.PushText(42, 42, "build me a timer")
 			waitMessage(t, b.api, "Shall I build this? build me a timer")
@@ -258,7 +267,10 @@ func TestBuildProposalConfirmed(t *testing.T) {
 			if out, err := b.omega(t, "build", "list"); err != nil || strings.Count(out, "\n") != 1 || !strings.Contains(out, "completed") {
 				t.Fatalf("build list: %v\n%s", err, out)
 			}
-			out, err := b.omega(t, "rerun", "--since", "1h")
+			out, err := b.omega(t, "rerun", "--since", "1h", "--out", filepath.Join(b.ctl, "diffs"))
+			if d, _ := filepath.Glob(filepath.Join(b.ctl, "diffs", "*")); len(d) > 0 {
+				t.Logf("diff: %s", readFile(t, d[0]))
+			}
 			if err != nil || !strings.Contains(out, "4 of 4 turns identical") {
 				t.Fatalf("rerun of the build's turns: %v\n%s", err, out)
 			}

@@ -109,9 +109,23 @@ func ReadAll(dir string) ([]builddom.Topology, []error) {
 // Prepare imports the topologies of dir and returns the named one as the
 // log now records it; a topology that does not validate is refused with
 // its file and line.
+//
+// An empty dir reads the log only: a re-run gets the topology its turn
+// got, whatever the folder holds now.
 func Prepare(ctx context.Context, store eventstore.Store, reg *domain.Registry, dir, name string, log *slog.Logger) (builddom.Topology, error) {
 	if name == "" {
 		name = DefaultTopology
+	}
+	if dir == "" {
+		var state Topologies
+		if _, err := eventstore.Fold(ctx, store, reg, builddom.TopologiesStream, &state); err != nil {
+			return builddom.Topology{}, fmt.Errorf("topologies: %w", err)
+		}
+		def, ok := state.Defs[name]
+		if !ok {
+			return builddom.Topology{}, fmt.Errorf("topology %q is not defined", name)
+		}
+		return def.Topology, nil
 	}
 	if err := Deploy(dir); err != nil {
 		return builddom.Topology{}, err
