@@ -3,6 +3,7 @@ module github.com/omega-gateway/omega
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/ThreeDotsLabs/watermill v1.5.1
 	github.com/ThreeDotsLabs/watermill-sql/v3 v3.1.0
 	github.com/bwmarrin/discordgo v0.29.0

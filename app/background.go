@@ -17,12 +17,15 @@ import (
 )
 
 // startBackground starts the loops that act without a message: the
-// clock, self-healing and the heartbeat.
+// clock, self-healing, builds and the heartbeat.
 func (r *Runtime) startBackground(d heartbeatDeps) error {
 	if err := r.startClock(d.loc); err != nil {
 		return err
 	}
 	if err := r.startSelfHeal(d.provider, d.replies, d.workspace, d.noTools); err != nil {
+		return err
+	}
+	if err := r.startBuilds(d.replay, d.provider, d.workspace); err != nil {
 		return err
 	}
 	return r.startHeartbeat(d)
@@ -56,6 +59,7 @@ type heartbeatDeps struct {
 	workspace string
 	projects  *projects.Catalog
 	noTools   bool // the provider only writes text
+	replay    bool // a re-run: no builds
 }
 
 // startHeartbeat registers the heartbeat's cycles on the due-work clock

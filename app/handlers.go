@@ -8,6 +8,7 @@ import (
 	"github.com/omega-gateway/omega/app/nodeid"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/apply"
+	"github.com/omega-gateway/omega/handlers/build"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/heartbeat"
 	"github.com/omega-gateway/omega/handlers/intake"
@@ -136,6 +137,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 			Recorder: r.Effects, WhatsApp: whatsApp, Access: r.Access, BotName: opts.BotName, Location: loc, Started: time.Now(),
 			DataDir: r.Config.DataDir, Status: status, Skills: r.Skills, Projects: catalog,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute), Recall: r.Recall,
+			Builds: build.Service{Store: r.Store, Registry: r.Registry, TopologiesDir: topologiesDir(r.Config.DataDir, opts), Logger: r.Logger},
 		})
 		if err != nil {
 			return nil, nil, err

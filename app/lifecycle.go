@@ -68,6 +68,9 @@ func (r *Runtime) Run(ctx context.Context) error {
 	r.runClock(gctx, g)
 	r.runClaudeMD(gctx, g)
 	g.Go(func() error { return ignoreStop(gctx, r.Access.Run(gctx)) })
+	if r.Builds != nil {
+		g.Go(func() error { return ignoreStop(gctx, r.Builds.Run(gctx)) })
+	}
 	r.health.Start(gctx)
 	for _, ch := range r.channels {
 		g.Go(func() error {

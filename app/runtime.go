@@ -17,6 +17,7 @@ import (
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/access"
+	"github.com/omega-gateway/omega/handlers/build"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/heartbeat"
 	"github.com/omega-gateway/omega/handlers/intake"
@@ -59,6 +60,8 @@ type Runtime struct {
 	SelfHeal *selfheal.Runner
 	// Skills imports $OMEGA_DATA_DIR/skills into the log and reads them back.
 	Skills *skills.Library
+	// Builds runs the builds; nil in a re-run.
+	Builds *build.Manager
 	// Access is sender pairing and identity links.
 	Access *access.Service
 	// Live fans streamed replies out to the turns' watchers.
@@ -287,7 +290,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startCommandHandlers(ctx, opts.summaryProvider(provider), leases, ps, workspace); err != nil {
 		return nil, err
 	}
-	if err := r.startBackground(heartbeatDeps{provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog, noTools: caps.NoTools}); err != nil {
+	if err := r.startBackground(heartbeatDeps{replay: opts.Replay != nil, provider: provider, prompts: ps, replies: replies, read: read, loc: loc, sandbox: sandbox, workspace: workspace, projects: catalog, noTools: caps.NoTools}); err != nil {
 		return nil, err
 	}
 	return r, nil

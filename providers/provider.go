@@ -40,6 +40,11 @@ type Request struct {
 	// MCPServers are given to this call only (claude-code: --mcp-config
 	// with a temporary file removed after the call); others ignore them.
 	MCPServers []MCPServer
+	// Agent (claude-code only) runs the named agent of the working
+	// directory's .claude/agents (--agent); its file is the system
+	// prompt, so System is not folded into the prompt. Other providers
+	// take System as the agent's instructions.
+	Agent string
 }
 
 // Response is a completed reply and what it cost.

@@ -56,7 +56,7 @@ func page(title string, content func(d *doc)) string {
 <script src="/ui/static/app.js" defer></script>
 </head>
 <body>
-<header><a class="brand" href="/ui/">omega</a><nav><a href="/ui/">audit</a> <a href="/ui/usage">usage</a></nav>
+<header><a class="brand" href="/ui/">omega</a><nav><a href="/ui/">audit</a> <a href="/ui/usage">usage</a> <a href="/ui/builds">builds</a></nav>
 <form class="search" method="get" action="/ui/search" role="search"><input type="search" name="q" placeholder="Search conversations" aria-label="Search conversations"></form></header>
 <main>
 `)

@@ -18,7 +18,7 @@ type usageData struct {
 
 // usagePage serves /ui/usage: calls, failures, provider time, tokens and
 // cost by purpose (turn, plan_step, classifier, heartbeat, summary,
-// facts, self_heal), for ?since= and ?until= as the audit takes them.
+// facts, self_heal, build), for ?since= and ?until= as the audit takes them.
 func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 	f, q, err := filterOf(r, s.Now())
 	if err != nil {

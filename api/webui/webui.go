@@ -144,6 +144,8 @@ func (s *Server) routes() http.Handler {
 	if s.recall != nil {
 		mux.HandleFunc("GET /ui/search", s.searchPage)
 	}
+	mux.HandleFunc("GET /ui/builds", s.buildsPage)
+	mux.HandleFunc("GET /ui/builds/{id}", s.buildPage)
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.

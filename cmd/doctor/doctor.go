@@ -74,6 +74,7 @@ func checkAll(ctx context.Context, w io.Writer, cfg config.Config, loadErr error
 	checkProvider(dctx, c, cfg)
 	checkHTTP(c, cfg)
 	checkChannels(dctx, c, cfg, a)
+	checkTopologies(c, cfg)
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "prompts")); err == nil {
 		c.ok("prompts", "overrides in "+filepath.Join(cfg.DataDir, "prompts"))
 	}

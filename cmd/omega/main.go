@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/cmd/admin"
+	"github.com/omega-gateway/omega/cmd/builds"
 	"github.com/omega-gateway/omega/cmd/cli"
 	"github.com/omega-gateway/omega/cmd/doctor"
 	"github.com/omega-gateway/omega/cmd/reports"
@@ -78,6 +79,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(reports.Commands()...)
 	root.AddCommand(admin.Commands()...)
 	root.AddCommand(pairCmds()...)
+	root.AddCommand(builds.Command())
 	return root
 }
 

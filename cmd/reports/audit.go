@@ -71,6 +71,6 @@ func auditCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", audit.Table, "table, json or csv")
 	cmd.Flags().BoolVar(&stats, "stats", false, "totals instead of rows: turns, denials, failures, latency p50/p95, provider time, tokens, cost")
-	cmd.Flags().StringVar(&by, "by", "", "with --stats: group by day, sender, model or purpose (every provider call: turn, plan_step, classifier, heartbeat, summary, facts, self_heal)")
+	cmd.Flags().StringVar(&by, "by", "", "with --stats: group by day, sender, model or purpose (every provider call: turn, plan_step, classifier, heartbeat, summary, facts, self_heal, build)")
 	return cmd
 }

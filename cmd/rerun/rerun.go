@@ -86,7 +86,7 @@ func Run(ctx context.Context, src Source, reg *domain.Registry, cfg config.Confi
 		return res, err
 	}
 	built := recordedContext(decoded)
-	defs, err := projectDefinitions(ctx, src, built.ProjectsVersion)
+	defs, err := definitions(ctx, src, built.ProjectsVersion, recorded[len(recorded)-1])
 	if err != nil {
 		return res, err
 	}

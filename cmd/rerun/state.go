@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/access"
+	"github.com/omega-gateway/omega/domain/build"
 	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/identity"
 	"github.com/omega-gateway/omega/domain/sender"
@@ -69,6 +70,32 @@ func copied(e domain.Event, profile string, msg turn.MessageReceived) bool {
 
 func isSkillStream(id string) bool {
 	return id == catalog.SkillsStream || strings.HasPrefix(id, catalog.SkillStream(""))
+}
+
+// definitions are the project definitions the turn's context read and
+// the build topologies as it ended.
+func definitions(ctx context.Context, src Source, projectsVersion int64, last domain.Event) ([]domain.Event, error) {
+	defs, err := projectDefinitions(ctx, src, projectsVersion)
+	if err != nil {
+		return nil, err
+	}
+	tops, err := topologyDefinitions(ctx, src, last)
+	return append(defs, tops...), err
+}
+
+// topologyDefinitions are the build topologies as the turn ended: a turn
+// that starts a build imports the topology folder while it runs, and
+// its reply names what it imported.
+func topologyDefinitions(ctx context.Context, src Source, last domain.Event) ([]domain.Event, error) {
+	evs, err := src.Load(ctx, build.TopologiesStream, 1)
+	if err != nil {
+		return nil, fmt.Errorf("load the build topologies: %w", err)
+	}
+	n := 0
+	for n < len(evs) && !evs[n].RecordedAt.After(last.RecordedAt) {
+		n++
+	}
+	return evs[:n], nil
 }
 
 // projectDefinitions are the project definitions the turn's context read:

@@ -31,6 +31,7 @@ const (
 	WhatsApp    = "whatsapp"
 	Pair        = "pair" // owner: approve or reject an unknown sender's pairing code
 	Link        = "link" // owner: link one person's identities across channels
+	Build       = "build"
 	Unknown     = "unknown"
 )
 
@@ -106,7 +107,7 @@ func isCommandWord(w string) bool {
 func known(word string) bool {
 	switch word {
 	case Help, Status, Uptime, Forget, Facts, Memory, Tasks, Cancel, Language,
-		Personality, Purge, Projects, Project, Heartbeat, Learning, Skills, WhatsApp, Pair, Link, Search:
+		Personality, Purge, Projects, Project, Heartbeat, Learning, Skills, WhatsApp, Pair, Link, Search, Build:
 		return true
 	}
 	return false

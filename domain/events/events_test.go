@@ -8,7 +8,7 @@ import (
 )
 
 func TestProviderCallTypesAreTheEventsThatRecordACall(t *testing.T) {
-	want := []string{"FactsExtracted", "HeartbeatClassified", "HeartbeatGroupFailed", "HeartbeatGroupReplied",
+	want := []string{"AgentReplied", "FactsExtracted", "HeartbeatClassified", "HeartbeatGroupFailed", "HeartbeatGroupReplied",
 		"PlanStepCompleted", "PlanStepFailed", "ProviderFailed", "ProviderReplied", "RouteDecided",
 		"SelfHealFollowUpReplied", "SummaryWritten"}
 	if got := events.ProviderCallTypes(); !slices.Equal(got, want) {

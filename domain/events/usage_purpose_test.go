@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/build"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/selfheal"
@@ -38,6 +39,8 @@ func TestProviderCallOf(t *testing.T) {
 		{summary.FactsExtracted{Raw: "none", Usage: u}, usage.PurposeFacts, false, true},
 		{selfheal.SelfHealFollowUpReplied{Raw: "SELF_HEAL_RESOLVED", Usage: u}, usage.PurposeSelfHeal, false, true},
 		{selfheal.SelfHealFollowUpReplied{Error: "down"}, usage.PurposeSelfHeal, true, true},
+		{build.AgentReplied{Text: "VERDICT: pass", Usage: *u}, usage.PurposeBuild, false, true},
+		{build.AgentReplied{Error: "timeout"}, usage.PurposeBuild, true, true},
 		{turn.TurnCompleted{}, "", false, false},
 	}
 	types := map[string]bool{}

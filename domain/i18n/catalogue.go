@@ -38,6 +38,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — heartbeat status and checklist\n" +
 			"/learning — lessons and outcomes I've learned\n" +
 			"/skills — installed skills\n" +
+			"/build <…> — build a piece of software with agents (list, cancel, resume)\n" +
 			"/whatsapp — pair WhatsApp",
 		UnknownCommand:      "I don't know the command %s.",
 		TaskScheduled:       "✓ Reminder scheduled: %s — %s",
@@ -92,6 +93,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — estado y lista del heartbeat\n" +
 			"/learning — lecciones y resultados aprendidos\n" +
 			"/skills — habilidades instaladas\n" +
+			"/build <…> — construir un programa con agentes (list, cancel, resume)\n" +
 			"/whatsapp — vincular WhatsApp",
 		UnknownCommand:      "No conozco el comando %s.",
 		TaskScheduled:       "✓ Recordatorio programado: %s — %s",
@@ -146,6 +148,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — estado e lista do heartbeat\n" +
 			"/learning — lições e resultados aprendidos\n" +
 			"/skills — habilidades instaladas\n" +
+			"/build <…> — construir um programa com agentes (list, cancel, resume)\n" +
 			"/whatsapp — conectar o WhatsApp",
 		UnknownCommand:      "Não conheço o comando %s.",
 		TaskScheduled:       "✓ Lembrete agendado: %s — %s",
@@ -200,6 +203,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — état et liste du heartbeat\n" +
 			"/learning — leçons et résultats appris\n" +
 			"/skills — compétences installées\n" +
+			"/build <…> — construire un logiciel avec des agents (list, cancel, resume)\n" +
 			"/whatsapp — associer WhatsApp",
 		UnknownCommand:      "Je ne connais pas la commande %s.",
 		TaskScheduled:       "✓ Rappel programmé : %s — %s",
@@ -254,6 +258,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — Heartbeat-Status und Checkliste\n" +
 			"/learning — gelernte Lektionen und Ergebnisse\n" +
 			"/skills — installierte Skills\n" +
+			"/build <…> — Software mit Agenten bauen (list, cancel, resume)\n" +
 			"/whatsapp — WhatsApp verbinden",
 		UnknownCommand:      "Den Befehl %s kenne ich nicht.",
 		TaskScheduled:       "✓ Erinnerung geplant: %s — %s",
@@ -308,6 +313,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — stato e lista dell'heartbeat\n" +
 			"/learning — lezioni e risultati appresi\n" +
 			"/skills — skill installate\n" +
+			"/build <…> — costruire un software con agenti (list, cancel, resume)\n" +
 			"/whatsapp — collega WhatsApp",
 		UnknownCommand:      "Non conosco il comando %s.",
 		TaskScheduled:       "✓ Promemoria programmato: %s — %s",
@@ -362,6 +368,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — heartbeat-status en checklist\n" +
 			"/learning — geleerde lessen en resultaten\n" +
 			"/skills — geïnstalleerde skills\n" +
+			"/build <…> — software bouwen met agenten (list, cancel, resume)\n" +
 			"/whatsapp — WhatsApp koppelen",
 		UnknownCommand:      "Het commando %s ken ik niet.",
 		TaskScheduled:       "✓ Herinnering gepland: %s — %s",
@@ -416,6 +423,7 @@ var catalogue = map[string]map[Key]string{
 			"/heartbeat — состояние и список heartbeat\n" +
 			"/learning — усвоенные уроки и результаты\n" +
 			"/skills — установленные навыки\n" +
+			"/build <…> — собрать программу агентами (list, cancel, resume)\n" +
 			"/whatsapp — подключить WhatsApp",
 		UnknownCommand:      "Я не знаю команду %s.",
 		TaskScheduled:       "✓ Напоминание запланировано: %s — %s",

@@ -224,7 +224,8 @@ func TestParseInvalid(t *testing.T) {
 		{"reward two fields, no score", "REWARD: chat | helped", NameReward, "not -1, 0 or +1"},
 		{"lesson no rule", "LESSON: chat |", NameLesson, "empty rule"},
 		{"missing colon", "CANCEL_TASK a1b2", NameCancelTask, "missing ':'"},
-		{"unknown marker", "BUILD_PROPOSAL: a todo app", "BUILD_PROPOSAL", "unknown marker"},
+		{"unknown marker", "DEPLOY_NOW: a todo app", "DEPLOY_NOW", "unknown marker"},
+		{"build proposal empty", "BUILD_PROPOSAL:", NameBuildProposal, "empty value"},
 		{"unknown inline", "Sure thing. MEMORY_SAVE: likes tea", "MEMORY_SAVE", "unknown marker"},
 	}
 	for _, tc := range tests {

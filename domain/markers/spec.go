@@ -67,6 +67,7 @@ var specs = []Spec{
 	{Name: NameReward, kind: valued, parse: parseReward, Example: "REWARD: +1 | email | short summaries work"},
 	{Name: NameLesson, kind: valued, parse: parseLesson, Example: "LESSON: email | summarise in three lines"},
 	{Name: NameSilent, kind: wholeLine, parse: fixed(Silent{}), Example: "SILENT"},
+	{Name: NameBuildProposal, kind: valued, parse: text(func(v string) Marker { return BuildProposal{Request: v} }), Example: "BUILD_PROPOSAL: a CLI that converts CSV to JSON"},
 }
 
 var byName = func() map[string]*Spec {

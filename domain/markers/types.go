@@ -39,6 +39,7 @@ const (
 	NameReward                     = "REWARD"
 	NameLesson                     = "LESSON"
 	NameSilent                     = "SILENT"
+	NameBuildProposal              = "BUILD_PROPOSAL"
 )
 
 // Repeat is how often a scheduled task recurs.
@@ -213,3 +214,11 @@ func (Lesson) Name() string { return NameLesson }
 type Silent struct{}
 
 func (Silent) Name() string { return NameSilent }
+
+// BuildProposal is BUILD_PROPOSAL: what to build. The person is asked to
+// confirm before a build starts.
+type BuildProposal struct {
+	Request string
+}
+
+func (BuildProposal) Name() string { return NameBuildProposal }

@@ -14,11 +14,12 @@ const (
 	PurposeSummary    = "summary"    // a closed conversation's summary (SummaryWritten)
 	PurposeFacts      = "facts"      // facts extracted at a conversation's close (FactsExtracted)
 	PurposeSelfHeal   = "self_heal"  // a self-heal follow-up (SelfHealFollowUpReplied)
+	PurposeBuild      = "build"      // an agent of a build's phase (AgentReplied)
 )
 
 // Purposes lists the purposes in the order reports show them.
 func Purposes() []string {
-	return []string{PurposeTurn, PurposePlanStep, PurposeClassifier, PurposeHeartbeat, PurposeSummary, PurposeFacts, PurposeSelfHeal}
+	return []string{PurposeTurn, PurposePlanStep, PurposeClassifier, PurposeHeartbeat, PurposeSummary, PurposeFacts, PurposeSelfHeal, PurposeBuild}
 }
 
 // ProviderCall is one provider call as an event records it.

@@ -90,7 +90,7 @@ func TestProviderCallOfAsksTheRecorder(t *testing.T) {
 
 // Purposes is the order reports show; each call gets its own list.
 func TestPurposes(t *testing.T) {
-	want := []string{"turn", "plan_step", "classifier", "heartbeat", "summary", "facts", "self_heal"}
+	want := []string{"turn", "plan_step", "classifier", "heartbeat", "summary", "facts", "self_heal", "build"}
 	got := usage.Purposes()
 	if !slices.Equal(got, want) {
 		t.Fatalf("Purposes() = %v, want %v", got, want)

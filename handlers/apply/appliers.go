@@ -54,6 +54,7 @@ var appliers = map[string]applyFunc{
 	markers.NameReward:                     typed(applyReward),
 	markers.NameLesson:                     typed(applyLesson),
 	markers.NameSilent:                     typed(effectOnly[markers.Silent]("silent")),
+	markers.NameBuildProposal:              typed(applyBuildProposal),
 }
 
 // effectOnly is the applier of a marker that records nothing but itself.

@@ -123,7 +123,7 @@ func (d *Driver) Run(ctx context.Context, turnID string) error {
 			// A crash between recording Welcomed and sending the welcome
 			// must still send it.
 			SenderWelcomed: profile.Welcomed && (profile.WelcomedTurn != turnID || st.WelcomeSent),
-			IsCommand:      st.Received.Task == nil && d.Commands != nil && d.Commands.IsCommand(st.Received.Text),
+			IsCommand:      d.isCommand(ctx, &st.Turn),
 			// A scheduled action already says what to do: no plan routing.
 			Classify: d.Config.Classify && st.Received.Task == nil,
 		}

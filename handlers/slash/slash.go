@@ -56,6 +56,8 @@ type Commands struct {
 	HeartbeatMinutes int
 	// Recall answers /search (nil: /search only says how to use it).
 	Recall Recaller
+	// Builds starts and steers builds; nil: /build is not offered.
+	Builds Builds
 }
 
 // New checks a Commands hook's collaborators: the recorder is required;
@@ -89,10 +91,15 @@ type cmdCall struct {
 }
 
 func (c *Commands) Answer(ctx context.Context, tn *turn.Turn, profile sender.SenderProfile) (pipeline.CommandAnswer, error) {
-	cmd, _ := commands.Parse(tn.Received.Text, c.botName())
+	cmd, isSlash := commands.Parse(tn.Received.Text, c.botName())
 	m := tn.Received
 	call := &cmdCall{turn: tn, profile: profile, lang: commandLanguage(tn, profile), sender: sender.SenderKey(m.Channel, m.SenderID),
 		md: domain.Metadata{CorrelationID: tn.ID, CausationID: tn.ID + "/command", Channel: m.Channel, Sender: m.SenderID, Project: profile.ActiveProject}}
+	if !isSlash { // a plain message AnswersChat took
+		cmd = commands.Command{Name: commands.Build, Word: commands.Build}
+		reply, err := c.buildChat(ctx, call)
+		return pipeline.CommandAnswer{Command: cmd.Name, Reply: reply, Events: call.events}, err
+	}
 	reply, err := c.answer(ctx, call, cmd)
 	if err != nil {
 		return pipeline.CommandAnswer{}, fmt.Errorf("/%s: %w", cmd.Word, err)
@@ -170,6 +177,7 @@ var answers = map[string]answerFunc{
 	commands.Link: func(c *Commands, ctx context.Context, call *cmdCall, arg string) (string, error) {
 		return c.accessAnswer(ctx, call, arg, true)
 	},
+	commands.Build: (*Commands).build,
 }
 
 func (c *Commands) answer(ctx context.Context, call *cmdCall, cmd commands.Command) (string, error) {

@@ -201,9 +201,13 @@ func (c *Provider) invocation(req providers.Request, model string) (invocation, 
 		maxTurns: req.MaxTurns,
 		dir:      req.WorkDir,
 		sandbox:  c.sandbox,
+		agent:    req.Agent,
 	}
 	if inv.maxTurns <= 0 {
 		inv.maxTurns = c.maxTurns
+	}
+	if req.Agent != "" {
+		req.System = "" // the agent's file is its system prompt
 	}
 	if req.SessionID == "" {
 		inv.prompt = foldPrompt(req)
@@ -239,6 +243,7 @@ type invocation struct {
 	dir                    string
 	sandbox                providers.Sandbox
 	mcpConfig              string // --mcp-config file of this call, if any
+	agent                  string // --agent of the working directory's .claude/agents
 	partial                bool   // --include-partial-messages: text as it is written
 }
 
@@ -259,6 +264,9 @@ func (inv invocation) args() []string {
 		}
 	}
 	args = append(args, "--max-turns", strconv.Itoa(inv.maxTurns))
+	if inv.agent != "" {
+		args = append(args, "--agent", inv.agent)
+	}
 	if inv.mcpConfig != "" {
 		args = append(args, "--mcp-config", inv.mcpConfig)
 	}
