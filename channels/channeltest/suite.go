@@ -46,6 +46,24 @@ type Harness struct {
 	// Advance lets d pass on the channel's clock, running its timers
 	// (WithClock, WithTimer). nil: the suite waits in real time.
 	Advance func(d time.Duration)
+	// Unnumbered: the platform gives messages no ids (a pipe), so the
+	// order test checks order only, not distinct PlatformIDs.
+	Unnumbered bool
+	// Restart returns a fresh, unstarted channel on the same platform
+	// state and the same stored position (sync token, cursors, seen
+	// flags) as Channel, as a restarted process would build it. nil: the
+	// channel keeps no position to resume from.
+	Restart func(t *testing.T) channels.Channel
+	// ReceiveImage makes a person send the image data (of type mime) to
+	// the running channel. nil: the channel takes no media in.
+	ReceiveImage func(t *testing.T, data []byte, mime string)
+	// ReceiveGroup makes a person write text in a group chat the bot is
+	// in, mentioning the bot when mention is true. nil: no group chats.
+	ReceiveGroup func(t *testing.T, text string, mention bool)
+	// ReceiveStranger makes someone off the allowlist write text and
+	// returns their sender id. nil: the channel itself admits only
+	// allowlisted senders (a stranger cannot reach the pipeline there).
+	ReceiveStranger func(t *testing.T, text string) string
 }
 
 // wait bounds every wait for the channel; the doubles answer at once.
@@ -61,6 +79,11 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("SendFailureClasses", func(t *testing.T) { testFailures(t, newHarness(t)) })
 	t.Run("SendsPhoto", func(t *testing.T) { testPhoto(t, newHarness(t)) })
 	t.Run("PreviewIsOneMessage", func(t *testing.T) { testPreview(t, newHarness(t)) })
+	t.Run("DeliversInOrder", func(t *testing.T) { testOrder(t, newHarness(t)) })
+	t.Run("RedeliversAfterRestart", func(t *testing.T) { testRestart(t, newHarness(t)) })
+	t.Run("DeliversImage", func(t *testing.T) { testImageIn(t, newHarness(t)) })
+	t.Run("GroupMentions", func(t *testing.T) { testGroups(t, newHarness(t)) })
+	t.Run("DeliversStranger", func(t *testing.T) { testStranger(t, newHarness(t)) })
 }
 
 // recorder is a Deliver that keeps what it was given.

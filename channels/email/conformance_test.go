@@ -1,10 +1,12 @@
 package email
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -69,6 +71,15 @@ func TestChannelConformance(t *testing.T) {
 			Channel: newChannel(t, s.config()),
 			ChatID:  alice,
 			Receive: func(t *testing.T, text string) { s.send(t, alice, "suite", text) },
+			// The mailbox's seen flags are the position: a message is
+			// marked seen only once Deliver recorded it.
+			Restart: func(t *testing.T) channels.Channel { return newChannel(t, s.config()) },
+			ReceiveImage: func(t *testing.T, data []byte, mime string) {
+				s.d.Deliver(t, alice, []string{bot}, withImage(alice, bot, data, mime))
+			},
+			// No groups on email, and mail from off the allowlist is
+			// never delivered (omega does not mail strangers), so no
+			// ReceiveGroup or ReceiveStranger.
 			Sent: func(t *testing.T) []string {
 				var out []string
 				for _, m := range s.d.Messages(t, alice) {
@@ -98,4 +109,16 @@ func TestChannelConformance(t *testing.T) {
 			},
 		}
 	})
+}
+
+// withImage is a message with a text part and an attached image, as a
+// mail client writes one.
+func withImage(from, to string, data []byte, mime string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: a picture\r\nMessage-ID: <img%d@example.test>\r\n", from, to, msgSeq.Add(1))
+	b.WriteString("Date: Fri, 27 Nov 2026 09:00:00 +0000\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=suite\r\n\r\n")
+	b.WriteString("--suite\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nsee the picture\r\n")
+	b.WriteString("--suite\r\nContent-Type: " + mime + "\r\nContent-Disposition: attachment; filename=\"suite.jpg\"\r\n")
+	b.WriteString("Content-Transfer-Encoding: base64\r\n\r\n" + base64.StdEncoding.EncodeToString(data) + "\r\n--suite--\r\n")
+	return []byte(b.String())
 }

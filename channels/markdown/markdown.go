@@ -2,7 +2,8 @@
 // (CommonMark with GitHub's tables and strikethrough), and renders the
 // tree for a channel through a Style, so that nesting, lists, tables,
 // code fences and inline code mean the same on every channel; only the
-// markup each platform understands differs.
+// markup each platform understands differs. Chunk cuts the rendered
+// text into a platform's message size.
 package markdown
 
 import (

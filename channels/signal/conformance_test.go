@@ -13,8 +13,9 @@ import (
 )
 
 const (
-	bot   = "+4915100000001"
-	alice = "+4915100000002"
+	bot      = "+4915100000001"
+	alice    = "+4915100000002"
+	stranger = "+4915100000099"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -43,7 +44,20 @@ func TestChannelConformance(t *testing.T) {
 	channeltest.Run(t, func(t *testing.T) channeltest.Harness {
 		s := newDouble(t)
 		return channeltest.Harness{
-			Channel:  newChannel(t, testConfig(s)),
+			Channel: newChannel(t, testConfig(s)),
+			// The daemon keeps the position: events come again on the
+			// next connection from the last event id the channel passed.
+			Restart: func(t *testing.T) channels.Channel { return newChannel(t, testConfig(s)) },
+			ReceiveImage: func(_ *testing.T, data []byte, mime string) {
+				s.Push(signaltest.Message{From: alice, Name: "Alice", Attachments: []signaltest.Attachment{{Name: "suite.jpg", MIME: mime, Data: data}}})
+			},
+			ReceiveGroup: func(_ *testing.T, text string, mention bool) {
+				s.Push(signaltest.Message{From: alice, Name: "Alice", Text: text, GroupID: "c3VpdGUtZ3JvdXA=", MentionBot: mention})
+			},
+			ReceiveStranger: func(_ *testing.T, text string) string {
+				s.Push(signaltest.Message{From: stranger, Name: "Stranger", Text: text})
+				return stranger
+			},
 			ChatID:   alice,
 			Receive:  func(_ *testing.T, text string) { s.Push(signaltest.Message{From: alice, Name: "Alice", Text: text}) },
 			MaxChunk: maxChunk,

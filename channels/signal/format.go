@@ -6,7 +6,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/omega-gateway/omega/channels/markdown"
-	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 // maxChunk is Signal's length for a message shown whole (longer text the
@@ -62,7 +61,7 @@ func messages(md string) []message {
 	marked := strings.TrimSpace(markdown.Render(md, signalStyle))
 	var out []message
 	open := map[rune]bool{}
-	for _, chunk := range waformat.Chunk(marked, maxChunk) {
+	for _, chunk := range markdown.Chunk(marked, maxChunk) {
 		m, still := styled(chunk, open)
 		if strings.TrimSpace(m.text) != "" {
 			out = append(out, m)

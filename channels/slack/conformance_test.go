@@ -12,7 +12,10 @@ import (
 	"github.com/omega-gateway/omega/channels/slack/slacktest"
 )
 
-const alice = "UALICE01"
+const (
+	alice    = "UALICE01"
+	stranger = "USTRANGE1"
+)
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -35,7 +38,23 @@ func TestChannelConformance(t *testing.T) {
 		s := slacktest.New(t)
 		dm := slacktest.DMChannel(alice)
 		return channeltest.Harness{
-			Channel:  newChannel(t, testConfig(s)),
+			Channel: newChannel(t, testConfig(s)),
+			// Slack keeps the position: an envelope not acknowledged is
+			// sent again on the next connection.
+			Restart: func(t *testing.T) channels.Channel { return newChannel(t, testConfig(s)) },
+			ReceiveImage: func(_ *testing.T, data []byte, mime string) {
+				s.PushFile(alice, dm, "im", "", "suite.jpg", mime, data)
+			},
+			ReceiveGroup: func(_ *testing.T, text string, mention bool) {
+				if mention {
+					text = "<@" + slacktest.BotUserID + "> " + text
+				}
+				s.PushChannel(alice, "CGENERAL1", text, "")
+			},
+			ReceiveStranger: func(_ *testing.T, text string) string {
+				s.PushDM(stranger, text)
+				return stranger
+			},
 			ChatID:   dm,
 			Receive:  func(_ *testing.T, text string) { s.PushDM(alice, text) },
 			MaxChunk: maxChunk,

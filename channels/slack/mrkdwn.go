@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/omega-gateway/omega/channels/markdown"
-	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
 // maxChunk keeps each message under Slack's advice for chat.postMessage
@@ -38,7 +37,7 @@ func escape(s string) string { return escaper.Replace(s) }
 func toMrkdwn(md string) string { return strings.TrimSpace(markdown.Render(md, mrkdwnStyle)) }
 
 // messages is md as mrkdwn, cut into messages Slack shows whole.
-func messages(md string) []string { return waformat.Chunk(toMrkdwn(md), maxChunk) }
+func messages(md string) []string { return markdown.Chunk(toMrkdwn(md), maxChunk) }
 
 func link(label, url string) string {
 	url = strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(url)

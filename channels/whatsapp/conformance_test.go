@@ -2,30 +2,59 @@ package whatsapp
 
 import (
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.mau.fi/whatsmeow"
+	"go.mau.fi/whatsmeow/proto/waE2E"
+	"go.mau.fi/whatsmeow/types"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/channeltest"
 	"github.com/omega-gateway/omega/channels/whatsapp/waformat"
 )
 
+var stranger = types.NewJID("4917099999999", types.DefaultUserServer)
+
 func TestChannelConformance(t *testing.T) {
 	channeltest.Run(t, func(t *testing.T) channeltest.Harness {
 		fc := newFakeClient()
 		clock := &fakeClock{now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-		c := NewWithClient(Config{}, fc, nil, WithClock(clock.Now), WithTimer(clock.After))
+		newChannel := func(*testing.T) channels.Channel {
+			return NewWithClient(Config{Groups: true}, fc, nil, WithClock(clock.Now), WithTimer(clock.After))
+		}
+		var seq atomic.Int64
+		push := func(t *testing.T, src types.MessageSource, m *waE2E.Message) {
+			t.Helper()
+			fc.waitStarted(t, 1) // the pipeline is attached once Start runs
+			fc.push(msgEvent(fmt.Sprintf("C%d", seq.Add(1)), src, m))
+		}
 		return channeltest.Harness{
-			Channel: c,
+			Channel: newChannel(t),
 			ChatID:  alice.String(),
-			Receive: func(t *testing.T, body string) {
-				t.Helper()
-				waitConnect(t, fc) // the pipeline is attached once Start runs
-				if !fc.handler(msgEvent("C1", direct(alice), text(body))) {
-					t.Error("message not acknowledged")
+			Receive: func(t *testing.T, body string) { push(t, direct(alice), text(body)) },
+			// The same device store (fc) after a restart: WhatsApp sends
+			// what was not acknowledged again.
+			Restart: newChannel,
+			ReceiveImage: func(t *testing.T, data []byte, mime string) {
+				fc.mu.Lock()
+				fc.download = data
+				fc.mu.Unlock()
+				push(t, direct(alice), &waE2E.Message{ImageMessage: &waE2E.ImageMessage{Mimetype: proto.String(mime)}})
+			},
+			ReceiveGroup: func(t *testing.T, body string, mention bool) {
+				m := &waE2E.ExtendedTextMessage{Text: proto.String(body)}
+				if mention {
+					m.ContextInfo = &waE2E.ContextInfo{MentionedJID: []string{fc.pn.String()}}
 				}
+				push(t, inGroup(alice), &waE2E.Message{ExtendedTextMessage: m})
+			},
+			ReceiveStranger: func(t *testing.T, body string) string {
+				push(t, direct(stranger), text(body))
+				return stranger.User
 			},
 			Sent: func(*testing.T) []string {
 				var out []string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"testing"
+	"time"
 
 	"go.mau.fi/whatsmeow"
 	"go.mau.fi/whatsmeow/proto/waE2E"
@@ -32,6 +34,7 @@ type fakeClient struct {
 	downloads   int
 	presences   []types.JID
 	handler     func(any) bool
+	unacked     []any // events the channel did not acknowledge
 	qr          chan whatsmeow.QRChannelItem
 	pairCode    string
 	pairedPhone string
@@ -56,7 +59,50 @@ func (f *fakeClient) Connect() error {
 		f.connectErrs = f.connectErrs[1:]
 		return err
 	}
+	// WhatsApp's server keeps a message the client did not acknowledge
+	// and sends it again once the client is back.
+	again := f.unacked
+	f.unacked = nil
+	go func() {
+		for _, evt := range again {
+			f.push(evt)
+		}
+	}()
 	return nil
+}
+
+// push hands evt to the channel as whatsmeow would and reports whether
+// the channel acknowledged it; one it did not comes again on the next
+// Connect.
+func (f *fakeClient) push(evt any) bool {
+	f.mu.Lock()
+	h := f.handler
+	f.mu.Unlock()
+	if h != nil && h(evt) {
+		return true
+	}
+	f.mu.Lock()
+	f.unacked = append(f.unacked, evt)
+	f.mu.Unlock()
+	return false
+}
+
+// waitStarted waits until the channel connected at least n times.
+func (f *fakeClient) waitStarted(t *testing.T, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f.mu.Lock()
+		c := f.connects
+		f.mu.Unlock()
+		if c >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Connect called %d times, want %d", c, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func (f *fakeClient) Disconnect() {}
@@ -107,7 +153,11 @@ func (f *fakeClient) SendChatPresence(_ context.Context, jid types.JID, _ types.
 	return nil
 }
 
-func (f *fakeClient) AddEventHandler(h func(any) bool) { f.handler = h }
+func (f *fakeClient) AddEventHandler(h func(any) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.handler = h
+}
 
 func (f *fakeClient) GetQRChannel(context.Context) (<-chan whatsmeow.QRChannelItem, error) {
 	return f.qr, nil
