@@ -70,6 +70,8 @@ type App struct {
 	Reports *reports.Queries
 	// Audit queries the audit of completed turns.
 	Audit *auditlog.Queries
+	// Calls queries every provider call: the spend ledger and usage reports.
+	Calls *providercalls.Queries
 	// Senders changes sender profiles; Effects records marker and command
 	// effects and handles the task commands.
 	Senders senders.Service
@@ -141,6 +143,10 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	if a.Audit, err = auditlog.New(a.backend.ReadDB()); err != nil {
+		_ = a.backend.Close()
+		return nil, err
+	}
+	if a.Calls, err = providercalls.NewQueries(a.backend.ReadDB()); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/access"
+	budgethandler "github.com/omega-gateway/omega/handlers/budget"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/heartbeat"
 	"github.com/omega-gateway/omega/handlers/intake"
@@ -58,7 +59,11 @@ type Runtime struct {
 	// Access is sender pairing and identity links.
 	Access *access.Service
 	// Live fans streamed replies out to the turns' watchers.
-	Live     *live.Hub
+	Live *live.Hub
+	// Budget is the spending guard in front of the provider: a new
+	// caller of the provider tags its context (providers.WithCall) and
+	// calls the provider it was given, or asks Budget.Allow itself.
+	Budget   *budgethandler.Guard
 	channels map[string]channels.Channel
 	health   *channelhealth.Watch
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
@@ -215,6 +220,9 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	}
 	provider, problem, err := a.provider(ctx, opts.Provider)
 	if err != nil {
+		return nil, err
+	}
+	if provider, err = r.guarded(provider, loc, opts); err != nil {
 		return nil, err
 	}
 	auth := pipeline.Auth{Allowed: inputs.Allowed}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/access"
+	"github.com/omega-gateway/omega/domain/budget"
 	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/learning"
@@ -28,7 +29,7 @@ func NewRegistry() *domain.Registry {
 		system.RegisterWhatsAppEvents, task.RegisterEvents, heartbeat.RegisterHeartbeatChecklistEvents,
 		selfheal.RegisterEvents, learning.RegisterEvents, catalog.RegisterSkillEvents,
 		heartbeat.RegisterHeartbeatCycleEvents, summary.RegisterEvents, catalog.RegisterProjectEvents,
-		access.RegisterEvents, system.RegisterInputsEvents,
+		access.RegisterEvents, system.RegisterInputsEvents, budget.RegisterEvents,
 	} {
 		register(r)
 	}
