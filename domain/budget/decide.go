@@ -118,6 +118,7 @@ func Decide(scopes []Scope, background bool, now time.Time, loc *time.Location) 
 	return v
 }
 
-// Runaway says whether calls in the guard's window are more than most
-// allows: the loop or sender is paused until the window has room.
-func Runaway(calls int64, most int) bool { return most > 0 && calls > int64(most) }
+// Runaway says whether one more call would make more than most within
+// the guard's window, given the calls already in it: the loop or sender
+// is then paused until the window has room.
+func Runaway(calls int64, most int) bool { return most > 0 && calls >= int64(most) }
