@@ -3,9 +3,30 @@ package app
 import (
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/components/cqrs"
+
 	"github.com/omega-gateway/omega/handlers/budget"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
+
+// NewBudgetGuard is the spending guard with the configured limits, days
+// and months starting in loc (nil: OMEGA_TIMEZONE); owner may be nil
+// (alerts are then only logged and recorded).
+func (a *App) NewBudgetGuard(loc *time.Location, owner budget.Owner) (*budget.Guard, error) {
+	cfg := a.Config
+	limits, err := cfg.BudgetLimits()
+	if err != nil {
+		return nil, err
+	}
+	if loc == nil {
+		if loc, err = cfg.Location(); err != nil {
+			return nil, err
+		}
+	}
+	return budget.New(budget.Config{
+		Limits: limits, Location: loc, RunawayCalls: cfg.BudgetRunawayCalls, RunawayWindow: cfg.BudgetRunawayWindow,
+	}, a.Store, a.Registry, a.Calls, owner, a.Logger)
+}
 
 // guarded puts the spending guard in front of the provider, so that every
 // call (turns, plan steps, classifications, check-ins, summaries, facts,
@@ -15,15 +36,18 @@ func (r *Runtime) guarded(p pipeline.Provider, loc *time.Location, opts RuntimeO
 	if opts.Replay != nil {
 		return p, nil
 	}
-	cfg := r.Config
-	limits, err := cfg.BudgetLimits()
-	if err != nil {
-		return nil, err
-	}
-	if r.Budget, err = budget.New(budget.Config{
-		Limits: limits, Location: loc, RunawayCalls: cfg.BudgetRunawayCalls, RunawayWindow: cfg.BudgetRunawayWindow,
-	}, r.Store, r.Registry, r.Calls, owner{r}, r.Logger); err != nil {
+	var err error
+	if r.Budget, err = r.NewBudgetGuard(loc, owner{r}); err != nil {
 		return nil, err
 	}
 	return budget.Wrap(p, r.Budget), nil
+}
+
+// budgetCommands handle `omega budget set`.
+func (a *App) budgetCommands() []cqrs.CommandHandler {
+	c, err := budget.NewCommands(a.Store, a.Registry)
+	if err != nil {
+		return nil // never: the app always has both
+	}
+	return c.CommandHandlers()
 }

@@ -79,6 +79,7 @@ func (r *Runtime) startCommandHandlers(ctx context.Context, provider summarizer.
 	}
 	hs := append(r.Senders.CommandHandlers(), r.Effects.CommandHandlers()...)
 	hs = append(hs, r.Access.CommandHandlers()...)
+	hs = append(hs, r.budgetCommands()...)
 	return r.Buses.AddCommandHandlers(ctx, append(hs, r.Summarizer.CommandHandler())...)
 }
 

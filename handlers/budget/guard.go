@@ -193,7 +193,7 @@ func (g *Guard) scopes(ctx context.Context, sender string) ([]budget.Scope, erro
 		return out, nil
 	}
 	var limits budget.SenderLimits
-	if _, err := eventstore.Fold(ctx, g.store, g.registry, budget.LimitsStream, &limits); err != nil {
+	if _, err := foldLimits(ctx, g, &limits); err != nil {
 		return nil, err
 	}
 	if l, ok := limits.Of[sender]; ok {
@@ -219,4 +219,9 @@ func (g *Guard) record(ctx context.Context, stream string, expected eventstore.E
 	}
 	_, err = g.store.Append(ctx, stream, expected, e)
 	return err
+}
+
+// foldLimits reads every sender's limits from the log.
+func foldLimits(ctx context.Context, g *Guard, l *budget.SenderLimits) (int64, error) {
+	return eventstore.Fold(ctx, g.store, g.registry, budget.LimitsStream, l)
 }

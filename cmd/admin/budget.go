@@ -1,0 +1,171 @@
+package admin
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omega-gateway/omega/cmd/cli"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/budget"
+	"github.com/omega-gateway/omega/domain/identity"
+	"github.com/omega-gateway/omega/domain/sender"
+	budgethandler "github.com/omega-gateway/omega/handlers/budget"
+)
+
+func budgetCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "budget", Short: "Set and show the spending limits on provider calls"}
+	cmd.AddCommand(budgetSetCmd(), budgetShowCmd())
+	return cmd
+}
+
+func budgetSetCmd() *cobra.Command {
+	var who, daily, monthly string
+	cmd := &cobra.Command{
+		Use:   "set --sender CHANNEL:ID [--daily AMOUNT] [--monthly AMOUNT]",
+		Short: "Limit one sender's spending per day and per month (records BudgetSet); an amount is 20000tok, 1.50usd or both, none removes it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ref, err := identity.ParseIdentity(who)
+			if err != nil {
+				return fmt.Errorf("--sender: %w", err)
+			}
+			if !cmd.Flags().Changed("daily") && !cmd.Flags().Changed("monthly") {
+				return fmt.Errorf("give --daily, --monthly or both")
+			}
+			var limits budget.Limits
+			if limits.Daily, err = amountFlag("--daily", daily); err != nil {
+				return err
+			}
+			if limits.Monthly, err = amountFlag("--monthly", monthly); err != nil {
+				return err
+			}
+			a, err := cli.OpenCaughtUp(cmd)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if !cmd.Flags().Changed("daily") || !cmd.Flags().Changed("monthly") {
+				// The limit not given stays as it was.
+				lines, err := showLines(cmd, a, sender.SenderKey(ref.Channel, ref.ID))
+				if err != nil {
+					return err
+				}
+				limits = keep(limits, lines, cmd.Flags().Changed("daily"))
+			}
+			if err := cli.Do(cmd.Context(), a, &budgethandler.SetBudget{Channel: ref.Channel, SenderID: ref.ID, Limits: limits,
+				Meta: domain.Metadata{CorrelationID: "cli"}}); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: daily %s, monthly %s\n", ref.Channel+":"+ref.ID, orNone(limits.Daily), orNone(limits.Monthly))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&who, "sender", "", "the sender, CHANNEL:ID")
+	cmd.Flags().StringVar(&daily, "daily", "", "the most per day: 20000tok, 1.50usd, both (20000tok,1.50usd) or none")
+	cmd.Flags().StringVar(&monthly, "monthly", "", "the most per month, as --daily")
+	_ = cmd.MarkFlagRequired("sender")
+	return cmd
+}
+
+func budgetShowCmd() *cobra.Command {
+	var who string
+	cmd := &cobra.Command{
+		Use:   "show [--sender CHANNEL:ID]",
+		Short: "Show what was spent this day and month, the limits and when they reset",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var senders []string
+			if who != "" {
+				ref, err := identity.ParseIdentity(who)
+				if err != nil {
+					return fmt.Errorf("--sender: %w", err)
+				}
+				senders = append(senders, sender.SenderKey(ref.Channel, ref.ID))
+			}
+			a, err := cli.OpenCaughtUp(cmd)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			lines, err := showLines(cmd, a, senders...)
+			if err != nil {
+				return err
+			}
+			return writeLines(cmd.OutOrStdout(), lines)
+		},
+	}
+	cmd.Flags().StringVar(&who, "sender", "", "only everything together and this sender, CHANNEL:ID")
+	return cmd
+}
+
+func amountFlag(name, v string) (budget.Amount, error) {
+	if v == "none" {
+		return budget.Amount{}, nil
+	}
+	a, err := budget.ParseAmount(v)
+	if err != nil {
+		return a, fmt.Errorf("%s: %w", name, err)
+	}
+	return a, nil
+}
+
+// keep fills the limit not given (the daily one unless daily was) with
+// the sender's current one.
+func keep(l budget.Limits, current []budgethandler.Line, daily bool) budget.Limits {
+	for _, c := range current {
+		if c.Scope == "" {
+			continue
+		}
+		if c.Period == budget.Day && !daily {
+			l.Daily = c.Limit
+		}
+		if c.Period == budget.Month && daily {
+			l.Monthly = c.Limit
+		}
+	}
+	return l
+}
+
+func orNone(a budget.Amount) string {
+	if a.IsZero() {
+		return "none"
+	}
+	return a.String()
+}
+
+// showLines is the guard's status for the senders (every sender with
+// limits when none is given).
+func showLines(cmd *cobra.Command, a interface {
+	NewBudgetGuard(*time.Location, budgethandler.Owner) (*budgethandler.Guard, error)
+}, senders ...string) ([]budgethandler.Line, error) {
+	g, err := a.NewBudgetGuard(nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return g.Status(cmd.Context(), senders...)
+}
+
+func writeLines(w io.Writer, lines []budgethandler.Line) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCOPE\tPERIOD\tSPENT TOKENS\tSPENT USD\tCALLS\tLIMIT\tLEFT\tRESETS")
+	for _, l := range lines {
+		scope := l.Scope
+		if scope == "" {
+			scope = "everything"
+		}
+		left := "-"
+		if !l.Limit.IsZero() {
+			left = l.Left().String()
+			if left == "" {
+				left = "0"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.4f\t%d\t%s\t%s\t%s\n", scope, l.Period, l.Spent.Tokens, l.Spent.USD, l.Spent.Calls,
+			orNone(l.Limit), left, l.ResetAt.Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
