@@ -7,6 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/handlers/budget"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/handlers/slash"
 )
 
 // NewBudgetGuard is the spending guard with the configured limits, days
@@ -41,6 +42,14 @@ func (r *Runtime) guarded(p pipeline.Provider, loc *time.Location, opts RuntimeO
 		return nil, err
 	}
 	return budget.Wrap(p, r.Budget), nil
+}
+
+// budgetStatus answers /usage; nil when no guard runs (a re-run).
+func (r *Runtime) budgetStatus() slash.BudgetStatus {
+	if r.Budget == nil {
+		return nil
+	}
+	return r.Budget
 }
 
 // budgetCommands handle `omega budget set`.

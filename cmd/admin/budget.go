@@ -115,7 +115,7 @@ func amountFlag(name, v string) (budget.Amount, error) {
 
 // keep fills the limit not given (the daily one unless daily was) with
 // the sender's current one.
-func keep(l budget.Limits, current []budgethandler.Line, daily bool) budget.Limits {
+func keep(l budget.Limits, current []budget.Line, daily bool) budget.Limits {
 	for _, c := range current {
 		if c.Scope == "" {
 			continue
@@ -141,7 +141,7 @@ func orNone(a budget.Amount) string {
 // limits when none is given).
 func showLines(cmd *cobra.Command, a interface {
 	NewBudgetGuard(*time.Location, budgethandler.Owner) (*budgethandler.Guard, error)
-}, senders ...string) ([]budgethandler.Line, error) {
+}, senders ...string) ([]budget.Line, error) {
 	g, err := a.NewBudgetGuard(nil, nil)
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func showLines(cmd *cobra.Command, a interface {
 	return g.Status(cmd.Context(), senders...)
 }
 
-func writeLines(w io.Writer, lines []budgethandler.Line) error {
+func writeLines(w io.Writer, lines []budget.Line) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCOPE\tPERIOD\tSPENT TOKENS\tSPENT USD\tCALLS\tLIMIT\tLEFT\tRESETS")
 	for _, l := range lines {

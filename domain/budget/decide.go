@@ -122,3 +122,16 @@ func Decide(scopes []Scope, background bool, now time.Time, loc *time.Location) 
 // the guard's window, given the calls already in it: the loop or sender
 // is then paused until the window has room.
 func Runaway(calls int64, most int) bool { return most > 0 && calls >= int64(most) }
+
+// Line is one limit's state: what its scope spent in the period, against
+// what limit (zero: none), and when the period ends.
+type Line struct {
+	Scope   string // "" everything together, else a sender key
+	Period  string
+	Limit   Amount
+	Spent   Spend
+	ResetAt time.Time
+}
+
+// Left is what remains of the limit.
+func (l Line) Left() Amount { return l.Spent.Left(l.Limit) }

@@ -9,23 +9,10 @@ import (
 	"github.com/omega-gateway/omega/providers"
 )
 
-// Line is one limit's state: what its scope spent in the period, against
-// what limit (zero: none), and when the period ends.
-type Line struct {
-	Scope   string // "" everything together, else a sender key
-	Period  string
-	Limit   budget.Amount
-	Spent   budget.Spend
-	ResetAt time.Time
-}
-
-// Left is what remains of the limit.
-func (l Line) Left() budget.Amount { return l.Spent.Left(l.Limit) }
-
 // Status says, for everything together and for the given senders (every
 // sender with limits when none is given), what was spent this day and
 // this month against which limits, as a decision would count it now.
-func (g *Guard) Status(ctx context.Context, senders ...string) ([]Line, error) {
+func (g *Guard) Status(ctx context.Context, senders ...string) ([]budget.Line, error) {
 	if len(senders) == 0 {
 		var limits budget.SenderLimits
 		if _, err := foldLimits(ctx, g, &limits); err != nil {
@@ -62,8 +49,8 @@ func (g *Guard) Status(ctx context.Context, senders ...string) ([]Line, error) {
 	return out, nil
 }
 
-func (g *Guard) lines(scope string, l budget.Limits, day, month budget.Spend, now time.Time) []Line {
-	return []Line{
+func (g *Guard) lines(scope string, l budget.Limits, day, month budget.Spend, now time.Time) []budget.Line {
+	return []budget.Line{
 		{Scope: scope, Period: budget.Day, Limit: l.Daily, Spent: day, ResetAt: budget.PeriodEnd(budget.Day, now, g.cfg.Location)},
 		{Scope: scope, Period: budget.Month, Limit: l.Monthly, Spent: month, ResetAt: budget.PeriodEnd(budget.Month, now, g.cfg.Location)},
 	}

@@ -54,6 +54,8 @@ type Commands struct {
 	HeartbeatNext func(ctx context.Context, scope string) (time.Time, bool)
 	// HeartbeatMinutes is the configured interval (0: 30).
 	HeartbeatMinutes int
+	// Budget answers /usage; nil: no spending is reported.
+	Budget BudgetStatus
 }
 
 // New checks a Commands hook's collaborators: the recorder is required;
@@ -123,6 +125,9 @@ var answers = map[string]answerFunc{
 	},
 	commands.Status: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.status(ctx, call)
+	},
+	commands.Usage: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.usage(ctx, call)
 	},
 	commands.Uptime: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
 		return i18n.More(call.lang, i18n.UptimeReport, c.uptime()), nil
