@@ -61,6 +61,8 @@ type Server struct {
 	// engine's Applied); live pages also look every PollEvery.
 	changed func(ctx context.Context) <-chan struct{}
 	stream  http.Handler // nil: no live replies
+	calls   Calls
+	loc     *time.Location
 	token   string
 	logger  *slog.Logger
 	// PollEvery bounds how stale a live page may be when no signal comes
@@ -90,6 +92,11 @@ type Options struct {
 	// Stream serves a turn's reply as Server-Sent Events while it is
 	// written (api.Server.StreamTurn); nil: running turns show no reply.
 	Stream http.Handler
+	// Calls lists provider calls for the usage chart and /ui/calls; nil:
+	// neither is shown. Location is the owner's time zone, where days
+	// start (nil: UTC).
+	Calls    Calls
+	Location *time.Location
 }
 
 // New returns the web UI.
@@ -100,8 +107,11 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
 	s := &Server{audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, token: o.Token, logger: o.Logger,
-		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
+		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{}), calls: o.Calls, loc: o.Location}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -124,6 +134,7 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /ui/senders/{channel}/{id}", s.senderPage)
 	mux.HandleFunc("GET /ui/usage", s.usagePage)
+	mux.HandleFunc("GET /ui/calls", s.callsPage)
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.
