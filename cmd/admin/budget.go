@@ -36,31 +36,17 @@ func budgetSetCmd() *cobra.Command {
 			if !cmd.Flags().Changed("daily") && !cmd.Flags().Changed("monthly") {
 				return fmt.Errorf("give --daily, --monthly or both")
 			}
-			var limits budget.Limits
-			if limits.Daily, err = amountFlag("--daily", daily); err != nil {
+			set := &budgethandler.SetBudget{Channel: ref.Channel, SenderID: ref.ID, Meta: domain.Metadata{CorrelationID: "cli"}}
+			if set.Daily, err = amountFlag(cmd, "daily", daily); err != nil {
 				return err
 			}
-			if limits.Monthly, err = amountFlag("--monthly", monthly); err != nil {
+			if set.Monthly, err = amountFlag(cmd, "monthly", monthly); err != nil {
 				return err
 			}
-			a, err := cli.OpenCaughtUp(cmd)
-			if err != nil {
+			if err := cli.Send(cmd, set); err != nil {
 				return err
 			}
-			defer a.Close()
-			if !cmd.Flags().Changed("daily") || !cmd.Flags().Changed("monthly") {
-				// The limit not given stays as it was.
-				lines, err := showLines(cmd, a, sender.SenderKey(ref.Channel, ref.ID))
-				if err != nil {
-					return err
-				}
-				limits = keep(limits, lines, cmd.Flags().Changed("daily"))
-			}
-			if err := cli.Do(cmd.Context(), a, &budgethandler.SetBudget{Channel: ref.Channel, SenderID: ref.ID, Limits: limits,
-				Meta: domain.Metadata{CorrelationID: "cli"}}); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: daily %s, monthly %s\n", ref.Channel+":"+ref.ID, orNone(limits.Daily), orNone(limits.Monthly))
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: daily %s, monthly %s\n", ref.Channel+":"+ref.ID, given(set.Daily), given(set.Monthly))
 			return nil
 		},
 	}
@@ -102,32 +88,27 @@ func budgetShowCmd() *cobra.Command {
 	return cmd
 }
 
-func amountFlag(name, v string) (budget.Amount, error) {
+// amountFlag reads a limit flag: nil when it was not given, zero for none.
+func amountFlag(cmd *cobra.Command, name, v string) (*budget.Amount, error) {
+	if !cmd.Flags().Changed(name) {
+		return nil, nil
+	}
 	if v == "none" {
-		return budget.Amount{}, nil
+		return &budget.Amount{}, nil
 	}
 	a, err := budget.ParseAmount(v)
 	if err != nil {
-		return a, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("--%s: %w", name, err)
 	}
-	return a, nil
+	return &a, nil
 }
 
-// keep fills the limit not given (the daily one unless daily was) with
-// the sender's current one.
-func keep(l budget.Limits, current []budget.Line, daily bool) budget.Limits {
-	for _, c := range current {
-		if c.Scope == "" {
-			continue
-		}
-		if c.Period == budget.Day && !daily {
-			l.Daily = c.Limit
-		}
-		if c.Period == budget.Month && daily {
-			l.Monthly = c.Limit
-		}
+// given words a limit set (or left as it was).
+func given(a *budget.Amount) string {
+	if a == nil {
+		return "unchanged"
 	}
-	return l
+	return orNone(*a)
 }
 
 func orNone(a budget.Amount) string {

@@ -12,11 +12,11 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 )
 
-// SetBudget sets one sender's limits (`omega budget set`); a zero amount
-// removes that limit.
+// SetBudget sets one sender's limits (`omega budget set`): a nil limit
+// stays as it was, a zero amount removes it.
 type SetBudget struct {
 	Channel, SenderID string
-	Limits            budget.Limits
+	Daily, Monthly    *budget.Amount
 	Meta              domain.Metadata
 }
 
@@ -42,11 +42,19 @@ func (c Commands) SetBudget(ctx context.Context, cmd *SetBudget) error {
 	if cmd.Channel == "" || cmd.SenderID == "" {
 		return errors.New("budget: a sender's limits need its channel and id")
 	}
-	set := budget.BudgetSet{Channel: cmd.Channel, SenderID: cmd.SenderID, Limits: cmd.Limits}
+	set := budget.BudgetSet{Channel: cmd.Channel, SenderID: cmd.SenderID}
 	_, _, err := eventstore.Update(ctx, c.store, c.registry, budget.LimitsStream, cmd.Meta,
 		func() *budget.SenderLimits { return &budget.SenderLimits{} },
 		func(l *budget.SenderLimits) ([]domain.Payload, error) {
-			if l.Of[set.Key()] == cmd.Limits {
+			was := l.Of[set.Key()]
+			set.Limits = was
+			if cmd.Daily != nil {
+				set.Daily = *cmd.Daily
+			}
+			if cmd.Monthly != nil {
+				set.Monthly = *cmd.Monthly
+			}
+			if set.Limits == was {
 				return nil, nil
 			}
 			return []domain.Payload{set}, nil
