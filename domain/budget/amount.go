@@ -143,5 +143,6 @@ func slotsOf(left, largest float64, seen bool, most int) int {
 	case largest <= 0:
 		return 1
 	}
-	return int(math.Max(1, math.Min(float64(most), math.Floor(left/largest))))
+	// The epsilon keeps 0.2/0.05 at 4, not 3.9999.
+	return int(math.Max(1, math.Min(float64(most), math.Floor(left/largest+1e-9))))
 }
