@@ -142,11 +142,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		_ = a.backend.Close()
 		return nil, err
 	}
-	if a.Audit, err = auditlog.New(a.backend.ReadDB()); err != nil {
-		_ = a.backend.Close()
-		return nil, err
-	}
-	if a.Calls, err = providercalls.NewQueries(a.backend.ReadDB()); err != nil {
+	if err := a.openAuditQueries(); err != nil {
 		_ = a.backend.Close()
 		return nil, err
 	}

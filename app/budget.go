@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
@@ -8,6 +9,8 @@ import (
 	"github.com/omega-gateway/omega/handlers/budget"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/handlers/slash"
+	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/providercalls"
 )
 
 // NewBudgetGuard is the spending guard with the configured limits, days
@@ -27,6 +30,16 @@ func (a *App) NewBudgetGuard(loc *time.Location, owner budget.Owner) (*budget.Gu
 	return budget.New(budget.Config{
 		Limits: limits, Location: loc, RunawayCalls: cfg.BudgetRunawayCalls, RunawayWindow: cfg.BudgetRunawayWindow,
 	}, a.Store, a.Registry, a.Calls, owner, a.Logger)
+}
+
+// guardedProvider is the provider (App.provider) behind the guard.
+func (r *Runtime) guardedProvider(ctx context.Context, loc *time.Location, opts RuntimeOptions) (pipeline.Provider, error, error) {
+	p, problem, err := r.provider(ctx, opts.Provider)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err = r.guarded(p, loc, opts)
+	return p, problem, err
 }
 
 // guarded puts the spending guard in front of the provider, so that every
@@ -59,4 +72,14 @@ func (a *App) budgetCommands() []cqrs.CommandHandler {
 		return nil // never: the app always has both
 	}
 	return c.CommandHandlers()
+}
+
+// openAuditQueries opens the queries of what the agent did: the audit of
+// turns and every provider call.
+func (a *App) openAuditQueries() (err error) {
+	if a.Audit, err = auditlog.New(a.backend.ReadDB()); err != nil {
+		return err
+	}
+	a.Calls, err = providercalls.NewQueries(a.backend.ReadDB())
+	return err
 }

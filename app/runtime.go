@@ -218,11 +218,8 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startSkills(ctx); err != nil {
 		return nil, err
 	}
-	provider, problem, err := a.provider(ctx, opts.Provider)
+	provider, problem, err := r.guardedProvider(ctx, loc, opts)
 	if err != nil {
-		return nil, err
-	}
-	if provider, err = r.guarded(provider, loc, opts); err != nil {
 		return nil, err
 	}
 	auth := pipeline.Auth{Allowed: inputs.Allowed}

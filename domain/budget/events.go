@@ -87,7 +87,7 @@ func (s *SenderLimits) Apply(p domain.Payload, version int64, _ time.Time) {
 	if s.Of == nil {
 		s.Of = map[string]Limits{}
 	}
-	if e.Limits.IsZero() {
+	if e.IsZero() {
 		delete(s.Of, e.Key())
 		return
 	}
