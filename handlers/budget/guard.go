@@ -25,7 +25,7 @@ import (
 
 // Ledger is the spend ledger read model.
 type Ledger interface {
-	Ledger(ctx context.Context, ask providercalls.LedgerAsk) (providercalls.Ledger, error)
+	Snapshot(ctx context.Context, day, month, window time.Time) (providercalls.Snapshot, error)
 }
 
 // Owner is where the owner's alerts go.
@@ -55,7 +55,7 @@ type Config struct {
 	// SlotTTL is how long a call's slot lasts unless renewed (a process
 	// that dies frees it); 0 is 30s. Grace is how long a slot stays taken
 	// after its call returned, so that the call's outcome is on the log
-	// before another call counts the room it leaves; 0 is 2s.
+	// before another call counts the room it leaves; 0 is 500ms (an outcome is appended within milliseconds of its call).
 	SlotTTL, Grace time.Duration
 	// Language words the owner's alerts; empty is English.
 	Language string
@@ -69,6 +69,7 @@ type Guard struct {
 	ledger   Ledger
 	owner    Owner
 	log      *slog.Logger
+	tally    tally
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -91,7 +92,7 @@ func New(cfg Config, store Store, reg *domain.Registry, ledger Ledger, owner Own
 		cfg.SlotTTL = 30 * time.Second
 	}
 	if cfg.Grace <= 0 {
-		cfg.Grace = 2 * time.Second
+		cfg.Grace = 500 * time.Millisecond
 	}
 	return &Guard{cfg: cfg, store: store, registry: reg, ledger: ledger, owner: owner, log: log}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
@@ -14,87 +15,130 @@ import (
 	"github.com/omega-gateway/omega/providers"
 )
 
-// spending is what was spent when a call was decided: the ledger's sums
-// with the calls the log holds after the ledger's checkpoint added, so
-// the decision is exact however far the read model lags.
+// spending is what was spent when a call was decided, as the ledger
+// counts it.
 type spending struct {
 	providercalls.Ledger
 }
 
-// spent reads the ledger and adds the log after it.
+// tally is the guard's running count of the spend: the ledger's
+// snapshot, read once per day (and whenever the period moves), plus every
+// call event the log holds after that snapshot's checkpoint, read from
+// the log before each decision. The past of a period never changes, so
+// each decision reads only what was appended since the last one; and
+// since it reads the log itself, not the read model, it is exact however
+// far the read model lags, and sees every process's calls.
+type tally struct {
+	mu         sync.Mutex
+	ready      bool
+	day, month time.Time
+	through    int64
+	senders    map[string]providercalls.PeriodSpend
+	all        providercalls.PeriodSpend
+	largest    budget.Spend
+	recent     []providercalls.Recent // oldest first
+}
+
+// spent brings the tally up to the log and reads what call's decision
+// needs from it.
 func (g *Guard) spent(ctx context.Context, call providers.Call, now time.Time) (spending, error) {
-	ask := providercalls.LedgerAsk{
-		Day:    budget.PeriodStart(budget.Day, now, g.cfg.Location),
-		Month:  budget.PeriodStart(budget.Month, now, g.cfg.Location),
-		Window: now.Add(-g.cfg.RunawayWindow),
-		Sender: call.Sender,
-		Loop:   call.Purpose,
+	t := &g.tally
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	day := budget.PeriodStart(budget.Day, now, g.cfg.Location)
+	month := budget.PeriodStart(budget.Month, now, g.cfg.Location)
+	window := now.Add(-g.cfg.RunawayWindow)
+	if !t.ready || !day.Equal(t.day) || !month.Equal(t.month) {
+		if err := t.reload(ctx, g, day, month, window); err != nil {
+			return spending{}, err
+		}
 	}
-	l, err := g.ledger.Ledger(ctx, ask)
-	if err != nil {
+	if err := t.follow(ctx, g); err != nil {
 		return spending{}, err
 	}
-	s := spending{Ledger: l}
-	if l.AllMonth.Calls > 0 {
-		s.Largest.Calls = 1 // calls were seen: their size is known
+	t.recent = slices.DeleteFunc(t.recent, func(r providercalls.Recent) bool { return r.At.Before(window) })
+	return t.of(call), nil
+}
+
+// reload starts the tally again from the ledger's snapshot.
+func (t *tally) reload(ctx context.Context, g *Guard, day, month, window time.Time) error {
+	s, err := g.ledger.Snapshot(ctx, day, month, window)
+	if err != nil {
+		return err
 	}
+	t.ready, t.day, t.month, t.through = true, day, month, s.Through
+	t.senders, t.largest, t.recent = s.Senders, s.Largest, s.Recent
+	t.all = providercalls.PeriodSpend{}
+	for _, p := range s.Senders {
+		t.all.Day, t.all.Month = t.all.Day.Add(p.Day), t.all.Month.Add(p.Month)
+	}
+	if t.all.Month.Calls > 0 {
+		t.largest.Calls = 1 // calls were seen: their size is known
+	}
+	return nil
+}
+
+// follow adds the calls the log holds after the tally.
+func (t *tally) follow(ctx context.Context, g *Guard) error {
 	types := events.ProviderCallTypes()
-	for after := l.Through; ; {
-		evs, err := g.store.ReadAll(ctx, after, 1000)
+	for {
+		evs, err := g.store.ReadAll(ctx, t.through, 1000)
 		if err != nil {
-			return spending{}, fmt.Errorf("budget: read the log after the ledger: %w", err)
+			return fmt.Errorf("budget: read the log after the ledger: %w", err)
 		}
 		if len(evs) == 0 {
-			return s, nil
+			return nil
 		}
 		for _, e := range evs {
-			if !slices.Contains(types, e.Type) {
-				continue
+			if slices.Contains(types, e.Type) {
+				if err := t.add(g.registry, e); err != nil {
+					return err
+				}
 			}
-			if err := s.add(g.registry, e, ask); err != nil {
-				return spending{}, err
-			}
+			t.through = e.Position
 		}
-		after = evs[len(evs)-1].Position
 	}
 }
 
-// add counts one event the ledger has not applied yet, as the ledger
-// would.
-func (s *spending) add(reg *domain.Registry, e domain.Event, ask providercalls.LedgerAsk) error {
+// add counts one call event as the ledger would.
+func (t *tally) add(reg *domain.Registry, e domain.Event) error {
 	p, err := reg.Decode(e)
 	if err != nil {
 		return fmt.Errorf("budget: decode %s at %d: %w", e.Type, e.Position, err)
 	}
 	c, ok := usage.ProviderCallOf(p)
-	if !ok {
+	if !ok || e.RecordedAt.Before(t.month) {
 		return nil
 	}
 	one := budget.Spend{Tokens: c.Usage.Tokens(), USD: c.Usage.CostUSD, Calls: 1}
-	sender, at := providercalls.SenderOf(e), e.RecordedAt
-	mine := ask.Sender != "" && sender == ask.Sender
-	if !at.Before(ask.Month) {
-		s.AllMonth = s.AllMonth.Add(one)
-		s.Largest = s.Largest.Max(one)
-		if mine {
-			s.SenderMonth = s.SenderMonth.Add(one)
-		}
+	sender := providercalls.SenderOf(e)
+	s := t.senders[sender]
+	s.Month, t.all.Month = s.Month.Add(one), t.all.Month.Add(one)
+	if !e.RecordedAt.Before(t.day) {
+		s.Day, t.all.Day = s.Day.Add(one), t.all.Day.Add(one)
 	}
-	if !at.Before(ask.Day) {
-		s.AllDay = s.AllDay.Add(one)
-		if mine {
-			s.SenderDay = s.SenderDay.Add(one)
-		}
+	t.senders[sender] = s
+	t.largest = t.largest.Max(one)
+	t.recent = append(t.recent, providercalls.Recent{At: e.RecordedAt, Sender: sender, Purpose: c.Purpose})
+	return nil
+}
+
+// of is what a decision on call needs.
+func (t *tally) of(call providers.Call) spending {
+	s := spending{Ledger: providercalls.Ledger{Through: t.through, AllDay: t.all.Day, AllMonth: t.all.Month, Largest: t.largest}}
+	if call.Sender != "" {
+		mine := t.senders[call.Sender]
+		s.SenderDay, s.SenderMonth = mine.Day, mine.Month
 	}
-	if !at.Before(ask.Window) {
-		if mine {
+	for _, r := range t.recent {
+		switch {
+		case call.Sender != "" && r.Sender == call.Sender:
 			s.SenderWindow++
-		}
-		if sender == "" && c.Purpose == ask.Loop {
+		case r.Sender == "" && r.Purpose == call.Purpose:
 			s.LoopWindow++
 		}
 	}
-	return nil
+	return s
 }
 
 // scopes fills the limited scopes with what each spent.

@@ -25,17 +25,10 @@ func NewQueries(db *sql.DB) (*Queries, error) {
 	return &Queries{db: db}, nil
 }
 
-// LedgerAsk is what a budget decision needs summed: since when (the day's
-// and the month's start in the owner's time zone, and the runaway
-// window's start), for which sender and which loop.
-type LedgerAsk struct {
-	Day, Month, Window time.Time
-	Sender             string // "" sums no sender
-	Loop               string // a purpose: omega's own calls of it in the window
-}
-
-// Ledger is what the read model had summed when it had applied the log
-// through position Through.
+// Ledger is what a budget decision counts: spend this day and this
+// month, everything's and the sender's, the month's largest call and
+// the calls in the runaway window, the sender's and the loop's; through
+// position Through of the log.
 type Ledger struct {
 	Through          int64
 	AllDay, AllMonth budget.Spend
@@ -44,48 +37,6 @@ type Ledger struct {
 	Largest          budget.Spend // the largest call this month, by unit
 	SenderWindow     int64        // the sender's calls in the window
 	LoopWindow       int64        // the loop's calls in the window
-}
-
-// ledgerSQL sums everything in one statement, so the sums and the
-// checkpoint are of one snapshot: the guard adds what the log holds after
-// Through and the total is exact however far the read model lags.
-var ledgerSQL = `SELECT c.position,
-	COALESCE(SUM(CASE WHEN p.at >= $2 THEN p.input_tokens + p.output_tokens END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $2 THEN p.cost_usd END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $2 THEN 1 END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $3 THEN p.input_tokens + p.output_tokens END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $3 THEN p.cost_usd END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $3 THEN 1 END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $2 AND p.sender = $5 THEN p.input_tokens + p.output_tokens END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $2 AND p.sender = $5 THEN p.cost_usd END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $2 AND p.sender = $5 THEN 1 END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $3 AND p.sender = $5 THEN p.input_tokens + p.output_tokens END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $3 AND p.sender = $5 THEN p.cost_usd END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $3 AND p.sender = $5 THEN 1 END), 0),
-	COALESCE(MAX(CASE WHEN p.at >= $3 THEN p.input_tokens + p.output_tokens END), 0),
-	COALESCE(MAX(CASE WHEN p.at >= $3 THEN p.cost_usd END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $4 AND p.sender = $5 AND p.sender <> '' THEN 1 END), 0),
-	COALESCE(SUM(CASE WHEN p.at >= $4 AND p.sender = '' AND p.purpose = $6 THEN 1 END), 0)
-	FROM checkpoints c LEFT JOIN provider_calls p ON p.at >= $7
-	WHERE c.name = $1 GROUP BY c.position`
-
-// Ledger sums the calls since the month's start (or the window's, if
-// earlier); a read model not created yet is a ledger through 0.
-func (q *Queries) Ledger(ctx context.Context, ask LedgerAsk) (Ledger, error) {
-	from := min(ask.Month.UnixMicro(), ask.Window.UnixMicro())
-	var l Ledger
-	err := q.db.QueryRowContext(ctx, ledgerSQL, readmodel.CheckpointName(ReadModel{}), ask.Day.UnixMicro(), ask.Month.UnixMicro(),
-		ask.Window.UnixMicro(), ask.Sender, ask.Loop, from).Scan(&l.Through,
-		&l.AllDay.Tokens, &l.AllDay.USD, &l.AllDay.Calls, &l.AllMonth.Tokens, &l.AllMonth.USD, &l.AllMonth.Calls,
-		&l.SenderDay.Tokens, &l.SenderDay.USD, &l.SenderDay.Calls, &l.SenderMonth.Tokens, &l.SenderMonth.USD, &l.SenderMonth.Calls,
-		&l.Largest.Tokens, &l.Largest.USD, &l.SenderWindow, &l.LoopWindow)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Ledger{}, nil
-	}
-	if err != nil {
-		return Ledger{}, fmt.Errorf("read the spend ledger: %w", err)
-	}
-	return l, nil
 }
 
 // Call is one provider call as the read model keeps it.
@@ -129,4 +80,77 @@ func (q *Queries) Calls(ctx context.Context, since, until time.Time, purpose, se
 		return nil, fmt.Errorf("read provider calls: %w", err)
 	}
 	return out, nil
+}
+
+// Snapshot is what the read model had summed for a budget's periods
+// when it had applied the log through Through: each sender's spend
+// ("" is omega's own calls) this day and this month, the month's largest
+// call, and the calls since the runaway window's start.
+type Snapshot struct {
+	Through int64
+	Senders map[string]PeriodSpend
+	Largest budget.Spend
+	Recent  []Recent
+}
+
+// PeriodSpend is what was spent this day and this month.
+type PeriodSpend struct {
+	Day, Month budget.Spend
+}
+
+// Recent is one call in the runaway window.
+type Recent struct {
+	At              time.Time
+	Sender, Purpose string
+}
+
+// snapshotSQL reads, in one statement (one snapshot, so the sums and
+// the checkpoint agree), the month's sums by sender and the window's
+// calls one by one.
+var snapshotSQL = `SELECT c.position, g.kind, g.sender, g.purpose, g.at,
+	g.day_tokens, g.day_usd, g.day_calls, g.month_tokens, g.month_usd, g.month_calls, g.max_tokens, g.max_usd
+	FROM checkpoints c LEFT JOIN (
+		SELECT 0 AS kind, sender, '' AS purpose, 0 AS at,
+			COALESCE(SUM(CASE WHEN at >= $2 THEN input_tokens + output_tokens END), 0) AS day_tokens,
+			COALESCE(SUM(CASE WHEN at >= $2 THEN cost_usd END), 0) AS day_usd,
+			COALESCE(SUM(CASE WHEN at >= $2 THEN 1 END), 0) AS day_calls,
+			COALESCE(SUM(input_tokens + output_tokens), 0) AS month_tokens, COALESCE(SUM(cost_usd), 0) AS month_usd,
+			COUNT(*) AS month_calls, COALESCE(MAX(input_tokens + output_tokens), 0) AS max_tokens, COALESCE(MAX(cost_usd), 0) AS max_usd
+			FROM provider_calls WHERE at >= $3 GROUP BY sender
+		UNION ALL
+		SELECT 1, sender, purpose, at, 0, 0, 0, 0, 0, 0, 0, 0 FROM provider_calls WHERE at >= $4
+	) g ON 1 = 1
+	WHERE c.name = $1`
+
+// Snapshot reads the sums since month (day's within them) and the calls
+// since window; a read model not created yet is a snapshot through 0.
+func (q *Queries) Snapshot(ctx context.Context, day, month, window time.Time) (Snapshot, error) {
+	rows, err := q.db.QueryContext(ctx, snapshotSQL, readmodel.CheckpointName(ReadModel{}), day.UnixMicro(), month.UnixMicro(), window.UnixMicro())
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("read the spend ledger: %w", err)
+	}
+	defer rows.Close()
+	s := Snapshot{Senders: map[string]PeriodSpend{}}
+	for rows.Next() {
+		var kind sql.NullInt64
+		var sender, purpose sql.NullString
+		var at, dt, dc, mt, mc, xt sql.NullInt64
+		var du, mu, xu sql.NullFloat64
+		if err := rows.Scan(&s.Through, &kind, &sender, &purpose, &at, &dt, &du, &dc, &mt, &mu, &mc, &xt, &xu); err != nil {
+			return Snapshot{}, fmt.Errorf("scan the spend ledger: %w", err)
+		}
+		switch {
+		case !kind.Valid:
+		case kind.Int64 == 0:
+			s.Senders[sender.String] = PeriodSpend{Day: budget.Spend{Tokens: dt.Int64, USD: du.Float64, Calls: dc.Int64},
+				Month: budget.Spend{Tokens: mt.Int64, USD: mu.Float64, Calls: mc.Int64}}
+			s.Largest = s.Largest.Max(budget.Spend{Tokens: xt.Int64, USD: xu.Float64})
+		default:
+			s.Recent = append(s.Recent, Recent{At: time.UnixMicro(at.Int64).UTC(), Sender: sender.String, Purpose: purpose.String})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Snapshot{}, fmt.Errorf("read the spend ledger: %w", err)
+	}
+	return s, nil
 }
