@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // countingClaude answers every call with 10 tokens in and 5 out ($0.001)
@@ -117,7 +121,38 @@ func TestBudgetThroughTheBinary(t *testing.T) {
 			if code != 200 || strings.Count(callsPage, "<td>turn</td>") != 3 || !strings.Contains(callsPage, "3 calls, 45 tokens") {
 				t.Fatalf("%s: %d\n%s", link, code, callsPage)
 			}
+			if b.name == "sqlite" {
+				spendChartInBrowser(t, url)
+			}
 		})
+	}
+}
+
+// spendChartInBrowser loads the usage page in Chromium: the chart has a
+// bar per purpose and day, and a day's number leads to the calls it sums.
+func spendChartInBrowser(t *testing.T, url string) {
+	browserPath := chromiumPath(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browserPath),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+	var bars int
+	var loc, summary string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(url+"/ui/usage"),
+		chromedp.WaitVisible(`svg.chart rect`),
+		chromedp.Evaluate(`document.querySelectorAll("svg.chart rect").length`, &bars),
+		chromedp.Click(`td.num a`),
+		chromedp.WaitVisible(`main p.muted`),
+		chromedp.Location(&loc),
+		chromedp.Text(`main p.muted`, &summary),
+	); err != nil {
+		t.Fatalf("the usage page in Chromium: %v", err)
+	}
+	if bars != 1 || !strings.Contains(loc, "/ui/calls?") || !strings.Contains(summary, "3 calls, 45 tokens") {
+		t.Fatalf("%d bars; the day's number led to %s: %q", bars, loc, summary)
 	}
 }
 
