@@ -112,6 +112,17 @@ func TestBudgetThroughTheBinary(t *testing.T) {
 				t.Fatalf("usage --by colour: %v %s", err, errs)
 			}
 
+			// The metrics follow the log: give them a moment.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+				_, metrics := httpBody(t, url+"/metrics")
+				v := metricValue(metrics, `omega_budget_refused_total{purpose="turn",reason="limit"}`)
+				if v == "1" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("/metrics counts %q refused turns:\n%s", v, grepLines(metrics, "omega_budget"))
+				}
+			}
 			code, page := httpBody(t, url+"/ui/usage")
 			if code != 200 || !strings.Contains(page, "<svg class=\"chart\"") || !strings.Contains(page, "45 tok / 3 calls</a>") {
 				t.Fatalf("/ui/usage: %d\n%s", code, page)
