@@ -73,18 +73,20 @@ func usageHTML(u usageData) string {
 // usageRow writes one purpose's sums; tokens and cost cover only the
 // calls that reported usage.
 func usageRow(d *doc, s auditlog.Stats, u usageData) {
-	calls := any(strconv.FormatInt(s.Calls, 10))
+	cell := func(text string) any { return text }
 	if u.Series != nil {
 		purpose := s.Group
 		if purpose == "all" {
 			purpose = ""
 		}
-		link, n := callsLink(u.from, u.to, purpose), strconv.FormatInt(s.Calls, 10)
-		calls = func() { d.raw(`<td><a href="`, link, `">`, n, `</a></td>`) }
+		link := callsLink(u.from, u.to, purpose)
+		cell = func(text string) any {
+			return func() { d.raw(`<td><a href="`, link, `">`, text, `</a></td>`) }
+		}
 	}
-	d.cells(s.Group, calls, strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
-		fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
-		fmt.Sprintf("$%.4f", s.CostUSD))
+	d.cells(s.Group, cell(strconv.FormatInt(s.Calls, 10)), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
+		cell(fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens)), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
+		cell(fmt.Sprintf("$%.4f", s.CostUSD)))
 }
 
 // total sums the purposes' rows into one named "all".
