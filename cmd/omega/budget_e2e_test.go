@@ -102,6 +102,7 @@ func TestBudgetThroughTheBinary(t *testing.T) {
 				"sender":  {"http-ana", "2", "0", "30"},
 				"purpose": {"turn", "3", "0", "45"},
 				"model":   {"claude-test", "3", "0", "45"},
+				"day":     {time.Now().UTC().Format(time.DateOnly), "3", "0", "45"},
 			} {
 				out, errs, err := runBin(t, bin, env, "usage", "--by", by)
 				if err != nil || !hasRow(out, row...) {
