@@ -15,7 +15,9 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/budget"
+	heartbeatdom "github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	budgethandler "github.com/omega-gateway/omega/handlers/budget"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -198,24 +200,49 @@ func TestBudgetResetsAtTheOwnersMidnight(t *testing.T) {
 	}
 }
 
-// The runaway guard pauses a sender who made more calls than allowed
-// within the window, and records it.
+// The runaway guard pauses a loop: a sender's scheduled actions once
+// that sender made more calls than allowed within the window, and one of
+// omega's own loops once it did. A person's own messages are never
+// paused by it.
 func TestBudgetRunawayGuardPausesTheLoop(t *testing.T) {
 	a := openBudgetApp(t, baseVars(t, backends()[0], "claude"))
 	g := newGuard(t, a, budgethandler.Config{Location: time.UTC, RunawayCalls: 3, RunawayWindow: time.Hour}, time.Now)
-	ana := providers.Call{Purpose: "turn", Sender: "http-ana"}
+	action := providers.Call{Purpose: "turn", Sender: "http-ana", Background: true}
 	for i := range 3 {
-		if d := allow(t, g, ana); !d.Allowed || d.Paused {
+		if d := allow(t, g, action); !d.Allowed || d.Paused {
 			t.Fatalf("call %d: %+v", i+1, d)
 		}
 		recordCall(t, a, "ana", 1)
 	}
-	d := allow(t, g, ana)
-	if !d.Paused || providers.ClassOf(d.Err("fake")) != providers.OverBudget {
+	d := allow(t, g, action)
+	if !d.Paused || providers.ClassOf(d.Err("fake")) != providers.OverBudget || d.ResetAt.Before(time.Now()) {
 		t.Fatalf("the fourth call in the window: %+v", d)
 	}
-	if d := allow(t, g, providers.Call{Purpose: "turn", Sender: "http-bo"}); d.Paused {
-		t.Fatalf("another sender was paused: %+v", d)
+	if d := allow(t, g, providers.Call{Purpose: "turn", Sender: "http-ana"}); d.Paused {
+		t.Fatalf("ana writing herself was paused: %+v", d)
+	}
+	if d := allow(t, g, providers.Call{Purpose: "turn", Sender: "http-bo", Background: true}); d.Paused {
+		t.Fatalf("another sender's action was paused: %+v", d)
+	}
+	heartbeat := providers.Call{Purpose: "heartbeat", Background: true}
+	for range 3 {
+		e, _ := domain.NewEventFrom(heartbeatdom.HeartbeatGroupReplied{Group: 1, Usage: &usage.CallUsage{InputTokens: 1}}, domain.Metadata{})
+		if _, err := a.Store.Append(context.Background(), "heartbeat-test", -1, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := allow(t, g, heartbeat); !d.Paused {
+		t.Fatalf("the heartbeat's fourth call in the window: %+v", d)
+	}
+	var paused int
+	evs, _ := a.Store.Load(context.Background(), budget.ExceededStream, 1)
+	for _, e := range evs {
+		if e.Type == "LoopPaused" {
+			paused++
+		}
+	}
+	if paused != 2 {
+		t.Fatalf("%d LoopPaused recorded, want 2", paused)
 	}
 }
 

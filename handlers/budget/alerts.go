@@ -61,12 +61,15 @@ func (g *Guard) alertOnce(ctx context.Context, stream, text string) {
 	}
 }
 
-// runaway pauses a sender, or a loop of omega's own work, that made more
-// than RunawayCalls calls within RunawayWindow: the call is refused until
-// the window has room, LoopPaused is recorded and the owner alerted once
-// per window.
+// runaway pauses a loop (background work: the heartbeat, self-heal, a
+// sender's scheduled actions) when its calls, or its sender's, passed
+// RunawayCalls within RunawayWindow: the call is refused until the window
+// has room, LoopPaused is recorded and the owner alerted once per window.
+// A person's own messages are no loop: each was written by someone, and
+// the spending limits bound them; a client that posts many in a row is
+// not paused.
 func (g *Guard) runaway(ctx context.Context, call providers.Call, s spending, now time.Time, v budget.Verdict) (Decision, bool, error) {
-	if g.cfg.RunawayCalls == 0 {
+	if g.cfg.RunawayCalls == 0 || !call.Background {
 		return Decision{}, false, nil
 	}
 	loop, calls := call.Sender, s.SenderWindow

@@ -45,8 +45,10 @@ type Config struct {
 	Limits budget.Limits
 	// Location is the owner's time zone: days and months start there.
 	Location *time.Location
-	// RunawayCalls calls of one sender or one loop within RunawayWindow
-	// are allowed; the next pauses it until the window has room. 0: no guard.
+	// RunawayCalls calls of one loop (background work: a purpose of
+	// omega's own, or a sender's scheduled actions, counted with all that
+	// sender's calls) within RunawayWindow are allowed; the next pauses it
+	// until the window has room. 0: no guard.
 	RunawayCalls  int
 	RunawayWindow time.Duration
 	// Slots bounds the calls in flight at once per scope while a limit is
