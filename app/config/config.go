@@ -52,9 +52,10 @@ type Config struct {
 	// limit. See budget.go.
 	BudgetDaily   string `env:"BUDGET_DAILY"`
 	BudgetMonthly string `env:"BUDGET_MONTHLY"`
-	// BudgetRunawayCalls provider calls of one sender or one background
-	// loop within BudgetRunawayWindow are allowed; the next pauses it
-	// until the window has room and alerts the owner. 0 turns it off.
+	// BudgetRunawayCalls provider calls of one background loop (heartbeat,
+	// self-heal, a sender's scheduled actions) within BudgetRunawayWindow
+	// are allowed; the next pauses it until the window has room and alerts
+	// the owner. 0 turns it off.
 	BudgetRunawayCalls  int           `env:"BUDGET_RUNAWAY_CALLS" envDefault:"60"`
 	BudgetRunawayWindow time.Duration `env:"BUDGET_RUNAWAY_WINDOW" envDefault:"10m"`
 	// Workspace is where the provider works and inbox attachments are

@@ -163,7 +163,7 @@ func (g *Guard) try(ctx context.Context, call providers.Call) (Decision, bool, e
 	if err != nil {
 		return Decision{}, false, err
 	}
-	if len(limited) == 0 && g.cfg.RunawayCalls == 0 {
+	if len(limited) == 0 && (g.cfg.RunawayCalls == 0 || !call.Background) {
 		return Decision{Verdict: budget.Verdict{Allowed: true}}, false, nil
 	}
 	s, err := g.spent(ctx, call, now)
