@@ -73,6 +73,8 @@ type App struct {
 	Audit *auditlog.Queries
 	// Recall searches the full-text index of every conversation.
 	Recall *recall.Index
+	// Calls queries every provider call: the spend ledger and usage reports.
+	Calls *providercalls.Queries
 	// Senders changes sender profiles; Effects records marker and command
 	// effects and handles the task commands.
 	Senders senders.Service

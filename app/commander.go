@@ -37,6 +37,7 @@ func (a *App) OpenCommander(ctx context.Context) (*Commander, error) {
 		return nil, errors.Join(err, buses.Close())
 	}
 	hs := append(a.Senders.CommandHandlers(), a.Effects.CommandHandlers()...)
+	hs = append(hs, a.budgetCommands()...)
 	if err := buses.AddCommandHandlers(ctx, append(hs, pairings.CommandHandlers()...)...); err != nil {
 		return nil, errors.Join(err, buses.Close())
 	}

@@ -80,6 +80,7 @@ func (r *Runtime) startCommandHandlers(ctx context.Context, provider summarizer.
 	}
 	hs := append(r.Senders.CommandHandlers(), r.Effects.CommandHandlers()...)
 	hs = append(hs, r.Access.CommandHandlers()...)
+	hs = append(hs, r.budgetCommands()...)
 	return r.Buses.AddCommandHandlers(ctx, append(hs, r.Summarizer.CommandHandler())...)
 }
 
@@ -138,6 +139,7 @@ func (r *Runtime) hooks(opts RuntimeOptions, loc *time.Location, catalog *projec
 			DataDir: r.Config.DataDir, Status: status, Skills: r.Skills, Projects: catalog,
 			HeartbeatNext: r.heartbeatNext, HeartbeatMinutes: int(r.Config.HeartbeatInterval / time.Minute), Recall: r.Recall,
 			Builds: build.Service{Store: r.Store, Registry: r.Registry, TopologiesDir: topologiesDir(r.Config.DataDir, opts), Logger: r.Logger},
+			Budget: r.budgetStatus(),
 		})
 		if err != nil {
 			return nil, nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 	"github.com/omega-gateway/omega/handlers/access"
+	budgethandler "github.com/omega-gateway/omega/handlers/budget"
 	"github.com/omega-gateway/omega/handlers/build"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/handlers/heartbeat"
@@ -65,7 +66,11 @@ type Runtime struct {
 	// Access is sender pairing and identity links.
 	Access *access.Service
 	// Live fans streamed replies out to the turns' watchers.
-	Live     *live.Hub
+	Live *live.Hub
+	// Budget is the spending guard in front of the provider: a new
+	// caller of the provider tags its context (providers.WithCall) and
+	// calls the provider it was given, or asks Budget.Allow itself.
+	Budget   *budgethandler.Guard
 	channels map[string]channels.Channel
 	health   *channelhealth.Watch
 	// summarizeOnShutdown: see RuntimeOptions.SummarizeOnShutdown.
@@ -235,7 +240,7 @@ func (a *App) NewRuntime(ctx context.Context, opts RuntimeOptions) (_ *Runtime, 
 	if err := r.startSkills(ctx); err != nil {
 		return nil, err
 	}
-	provider, problem, err := a.provider(ctx, opts.Provider)
+	provider, problem, err := r.guardedProvider(ctx, loc, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ const (
 	BadRequest        // the provider rejected what we sent
 	Malformed         // the provider answered something we cannot parse
 	Unavailable       // the provider cannot work at all: missing binary or key
+	OverBudget        // a spending limit refused the call: it was not made
 )
 
 var classNames = [...]string{
@@ -31,6 +32,7 @@ var classNames = [...]string{
 	BadRequest:  "bad request",
 	Malformed:   "malformed",
 	Unavailable: "unavailable",
+	OverBudget:  "over budget",
 }
 
 func (c Class) String() string {
@@ -52,9 +54,11 @@ type Error struct {
 	Class      Class
 	Status     int           // HTTP status or process exit code; 0 when none
 	RetryAfter time.Duration // server hint for RateLimited; 0 when none
-	Provider   string
-	Msg        string
-	Err        error
+	// Until is, for OverBudget, when the limit that refused the call resets.
+	Until    time.Time
+	Provider string
+	Msg      string
+	Err      error
 }
 
 func (e *Error) Error() string {
@@ -110,6 +114,8 @@ func FriendlyError(err error) string {
 		return "I got an unreadable answer from my AI provider. Please try again."
 	case Unavailable:
 		return "My AI provider isn't set up yet. My owner needs to finish the configuration."
+	case OverBudget:
+		return "My spending limit is used up for now. Please try again after it resets."
 	default:
 		return "Something went wrong. Please try again."
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/budget"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/domain/task"
@@ -68,6 +69,7 @@ type Metrics struct {
 	lateness      prometheus.Histogram
 	channelUp     *prometheus.GaugeVec
 	channelDowns  *prometheus.CounterVec
+	refused       *prometheus.CounterVec
 
 	mu       sync.Mutex
 	sampled  time.Time
@@ -105,6 +107,9 @@ func New(state State, decoder *domain.Registry, logger *slog.Logger) (*Metrics, 
 			Help: "Tokens as providers reported them, by kind (input, output, cache_read, cache_write) and call purpose."}, []string{"kind", "purpose"}),
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_provider_cost_usd_total",
 			Help: "Cost in USD as providers reported it (Claude Code only), by call purpose."}, []string{"purpose"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "omega_budget_refused_total",
+			Help: "Provider calls not made, by purpose and reason (limit: a spending limit was spent; runaway: the runaway guard paused the loop)."},
+			[]string{"purpose", "reason"}),
 		callEvents: map[string]bool{},
 		appendLatency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "omega_event_append_duration_seconds",
 			Help: "Latency of appends to the event log by this process.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
@@ -119,7 +124,7 @@ func New(state State, decoder *domain.Registry, logger *slog.Logger) (*Metrics, 
 		m.callEvents[t] = true
 	}
 	m.registry.MustRegister(m.turns, m.turnLatency, m.providerCalls, m.callsBy, m.providerErrs, m.tokens, m.cost, m.appendLatency, m.lateness,
-		m.channelUp, m.channelDowns,
+		m.channelUp, m.channelDowns, m.refused,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gauge := func(name, help string, read func(gauges) float64) {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
@@ -182,7 +187,7 @@ func (m *Metrics) Follow(ctx context.Context, store eventstore.Store, after int6
 }
 
 func (m *Metrics) observe(e domain.Event) {
-	if e.Type != "TurnCompleted" && e.Type != "TaskFired" && !m.callEvents[e.Type] && !isChannelHealth(e.Type) {
+	if e.Type != "TurnCompleted" && e.Type != "TaskFired" && !m.callEvents[e.Type] && !isChannelHealth(e.Type) && !isRefusal(e.Type) {
 		return
 	}
 	p, err := m.decoder.Decode(e)
@@ -203,10 +208,18 @@ func (m *Metrics) observe(e domain.Event) {
 		if !ev.Due.IsZero() && !ev.FiredAt.IsZero() {
 			m.lateness.Observe(max(ev.FiredAt.Sub(ev.Due), 0).Seconds())
 		}
+	case budget.BudgetExceeded:
+		m.refused.WithLabelValues(ev.Purpose, "limit").Inc()
+	case budget.LoopPaused:
+		m.refused.WithLabelValues(ev.Purpose, "runaway").Inc()
 	default:
 		m.channelHealth(p)
 	}
 }
+
+// isRefusal reports whether an event type records a call the budget
+// guard refused.
+func isRefusal(t string) bool { return t == "BudgetExceeded" || t == "LoopPaused" }
 
 // isChannelHealth reports whether an event type is a channel's recorded
 // change of health.

@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/providercalls"
 )
 
 // usageData is the usage page: every provider call of the time range,
@@ -14,6 +16,10 @@ import (
 type usageData struct {
 	Since, Until string
 	Stats        []auditlog.Stats
+	// Series is spend per day by purpose; nil when no calls are listed.
+	Series   *providercalls.Series
+	Location *time.Location
+	from, to time.Time
 }
 
 // usagePage serves /ui/usage: calls, failures, provider time, tokens and
@@ -30,7 +36,17 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	render(w, usageHTML(usageData{Since: q["since"], Until: q["until"], Stats: stats}))
+	u := usageData{Since: q["since"], Until: q["until"], Stats: stats, Location: s.loc, from: f.Since, to: f.Until}
+	if s.calls != nil {
+		calls, err := s.calls.Calls(r.Context(), f.Since, f.Until, "", "")
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		series := providercalls.DailyByPurpose(calls, s.loc)
+		u.Series = &series
+	}
+	render(w, usageHTML(u))
 }
 
 func usageHTML(u usageData) string {
@@ -47,16 +63,30 @@ func usageHTML(u usageData) string {
 			rows = append(slices.Clone(rows), total(rows))
 		}
 		table(d, len(rows), `<th>purpose</th><th>calls</th><th>failed</th><th>provider time</th><th>tokens in / out</th><th>usage reported</th><th>cost</th>`,
-			"No provider call in this range.", func(i int) { usageRow(d, rows[i]) })
+			"No provider call in this range.", func(i int) { usageRow(d, rows[i], u) })
+		if u.Series != nil {
+			spendChart(d, *u.Series, u.Location)
+		}
 	})
 }
 
 // usageRow writes one purpose's sums; tokens and cost cover only the
 // calls that reported usage.
-func usageRow(d *doc, s auditlog.Stats) {
-	d.cells(s.Group, strconv.FormatInt(s.Calls, 10), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
-		fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
-		fmt.Sprintf("$%.4f", s.CostUSD))
+func usageRow(d *doc, s auditlog.Stats, u usageData) {
+	cell := func(text string) any { return text }
+	if u.Series != nil {
+		purpose := s.Group
+		if purpose == "all" {
+			purpose = ""
+		}
+		link := callsLink(u.from, u.to, purpose)
+		cell = func(text string) any {
+			return func() { d.raw(`<td><a href="`, link, `">`, text, `</a></td>`) }
+		}
+	}
+	d.cells(s.Group, cell(strconv.FormatInt(s.Calls, 10)), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
+		cell(fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens)), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
+		cell(fmt.Sprintf("$%.4f", s.CostUSD)))
 }
 
 // total sums the purposes' rows into one named "all".

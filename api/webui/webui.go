@@ -66,6 +66,7 @@ type Server struct {
 	// channels reports the running channels' states; nil shows none.
 	channels func() []ChannelStatus
 	recall   Recaller // nil: no search page
+	calls    Calls
 	token    string
 	logger   *slog.Logger
 	// PollEvery bounds how stale a live page may be when no signal comes
@@ -99,11 +100,15 @@ type Options struct {
 	// leaves the audit page without the line.
 	Channels func() []ChannelStatus
 	// States gives sender pages their "as of" control (nil: none), read
-	// in Location, the owner's zone (nil: UTC).
+	// in Location, the owner's zone (nil: UTC), where days start on the
+	// usage chart too.
 	States   States
 	Location *time.Location
 	// Recall serves the search page (/ui/search); nil: none.
 	Recall Recaller
+	// Calls lists provider calls for the usage chart and /ui/calls; nil:
+	// neither is shown.
+	Calls Calls
 }
 
 // New returns the web UI.
@@ -118,7 +123,7 @@ func New(o Options) (*Server, error) {
 		o.Location = time.UTC
 	}
 	s := &Server{states: o.States, loc: o.Location, audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, channels: o.Channels, recall: o.Recall, token: o.Token, logger: o.Logger,
-		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{})}
+		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{}), calls: o.Calls}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -146,6 +151,7 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.HandleFunc("GET /ui/builds", s.buildsPage)
 	mux.HandleFunc("GET /ui/builds/{id}", s.buildPage)
+	mux.HandleFunc("GET /ui/calls", s.callsPage)
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.

@@ -46,6 +46,18 @@ type Config struct {
 	// within it into one turn; 0 turns coalescing off.
 	CoalesceWindow time.Duration `env:"COALESCE_WINDOW" envDefault:"0s"`
 	Timezone       string        `env:"TIMEZONE" envDefault:"Local"`
+	// BudgetDaily and BudgetMonthly limit what every provider call
+	// together may spend per day and per month in OMEGA_TIMEZONE
+	// ("50000tok", "2.50usd", or both: "50000tok,2.50usd"); empty is no
+	// limit. See budget.go.
+	BudgetDaily   string `env:"BUDGET_DAILY"`
+	BudgetMonthly string `env:"BUDGET_MONTHLY"`
+	// BudgetRunawayCalls provider calls of one background loop (heartbeat,
+	// self-heal, a sender's scheduled actions) within BudgetRunawayWindow
+	// are allowed; the next pauses it until the window has room and alerts
+	// the owner. 0 turns it off.
+	BudgetRunawayCalls  int           `env:"BUDGET_RUNAWAY_CALLS" envDefault:"60"`
+	BudgetRunawayWindow time.Duration `env:"BUDGET_RUNAWAY_WINDOW" envDefault:"10m"`
 	// Workspace is where the provider works and inbox attachments are
 	// saved; empty means DATA_DIR/workspace.
 	Workspace    string        `env:"WORKSPACE"`
@@ -166,6 +178,7 @@ func (c Config) Validate() error {
 	c.validateStreaming(&p)
 	c.validateProvider(&p)
 	c.validateHeartbeat(&p)
+	c.validateBudget(&p)
 	errs := p.errs
 	if len(errs) > 0 {
 		return fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))

@@ -8,5 +8,5 @@ import "github.com/spf13/cobra"
 
 // Commands are the admin commands, for the root command to add.
 func Commands() []*cobra.Command {
-	return []*cobra.Command{factsCmd(), tasksCmd(), pairingCmd(), identityCmd(), heartbeatCmd()}
+	return []*cobra.Command{factsCmd(), tasksCmd(), pairingCmd(), identityCmd(), heartbeatCmd(), budgetCmd()}
 }

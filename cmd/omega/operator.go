@@ -40,7 +40,10 @@ func startMetrics(ctx context.Context, a *app.App) (*metrics.Metrics, error) {
 func operatorViews(srv *api.Server, a *app.App, m *metrics.Metrics, rt *app.Runtime) error {
 	log := a.Audit
 	opts := webui.Options{Audit: log, Log: a.Store, Decoder: a.Registry, Changed: a.Engine.Applied, Token: srv.Token, Logger: a.Logger,
-		Stream: http.HandlerFunc(srv.StreamTurn), Channels: channelStatuses(rt), Recall: a.Recall}
+		Stream: http.HandlerFunc(srv.StreamTurn), Channels: channelStatuses(rt), Recall: a.Recall, Calls: a.Calls}
+	if loc, err := a.Config.Location(); err == nil {
+		opts.Location = loc
+	}
 	if a.Config.HeartbeatEnabled {
 		opts.Checklists = heartbeat.Checklists{Store: a.Store, Registry: a.Registry}
 	}

@@ -129,7 +129,8 @@ func TestEveryProviderCallIsAccountedByPurpose(t *testing.T) {
 			}
 			for _, p := range usage.Purposes() {
 				s := byPurpose[p]
-				row := fmt.Sprintf("<td>%s</td><td>%d</td>", p, s.Calls)
+				// The number of calls links to the calls it sums.
+				row := fmt.Sprintf(`<td>%s</td><td><a href="/ui/calls?purpose=%s">%d</a></td>`, p, p, s.Calls)
 				if !strings.Contains(page, row) || !strings.Contains(page, fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens)) {
 					t.Errorf("/ui/usage lacks %s's row (%s, tokens %d / %d):\n%s", p, row, s.InputTokens, s.OutputTokens, page)
 				}

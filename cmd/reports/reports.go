@@ -7,5 +7,5 @@ import "github.com/spf13/cobra"
 
 // Commands are the report commands, for the root command to add.
 func Commands() []*cobra.Command {
-	return []*cobra.Command{eventsCmd(), timelineCmd(), auditCmd(), bugsCmd(), stateCmd(), searchCmd()}
+	return []*cobra.Command{eventsCmd(), timelineCmd(), auditCmd(), bugsCmd(), stateCmd(), searchCmd(), usageCmd()}
 }

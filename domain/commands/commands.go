@@ -14,6 +14,7 @@ const (
 	Help        = "help"
 	Status      = "status"
 	Uptime      = "uptime"
+	Usage       = "usage" // what the sender and everything spent, and what is left
 	Forget      = "forget"
 	Facts       = "facts"
 	Memory      = "memory"
@@ -106,7 +107,7 @@ func isCommandWord(w string) bool {
 
 func known(word string) bool {
 	switch word {
-	case Help, Status, Uptime, Forget, Facts, Memory, Tasks, Cancel, Language,
+	case Help, Status, Uptime, Usage, Forget, Facts, Memory, Tasks, Cancel, Language,
 		Personality, Purge, Projects, Project, Heartbeat, Learning, Skills, WhatsApp, Pair, Link, Search, Build:
 		return true
 	}

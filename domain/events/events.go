@@ -8,6 +8,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/access"
+	"github.com/omega-gateway/omega/domain/budget"
 	"github.com/omega-gateway/omega/domain/build"
 	"github.com/omega-gateway/omega/domain/catalog"
 	"github.com/omega-gateway/omega/domain/heartbeat"
@@ -29,7 +30,7 @@ func NewRegistry() *domain.Registry {
 		system.RegisterWhatsAppEvents, task.RegisterEvents, heartbeat.RegisterHeartbeatChecklistEvents,
 		selfheal.RegisterEvents, learning.RegisterEvents, catalog.RegisterSkillEvents,
 		heartbeat.RegisterHeartbeatCycleEvents, summary.RegisterEvents, catalog.RegisterProjectEvents,
-		access.RegisterEvents, system.RegisterInputsEvents, build.RegisterEvents,
+		access.RegisterEvents, system.RegisterInputsEvents, build.RegisterEvents, budget.RegisterEvents,
 	} {
 		register(r)
 	}

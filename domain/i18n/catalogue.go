@@ -24,6 +24,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — this list\n" +
 			"/status — uptime, provider and memory\n" +
 			"/uptime — how long I've been running\n" +
+			"/usage — what I've spent on AI calls today and this month, and what's left\n" +
 			"/forget — clear the current conversation\n" +
 			"/facts — what I know about you\n" +
 			"/memory — memory statistics\n" +
@@ -79,6 +80,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — esta lista\n" +
 			"/status — tiempo activo, proveedor y memoria\n" +
 			"/uptime — cuánto tiempo llevo en marcha\n" +
+			"/usage — lo que he gastado en llamadas a la IA hoy y este mes, y lo que queda\n" +
 			"/forget — borrar la conversación actual\n" +
 			"/facts — lo que sé de ti\n" +
 			"/memory — estadísticas de memoria\n" +
@@ -134,6 +136,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — esta lista\n" +
 			"/status — tempo ativo, provedor e memória\n" +
 			"/uptime — há quanto tempo estou rodando\n" +
+			"/usage — quanto gastei em chamadas à IA hoje e neste mês, e quanto resta\n" +
 			"/forget — limpar a conversa atual\n" +
 			"/facts — o que sei sobre você\n" +
 			"/memory — estatísticas da memória\n" +
@@ -189,6 +192,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — cette liste\n" +
 			"/status — disponibilité, fournisseur et mémoire\n" +
 			"/uptime — depuis combien de temps je tourne\n" +
+			"/usage — ce que j'ai dépensé en appels à l'IA aujourd'hui et ce mois-ci, et ce qui reste\n" +
 			"/forget — effacer la conversation en cours\n" +
 			"/facts — ce que je sais de toi\n" +
 			"/memory — statistiques de la mémoire\n" +
@@ -244,6 +248,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — diese Liste\n" +
 			"/status — Laufzeit, Anbieter und Speicher\n" +
 			"/uptime — wie lange ich schon laufe\n" +
+			"/usage — was ich heute und diesen Monat für KI-Aufrufe ausgegeben habe und was übrig ist\n" +
 			"/forget — aktuelles Gespräch löschen\n" +
 			"/facts — was ich über dich weiß\n" +
 			"/memory — Speicherstatistik\n" +
@@ -299,6 +304,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — questo elenco\n" +
 			"/status — tempo attivo, fornitore e memoria\n" +
 			"/uptime — da quanto sono in funzione\n" +
+			"/usage — quanto ho speso in chiamate all'IA oggi e questo mese, e quanto resta\n" +
 			"/forget — cancella la conversazione attuale\n" +
 			"/facts — cosa so di te\n" +
 			"/memory — statistiche della memoria\n" +
@@ -354,6 +360,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — deze lijst\n" +
 			"/status — uptime, provider en geheugen\n" +
 			"/uptime — hoe lang ik al draai\n" +
+			"/usage — wat ik vandaag en deze maand aan AI-aanroepen heb uitgegeven, en wat er over is\n" +
 			"/forget — huidige gesprek wissen\n" +
 			"/facts — wat ik over je weet\n" +
 			"/memory — geheugenstatistieken\n" +
@@ -409,6 +416,7 @@ var catalogue = map[string]map[Key]string{
 			"/help — этот список\n" +
 			"/status — время работы, провайдер и память\n" +
 			"/uptime — сколько я уже работаю\n" +
+			"/usage — сколько я потратил на вызовы ИИ сегодня и в этом месяце и сколько осталось\n" +
 			"/forget — очистить текущий разговор\n" +
 			"/facts — что я о вас знаю\n" +
 			"/memory — статистика памяти\n" +

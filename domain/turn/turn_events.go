@@ -182,6 +182,9 @@ type (
 		RetryFullContext bool  `json:"retry_full_context,omitempty"`
 		DurationMs       int64 `json:"duration_ms"`
 		StatusMessages   int   `json:"status_messages,omitempty"`
+		// ResetAt is, for a call refused by a spending limit (class
+		// ClassOverBudget, no call made), when that limit resets.
+		ResetAt *time.Time `json:"reset_at,omitempty"`
 	}
 	// ReplyReady is the text the user will see, after markers and commands.
 	ReplyReady struct {
@@ -288,7 +291,7 @@ func (r ProviderReplied) Usage() usage.CallUsage {
 		DurationMs: r.DurationMs, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 		CacheReadTokens: r.CacheReadTokens, CacheWriteTokens: r.CacheWriteTokens, CostUSD: r.CostUSD,
 		UsageReported: r.UsageReported || r.InputTokens > 0 || r.OutputTokens > 0,
-		PromptBytes:   r.PromptBytes, ReplyBytes: r.ReplyBytes,
+		PromptBytes:   r.PromptBytes, ReplyBytes: r.ReplyBytes, Model: r.Model,
 	}
 }
 
@@ -350,6 +353,10 @@ func (m MessageReceived) Chat() sender.SenderRef {
 	return sender.GroupRef(m.Channel, m.ChatID)
 }
 
+// ClassOverBudget is the failure class of a call a spending limit
+// refused (providers.OverBudget): no call was made.
+const ClassOverBudget = "over budget"
+
 // ProviderCall is the provider call the event records.
 func (e ProviderReplied) ProviderCall() (usage.ProviderCall, bool) {
 	return usage.ProviderCall{Purpose: usage.PurposeTurn, Usage: e.Usage()}, true
@@ -357,6 +364,9 @@ func (e ProviderReplied) ProviderCall() (usage.ProviderCall, bool) {
 
 // ProviderCall is the provider call the event records.
 func (e ProviderFailed) ProviderCall() (usage.ProviderCall, bool) {
+	if e.Class == ClassOverBudget {
+		return usage.ProviderCall{}, false // refused before the call
+	}
 	return usage.ProviderCall{Purpose: usage.PurposeTurn, Failed: true, Usage: usage.CallUsage{DurationMs: e.DurationMs}}, true
 }
 

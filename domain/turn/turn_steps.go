@@ -37,9 +37,11 @@ type TurnEnv struct {
 
 // ActionRetry reports whether a scheduled action whose provider call
 // failed gets another call: up to MaxDeliveryAttempts in all, after which
-// the failure is reported to the user like any other.
+// the failure is reported to the user like any other. A call a spending
+// limit refused is not tried again: the limit stays spent until it resets.
 func (t *Turn) ActionRetry() bool {
-	return t.Received != nil && t.Received.Task != nil && t.Failure != nil && t.Calls < task.MaxDeliveryAttempts
+	return t.Received != nil && t.Received.Task != nil && t.Failure != nil && t.Calls < task.MaxDeliveryAttempts &&
+		t.Failure.Class != ClassOverBudget
 }
 
 // Next decides the single next step of a turn.

@@ -15,9 +15,9 @@ func TestProviderRepliedUsage(t *testing.T) {
 		want       usage.CallUsage
 	}{
 		{"before cache and cost fields", `{"provider":"p","model":"m","text":"hi","duration_ms":5,"input_tokens":3,"output_tokens":4,"prompt_bytes":10,"reply_bytes":2}`,
-			usage.CallUsage{DurationMs: 5, InputTokens: 3, OutputTokens: 4, UsageReported: true, PromptBytes: 10, ReplyBytes: 2}},
+			usage.CallUsage{DurationMs: 5, InputTokens: 3, OutputTokens: 4, UsageReported: true, PromptBytes: 10, ReplyBytes: 2, Model: "m"}},
 		{"nothing reported", `{"provider":"p","model":"m","text":"hi","duration_ms":5,"prompt_bytes":10,"reply_bytes":2}`,
-			usage.CallUsage{DurationMs: 5, PromptBytes: 10, ReplyBytes: 2}},
+			usage.CallUsage{DurationMs: 5, PromptBytes: 10, ReplyBytes: 2, Model: "m"}},
 		{"everything", `{"duration_ms":5,"input_tokens":30,"output_tokens":4,"cache_read_tokens":20,"cache_write_tokens":5,"cost_usd":0.25,"usage_reported":true,"prompt_bytes":10,"reply_bytes":2}`,
 			usage.CallUsage{DurationMs: 5, InputTokens: 30, OutputTokens: 4, CacheReadTokens: 20, CacheWriteTokens: 5, CostUSD: 0.25, UsageReported: true, PromptBytes: 10, ReplyBytes: 2}},
 	}

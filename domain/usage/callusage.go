@@ -12,4 +12,9 @@ type CallUsage struct {
 	UsageReported    bool    `json:"usage_reported,omitempty"`
 	PromptBytes      int     `json:"prompt_bytes"`
 	ReplyBytes       int     `json:"reply_bytes"`
+	// Model is the model that answered, where the provider said.
+	Model string `json:"model,omitempty"`
 }
+
+// Tokens is what the call took in tokens, in and out.
+func (u CallUsage) Tokens() int64 { return int64(u.InputTokens) + int64(u.OutputTokens) }

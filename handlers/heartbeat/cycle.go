@@ -12,6 +12,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -83,10 +84,10 @@ func (r *Runner) classify(ctx context.Context, stream string, st heartbeat.Heart
 			fmt.Fprintf(&numbered, "%d. %s\n", i+1, it)
 		}
 		start := time.Now()
-		resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
+		resp, err := r.cfg.Provider.Complete(providers.WithCall(ctx, checkIn), providers.Request{
 			Prompt: r.cfg.Prompts.HeartbeatClassify(numbered.String()), Model: r.cfg.ModelFast, MaxTurns: 1, WorkDir: r.cfg.WorkDir,
 		})
-		ev.Usage = resp.CallUsage(time.Since(start))
+		ev.Usage = resp.CallUsageOf(time.Since(start), err)
 		switch {
 		case err != nil:
 			ev.Error = err.Error()
@@ -140,14 +141,14 @@ func (r *Runner) call(ctx context.Context, stream string, st heartbeat.Heartbeat
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			start := time.Now()
-			resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
+			resp, err := r.cfg.Provider.Complete(providers.WithCall(ctx, checkIn), providers.Request{
 				System: system, Prompt: prompts[i], Model: r.cfg.ModelComplex, WorkDir: r.cfg.WorkDir,
 			})
 			if err != nil && ctx.Err() != nil {
 				errs[i] = ctx.Err() // shutting down: the restart calls it again
 				return
 			}
-			usage := resp.CallUsage(time.Since(start))
+			usage := resp.CallUsageOf(time.Since(start), err)
 			var out domain.Payload = heartbeat.HeartbeatGroupReplied{Group: g, Raw: resp.Text, Usage: usage}
 			if err != nil {
 				r.cfg.Logger.Warn("heartbeat: group call failed", "stream", stream, "group", g, "err", err)
@@ -252,3 +253,7 @@ func (r *Runner) append(ctx context.Context, stream string, expected eventstore.
 	}
 	return nil
 }
+
+// checkIn tags a check-in's calls: omega's own background work, which
+// stops first when a spending limit nears its end.
+var checkIn = providers.Call{Purpose: usage.PurposeHeartbeat, Background: true}

@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/domain/promptctx"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/handlers/pipeline/replytext"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -35,26 +36,26 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 	prompt := promptctx.ClassificationPrompt(c.Message, promptctx.ClassificationContext(c.Project, c.History, d.skillNames(ctx)))
 	stop := d.typing(ctx, st, log)
 	start := d.now()
-	resp, err := d.Provider.Complete(ctx, providers.Request{Model: fast, Prompt: prompt, WorkDir: d.Config.Workspace})
-	usage := callUsage(resp, d.now().Sub(start))
+	resp, err := d.Provider.Complete(forCall(ctx, st, usage.PurposeClassifier), providers.Request{Model: fast, Prompt: prompt, WorkDir: d.Config.Workspace})
+	used := callUsageOr(resp, d.now().Sub(start), err)
 	stop()
 	if ctx.Err() != nil {
 		return ctx.Err() // the turn resumes at the classification
 	}
 	if err != nil {
 		log.Warn("classification failed, answering directly", "class", providers.ClassOf(err), "err", err)
-		st.addOutcome(turn.RouteDecided{Direct: true, Model: fast, Error: d.Config.Redactor.Error(err), Usage: usage})
+		st.addOutcome(turn.RouteDecided{Direct: true, Model: fast, Error: d.Config.Redactor.Error(err), Usage: used})
 		return nil
 	}
 	steps := markers.ParsePlan(resp.Text)
 	if steps == nil {
-		st.addOutcome(turn.RouteDecided{Direct: true, Model: fast, Raw: resp.Text, Usage: usage})
+		st.addOutcome(turn.RouteDecided{Direct: true, Model: fast, Raw: resp.Text, Usage: used})
 		return nil
 	}
 	log.Info("multi-step plan", "steps", len(steps))
 	// Recorded with the next step's intent (retried through an outage like
 	// every provider outcome); one lost to a crash is simply asked again.
-	st.addOutcome(turn.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text, Usage: usage})
+	st.addOutcome(turn.RouteDecided{Steps: steps, Model: cmp.Or(d.Config.ModelComplex, fast), Raw: resp.Text, Usage: used})
 	return nil
 }
 
@@ -78,7 +79,7 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile sender.Sen
 	stopTyping := d.typing(ctx, st, log)
 	stopStatus := d.statusUpdates(ctx, st, profile, nil, log)
 	start := d.now()
-	resp, err := d.Provider.Complete(ctx, req)
+	resp, err := d.Provider.Complete(forCall(ctx, st, usage.PurposePlanStep), req)
 	elapsed := d.now().Sub(start)
 	stopStatus()
 	stopTyping()
@@ -89,7 +90,7 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile sender.Sen
 		class := providers.ClassOf(err)
 		log.Warn("plan step failed", "step", index, "attempt", attempt, "class", class, "err", err)
 		return d.recordOutcome(ctx, st, turn.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err),
-			Usage: callUsage(resp, elapsed)})
+			Usage: callUsageOr(resp, elapsed, err)})
 	}
 	// Markers act on other streams: the raw reply goes on record first.
 	return d.recordOutcome(ctx, st, turn.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: callUsage(resp, elapsed)})

@@ -3,12 +3,14 @@ package pipeline
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -34,6 +36,13 @@ func (d *Driver) providerRequest(c *turn.ContextBuilt, resume bool) providers.Re
 func (d *Driver) providerFailed(ctx context.Context, st *turnState, err error, resume bool, elapsed time.Duration, statusCount int, log *slog.Logger) error {
 	class := providers.ClassOf(err)
 	failed := turn.ProviderFailed{Provider: d.providerName(), Class: class.String(), Message: d.Config.Redactor.Error(err), DurationMs: elapsed.Milliseconds(), StatusMessages: statusCount}
+	if pe := (*providers.Error)(nil); errors.As(err, &pe) && class == providers.OverBudget {
+		// No call was made: the limit, not the session, stopped it.
+		until := pe.Until
+		failed.ResetAt, failed.DurationMs = &until, 0
+		log.Warn("provider call refused by a spending limit", "reset_at", until)
+		return d.recordOutcome(ctx, st, failed)
+	}
 	if resume && class != providers.Unavailable {
 		failed.RetryFullContext = true
 		if err := d.durably(ctx, st.ID, "session cleared", func(bool) error {
@@ -88,7 +97,7 @@ func (d *Driver) callProvider(ctx context.Context, st *turnState, profile sender
 
 	stopTyping := d.typing(ctx, st, log)
 	start := d.now()
-	resp, statusCount, err := d.ask(ctx, st, req, profile, log)
+	resp, statusCount, err := d.ask(forCall(ctx, st, usage.PurposeTurn), st, req, profile, log)
 	stopTyping()
 	elapsed := d.now().Sub(start)
 	if ctx.Err() != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/selfheal"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/duework"
 	"github.com/omega-gateway/omega/providers"
@@ -221,13 +222,15 @@ func FollowUpPrompt(st selfheal.SelfHeal) string {
 // call makes the claimed follow-up call and records its reply.
 func (r *Runner) call(ctx context.Context, st selfheal.SelfHeal) error {
 	start := time.Now()
-	resp, err := r.cfg.Provider.Complete(ctx, providers.Request{
+	// Background work: it stops first when a spending limit nears its end.
+	tagged := providers.WithCall(ctx, providers.Call{Purpose: usage.PurposeSelfHeal, Background: true})
+	resp, err := r.cfg.Provider.Complete(tagged, providers.Request{
 		System: r.cfg.System(), Prompt: FollowUpPrompt(st), Model: r.cfg.Model, WorkDir: r.cfg.WorkDir,
 	})
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err() // shutting down: the call is made again at the next start
 	}
-	out := selfheal.SelfHealFollowUpReplied{Effort: st.Effort, Iteration: st.Iteration, Raw: resp.Text, Usage: resp.CallUsage(time.Since(start))}
+	out := selfheal.SelfHealFollowUpReplied{Effort: st.Effort, Iteration: st.Iteration, Raw: resp.Text, Usage: resp.CallUsageOf(time.Since(start), err)}
 	if err != nil {
 		r.cfg.Logger.Warn("selfheal: follow-up call failed", "iteration", st.Iteration, "err", err)
 		out.Raw, out.Error = "", err.Error()

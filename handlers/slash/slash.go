@@ -58,6 +58,8 @@ type Commands struct {
 	Recall Recaller
 	// Builds starts and steers builds; nil: /build is not offered.
 	Builds Builds
+	// Budget answers /usage; nil: no spending is reported.
+	Budget BudgetStatus
 }
 
 // New checks a Commands hook's collaborators: the recorder is required;
@@ -132,6 +134,9 @@ var answers = map[string]answerFunc{
 	},
 	commands.Status: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
 		return c.status(ctx, call)
+	},
+	commands.Usage: func(c *Commands, ctx context.Context, call *cmdCall, _ string) (string, error) {
+		return c.usage(ctx, call)
 	},
 	commands.Uptime: func(c *Commands, _ context.Context, call *cmdCall, _ string) (string, error) {
 		return i18n.More(call.lang, i18n.UptimeReport, c.uptime()), nil

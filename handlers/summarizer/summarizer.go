@@ -214,7 +214,7 @@ func (s *Summarizer) step(ctx context.Context, c projections.OpenConversation, r
 // text, but a call cut short by shutdown records nothing: it is asked
 // again at the next start.
 func (s *Summarizer) summarize(ctx context.Context, c projections.OpenConversation, messages int) (summary.SummaryWritten, error) {
-	text, use, err := s.ask(ctx, c, s.Prompts.Summarize())
+	text, use, err := s.ask(ctx, c, s.Prompts.Summarize(), usage.PurposeSummary)
 	if ctx.Err() != nil {
 		return summary.SummaryWritten{}, ctx.Err()
 	}
@@ -229,7 +229,7 @@ func (s *Summarizer) summarize(ctx context.Context, c projections.OpenConversati
 }
 
 func (s *Summarizer) facts(ctx context.Context, c projections.OpenConversation) (summary.FactsExtracted, error) {
-	raw, use, err := s.ask(ctx, c, s.Prompts.Facts())
+	raw, use, err := s.ask(ctx, c, s.Prompts.Facts(), usage.PurposeFacts)
 	if ctx.Err() != nil {
 		return summary.FactsExtracted{}, ctx.Err()
 	}
@@ -243,16 +243,17 @@ func (s *Summarizer) facts(ctx context.Context, c projections.OpenConversation) 
 
 // ask sends prompt followed by the transcript to the fast model and
 // returns the reply and the call's usage (nil when no call was made).
-func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, prompt string) (string, *usage.CallUsage, error) {
+func (s *Summarizer) ask(ctx context.Context, c projections.OpenConversation, prompt, purpose string) (string, *usage.CallUsage, error) {
 	msgs, err := s.Read.History(ctx, c.ID, maxTranscript)
 	if err != nil {
 		return "", nil, err
 	}
 	start := time.Now()
-	resp, err := s.Provider.Complete(ctx, providers.Request{
+	call := providers.Call{Purpose: purpose, Sender: sender.SenderKey(c.Channel, c.SenderID)}
+	resp, err := s.Provider.Complete(providers.WithCall(ctx, call), providers.Request{
 		Prompt: prompt + "\n\n" + summary.Transcript(msgs), Model: s.cfg.Model, WorkDir: s.cfg.WorkDir,
 	})
-	use := resp.CallUsage(time.Since(start))
+	use := resp.CallUsageOf(time.Since(start), err)
 	if err != nil {
 		return "", use, err
 	}

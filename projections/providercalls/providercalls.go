@@ -9,6 +9,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/readmodel"
@@ -21,7 +22,11 @@ import (
 // counts all of them, by purpose.
 type ReadModel struct{}
 
-func (ReadModel) Name() string     { return "provider_calls" }
+func (ReadModel) Name() string { return "provider_calls" }
+
+// Version 2 adds who each call was for (the sender key of the event's
+// metadata, "" for omega's own work) and the model that answered.
+func (ReadModel) Version() int     { return 2 }
 func (ReadModel) Tables() []string { return []string{"provider_calls"} }
 func (ReadModel) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
@@ -29,11 +34,14 @@ func (ReadModel) Schema(_ readmodel.Dialect, t func(string) string) []string {
 			position BIGINT PRIMARY KEY,
 			at       BIGINT NOT NULL,
 			purpose  TEXT NOT NULL,
+			sender   TEXT NOT NULL DEFAULT '',
+			model    TEXT NOT NULL DEFAULT '',
 			failed   INTEGER NOT NULL,
 			duration_ms BIGINT NOT NULL,
 			%s
 		)`, t("provider_calls"), projections.UsageColumns),
 		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (at)`, t("provider_calls_at"), t("provider_calls")),
+		fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s (sender, at)`, t("provider_calls_sender_at"), t("provider_calls")),
 	}
 }
 
@@ -50,14 +58,23 @@ func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) er
 		return nil
 	}
 	u := c.Usage
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (position, at, purpose, failed, duration_ms, input_tokens, output_tokens,
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (position, at, purpose, sender, model, failed, duration_ms, input_tokens, output_tokens,
 		cache_read_tokens, cache_write_tokens, cost_usd, usage_reported, calls)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1) ON CONFLICT (position) DO NOTHING`, tx.T("provider_calls")),
-		e.Position, e.RecordedAt.UnixMicro(), c.Purpose, flag(c.Failed), u.DurationMs, u.InputTokens, u.OutputTokens,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1) ON CONFLICT (position) DO NOTHING`, tx.T("provider_calls")),
+		e.Position, e.RecordedAt.UnixMicro(), c.Purpose, SenderOf(e), u.Model, flag(c.Failed), u.DurationMs, u.InputTokens, u.OutputTokens,
 		u.CacheReadTokens, u.CacheWriteTokens, u.CostUSD, flag(u.UsageReported)); err != nil {
 		return fmt.Errorf("provider calls: apply %s at %d: %w", e.Type, e.Position, err)
 	}
 	return nil
+}
+
+// SenderOf is the sender key a call event was for, from its metadata;
+// "" for omega's own work (a heartbeat, a self-heal follow-up).
+func SenderOf(e domain.Event) string {
+	if e.Metadata.Channel == "" || e.Metadata.Sender == "" {
+		return ""
+	}
+	return sender.SenderKey(e.Metadata.Channel, e.Metadata.Sender)
 }
 
 func flag(b bool) int {

@@ -30,6 +30,9 @@ func For(t *turn.Turn, lang string, loc *time.Location) string {
 		if t.Ready != nil {
 			return t.Ready.Text // a stopped plan explains itself
 		}
+		if f := t.Failure; f != nil && f.Class == turn.ClassOverBudget && f.ResetAt != nil {
+			return i18n.Budget(lang, i18n.BudgetExceeded, ResetTime(*f.ResetAt, loc))
+		}
 		if t.Failure != nil && t.Failure.Class == providers.Unavailable.String() {
 			return i18n.Text(lang, i18n.ProviderUnavailable)
 		}
@@ -97,4 +100,12 @@ func PlanSummary(t *turn.Turn, lang string) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// ResetTime words when a limit resets, in the owner's time zone.
+func ResetTime(at time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return at.In(loc).Format("2006-01-02 15:04 MST")
 }

@@ -1,0 +1,51 @@
+package slash
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/omega-gateway/omega/domain/budget"
+	"github.com/omega-gateway/omega/domain/i18n"
+)
+
+// BudgetStatus says what was spent against which limits (the budget
+// guard's Status).
+type BudgetStatus interface {
+	Status(ctx context.Context, senders ...string) ([]budget.Line, error)
+}
+
+// usage answers /usage: what the sender and everything together spent
+// this day and this month, what is left of each limit and when it resets.
+func (c *Commands) usage(ctx context.Context, call *cmdCall) (string, error) {
+	if c.Budget == nil {
+		return i18n.Budget(call.lang, i18n.BudgetNoLimit, "-", "-"), nil
+	}
+	lines, err := c.Budget.Status(ctx, call.sender)
+	if err != nil {
+		return "", err
+	}
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		who := "all"
+		if l.Scope != "" {
+			who = "you"
+		}
+		label := who + ", " + l.Period
+		spent := spentText(l.Spent)
+		if l.Limit.IsZero() {
+			out = append(out, i18n.Budget(call.lang, i18n.BudgetNoLimit, label, spent))
+			continue
+		}
+		left := l.Left().String()
+		if left == "" {
+			left = "0"
+		}
+		out = append(out, i18n.Budget(call.lang, i18n.BudgetUsage, label, spent, left, l.ResetAt.In(c.Location).Format("2006-01-02 15:04 MST")))
+	}
+	return strings.Join(out, "\n"), nil
+}
+
+func spentText(s budget.Spend) string {
+	return fmt.Sprintf("%dtok, $%.4f (%d calls)", s.Tokens, s.USD, s.Calls)
+}
