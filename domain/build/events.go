@@ -110,6 +110,9 @@ type (
 		Model     string          `json:"model,omitempty"`
 		SessionID string          `json:"session_id,omitempty"`
 		Usage     usage.CallUsage `json:"usage"`
+		// OverBudget: a spending limit refused the call, which was not
+		// made, so it counts as no provider call.
+		OverBudget bool `json:"over_budget,omitempty"`
 	}
 	// LoopIterated records a verifier's failure with retries left: the
 	// fix agent is called next. Iteration counts from 1 up to Max.
@@ -171,7 +174,7 @@ func (BuildResumed) EventType() string     { return "BuildResumed" }
 
 // ProviderCall is the provider call the event records.
 func (e AgentReplied) ProviderCall() (usage.ProviderCall, bool) {
-	return usage.ProviderCall{Purpose: usage.PurposeBuild, Failed: e.Error != "", Usage: e.Usage}, true
+	return usage.ProviderCall{Purpose: usage.PurposeBuild, Failed: e.Error != "", Usage: e.Usage}, !e.OverBudget
 }
 
 // RegisterEvents adds the topology and build events to a registry.

@@ -10,6 +10,7 @@ import (
 
 	builddom "github.com/omega-gateway/omega/domain/build"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/usage"
 	"github.com/omega-gateway/omega/handlers/pipeline/durable"
 	"github.com/omega-gateway/omega/providers"
@@ -65,7 +66,7 @@ func (m *Manager) callAgent(ctx context.Context, st builddom.State, c builddom.A
 	}
 	stop := m.nudge(ctx, st)
 	started := time.Now()
-	resp, err := m.complete(ctx, req)
+	resp, err := m.complete(ctx, st, req)
 	stop()
 	out := builddom.AgentReplied{Phase: c.Phase, Call: c.Call, Agent: c.Agent}
 	out.Usage = usage.CallUsage{
@@ -76,6 +77,8 @@ func (m *Manager) callAgent(ctx context.Context, st builddom.State, c builddom.A
 	if err != nil {
 		var pe *providers.Error
 		out.Error = err.Error()
+		// A call a spending limit refused was never made: it spent nothing.
+		out.OverBudget = providers.ClassOf(err) == providers.OverBudget
 		if errors.As(err, &pe) {
 			out.Error = pe.Error()
 		}
@@ -85,10 +88,15 @@ func (m *Manager) callAgent(ctx context.Context, st builddom.State, c builddom.A
 	return out
 }
 
-// complete is the one place a build calls the provider: a budget check
-// belongs here.
-func (m *Manager) complete(ctx context.Context, req providers.Request) (providers.Response, error) {
-	return m.cfg.Provider.Complete(ctx, req)
+// complete is the one place a build calls the provider. It says what the
+// call is for, so the spending guard in front of the provider decides on
+// the limits of the person who asked for the build.
+func (m *Manager) complete(ctx context.Context, st builddom.State, req providers.Request) (providers.Response, error) {
+	c := providers.Call{Purpose: usage.PurposeBuild}
+	if st.Req.SenderID != "" {
+		c.Sender = sender.SenderKey(st.Req.Channel, st.Req.SenderID)
+	}
+	return m.cfg.Provider.Complete(providers.WithCall(ctx, c), req)
 }
 
 // nudge sends the delay nudges of long turns while an agent works; the

@@ -13,6 +13,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	builddom "github.com/omega-gateway/omega/domain/build"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/teststores"
@@ -247,5 +248,61 @@ func TestManagerLeavesAnotherNodesCall(t *testing.T) {
 	run(time.Millisecond, stale)
 	if stale.count() == 0 || stale.calls[0] != "build-analyst" {
 		t.Fatalf("a stale call was not taken over: %v", stale.calls)
+	}
+}
+
+// refusing stands for the spending guard in front of the provider: it
+// refuses every call and remembers what each was tagged as.
+type refusing struct {
+	mu   sync.Mutex
+	tags []providers.Call
+}
+
+func (r *refusing) Complete(ctx context.Context, _ providers.Request) (providers.Response, error) {
+	c, _ := providers.CallOf(ctx)
+	r.mu.Lock()
+	r.tags = append(r.tags, c)
+	r.mu.Unlock()
+	return providers.Response{}, &providers.Error{Class: providers.OverBudget, Provider: "fake", Msg: "daily limit reached"}
+}
+
+// An agent call says it is a build's and whose, so the guard decides on
+// that person's limits; a refused call fails the build and counts as no
+// provider call.
+func TestManagerAgentCallsAreTaggedForTheBudget(t *testing.T) {
+	store, ws := teststores.All()[0].Open(t), t.TempDir()
+	req, err := Request(context.Background(), store, Spec{Request: "a greeter", Topology: defaultTopology(t),
+		Channel: "telegram", ChatID: "42", SenderID: "42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &refusing{}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() { _ = newManager(t, store, r, ws).Run(ctx) }()
+	st := waitState(t, store, req.ID, func(st builddom.State) bool { return st.Terminal() })
+	if st.Status != builddom.StatusFailed {
+		t.Fatalf("status %s", st.Status)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.tags) == 0 || r.tags[0] != (providers.Call{Purpose: "build", Sender: sender.SenderKey("telegram", "42")}) {
+		t.Fatalf("tags %+v", r.tags)
+	}
+	evs, err := store.Load(context.Background(), "build-"+req.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Type != "AgentReplied" {
+			continue
+		}
+		p, err := events.NewRegistry().Decode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, counted := p.(builddom.AgentReplied).ProviderCall(); counted {
+			t.Fatalf("a refused call counts as a provider call: %+v", p)
+		}
 	}
 }
