@@ -45,6 +45,9 @@ type Tail struct {
 	// events, because a transaction holding the PostgreSQL horizon back
 	// may end without a signal.
 	awaited map[int64]time.Time
+	// gotAwaited counts the awaited positions read, so that the reader
+	// knows when a read brought some of them.
+	gotAwaited uint64
 	// cache, when set, sees every event read before any follower does,
 	// and is live exactly while the Tail follows the log.
 	cache *StreamCache
@@ -63,15 +66,19 @@ const (
 	// horizon back and then rolled back without one. Signals (in-process
 	// and LISTEN/NOTIFY) wake it otherwise.
 	TailPoll = time.Second
-	// After a change signal whose events are not readable yet (some
-	// transaction, an append or a read model's, holds the PostgreSQL
-	// horizon back and may end without a signal), the Tail reads again
-	// after 1 ms, doubling up to tailRetryMax, for tailRetryFor.
+	// After a change signal whose events are not readable yet, or while
+	// its own commits are not (some transaction, an append or a read
+	// model's, holds the PostgreSQL horizon back and may end without a
+	// signal), the Tail reads again after 1 ms, doubling up to
+	// tailRetryMax, for tailRetryFor (see nextWait).
 	tailRetryMax = 32 * time.Millisecond
 	tailRetryFor = time.Second
 	// tailAwaitFor bounds how long a committed position is awaited (one
 	// the Tail cannot see, from before its start, is given up).
 	tailAwaitFor = 2 * time.Second
+	// tailBusyGap is the least time between the starts of two reads that
+	// change signals ask for while a read is prompt (see pace).
+	tailBusyGap = 2 * time.Millisecond
 	// TailLazy spaces the reads of other processes' events while no
 	// follower needs them at once (SetUrgent).
 	TailLazy = 50 * time.Millisecond
@@ -111,11 +118,19 @@ func (t *Tail) prompt() bool {
 	return urgent == nil || urgent() || t.missing()
 }
 
-// pace delays a read a change signal asked for, while no read is prompt,
-// until TailLazy after the last read; false when ctx ended.
+// pace delays a read a change signal asked for until tailBusyGap after
+// the last read began while a read is prompt, and until TailLazy after it
+// otherwise: signals that come closer together (every other process's
+// commits, this process's own) are answered by one read, so that how
+// often a busy process reads does not grow with the number of processes
+// signalling. False when ctx ended.
 func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time) bool {
-	for !t.prompt() {
-		left := TailLazy - time.Since(last)
+	for {
+		gap := TailLazy
+		if t.prompt() {
+			gap = tailBusyGap
+		}
+		left := gap - time.Since(last)
 		if left <= 0 {
 			return true
 		}
@@ -130,7 +145,6 @@ func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time
 			return true
 		}
 	}
-	return true
 }
 
 // Grown returns a channel signalled when the Tail has read more of the
@@ -185,11 +199,12 @@ func (t *Tail) Run(ctx context.Context) {
 // is dropped and followers read the log themselves until one offers a
 // new start).
 func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
-	retry, signalled := time.Millisecond, time.Now()
+	b := horizonWait{retry: time.Millisecond, signalled: time.Now()}
 	for {
 		t.mu.Lock()
-		after := t.head
+		after, got := t.head, t.gotAwaited
 		t.mu.Unlock()
+		began := time.Now()
 		evs, err := t.read(ctx, after, tailBatch)
 		if err != nil {
 			t.reset()
@@ -197,24 +212,11 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 		}
 		if len(evs) > 0 {
 			t.add(after, evs)
-			retry = time.Millisecond
 			if len(evs) == tailBatch {
 				continue
 			}
 		}
-		wait := t.poll
-		if len(evs) == 0 && time.Since(signalled) < tailRetryFor {
-			// A signal found nothing readable: some transaction still
-			// holds the horizon back.
-			wait = TailLazy
-		}
-		if t.prompt() && (t.missing() || wait < t.poll) {
-			// Events committed here are not readable yet, or a follower
-			// waits for what another process signalled.
-			wait = retry
-			retry = min(retry*2, tailRetryMax)
-		}
-		read := time.Now()
+		wait := t.nextWait(&b, len(evs) == 0, got)
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -223,14 +225,53 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 			return
 		case <-changes:
 			timer.Stop()
-			retry, signalled = time.Millisecond, time.Now()
-			if !t.pace(ctx, changes, read) {
+			b.signalled = time.Now()
+			if !t.pace(ctx, changes, began) {
 				t.reset()
 				return
 			}
 		case <-timer.C:
 		}
 	}
+}
+
+// horizonWait is the Tail's back-off while what it waits for (its own
+// commits, or what a signal announced) is behind a transaction that holds
+// the PostgreSQL horizon back.
+type horizonWait struct {
+	retry     time.Duration // the next wait for the horizon
+	signalled time.Time     // the last change signal
+}
+
+// nextWait returns how long the Tail waits for a change signal after a
+// read; empty tells that the read found nothing, got what gotAwaited was
+// before it. The back-off grows while the horizon holds back what the
+// Tail waits for, whatever else the reads return (re-reading every
+// millisecond while other processes' events kept coming made a process
+// read the log several times per append of its own), and starts again
+// once the Tail read some of it or waits for nothing.
+func (t *Tail) nextWait(b *horizonWait, empty bool, got uint64) time.Duration {
+	t.mu.Lock()
+	progressed := t.gotAwaited != got
+	t.mu.Unlock()
+	missing := t.missing()
+	// A signal found nothing readable: some transaction still holds the
+	// horizon back.
+	held := empty && time.Since(b.signalled) < tailRetryFor
+	if progressed || (!missing && !held) {
+		b.retry = time.Millisecond
+	}
+	wait := t.poll
+	if held {
+		wait = TailLazy
+	}
+	if t.prompt() && (missing || held) {
+		// Events committed here are not readable yet, or a follower
+		// waits for what another process signalled.
+		wait = b.retry
+		b.retry = min(b.retry*2, tailRetryMax)
+	}
+	return wait
 }
 
 // add appends what a read after position after returned. Events handed
@@ -311,7 +352,10 @@ func (t *Tail) addLocked(evs []domain.Event) {
 		t.index[e.Position] = t.first + int64(len(t.buf))
 		t.buf = append(t.buf, e)
 		t.bytes += len(e.Data)
-		delete(t.awaited, e.Position)
+		if _, ok := t.awaited[e.Position]; ok {
+			delete(t.awaited, e.Position)
+			t.gotAwaited++
+		}
 	}
 	t.cache.Observe(evs)
 	t.head = evs[len(evs)-1].Position
