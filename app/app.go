@@ -14,6 +14,7 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -128,6 +129,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		// Only an applier needs the others' events the moment they commit.
 		if t := a.backend.Tail(); t != nil {
 			t.SetUrgent(a.Engine.Applying)
+			t.SetAwaited(awaitedHere)
 		}
 	}
 	q, err := projections.NewQueries(a.backend.ReadDB(), a.Dialect)
@@ -157,6 +159,14 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		return nil, err
 	}
 	return a, nil
+}
+
+// awaitedHere selects the events of this process's own appends that its
+// followers wait for: the scheduler for a message it was kicked for, the
+// reply to a request for its turn's completion. The others' appends of a
+// turn come with the next read of the log.
+func awaitedHere(e domain.Event) bool {
+	return e.Type == (turn.MessageReceived{}).EventType() || e.Type == (turn.TurnCompleted{}).EventType()
 }
 
 // checkExists refuses, under MustExist, a SQLite store that is not there

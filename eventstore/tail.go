@@ -45,6 +45,8 @@ type Tail struct {
 	// events, because a transaction holding the PostgreSQL horizon back
 	// may end without a signal.
 	awaited map[int64]time.Time
+	// awaits selects the own commits that are awaited (SetAwaited).
+	awaits func(domain.Event) bool
 	// gotAwaited counts the awaited positions read, so that the reader
 	// knows when a read brought some of them.
 	gotAwaited uint64
@@ -69,8 +71,9 @@ const (
 	// After a change signal whose events are not readable yet, or while
 	// its own commits are not (some transaction, an append or a read
 	// model's, holds the PostgreSQL horizon back and may end without a
-	// signal), the Tail reads again after 1 ms, doubling up to
+	// signal), the Tail reads again after tailRetryMin, doubling up to
 	// tailRetryMax, for tailRetryFor (see nextWait).
+	tailRetryMin = 2 * time.Millisecond
 	tailRetryMax = 32 * time.Millisecond
 	tailRetryFor = time.Second
 	// tailAwaitFor bounds how long a committed position is awaited (one
@@ -78,7 +81,7 @@ const (
 	tailAwaitFor = 2 * time.Second
 	// tailBusyGap is the least time between the starts of two reads that
 	// change signals ask for while a read is prompt (see pace).
-	tailBusyGap = 2 * time.Millisecond
+	tailBusyGap = 4 * time.Millisecond
 	// TailLazy spaces the reads of other processes' events while no
 	// follower needs them at once (SetUrgent).
 	TailLazy = 50 * time.Millisecond
@@ -151,21 +154,38 @@ func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time
 // log (or dropped its window), until ctx ends.
 func (t *Tail) Grown(ctx context.Context) <-chan struct{} { return t.grown.Subscribe(ctx) }
 
-// Committed tells the Tail that this process committed events at
-// positions, before signalling the change: it reads until it has seen
-// them.
-func (t *Tail) Committed(positions []int64) {
+// Committed tells the Tail that this process committed evs, before
+// signalling the change: it reads promptly until it has seen those a
+// follower waits for (SetAwaited), and the others at its pace.
+func (t *Tail) Committed(evs []domain.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.started {
 		return
 	}
 	now := time.Now()
-	for _, p := range positions {
-		if _, read := t.index[p]; !read { // a read may have been quicker
-			t.awaited[p] = now
+	for _, e := range evs {
+		if t.awaits != nil && e.Type != "" && !t.awaits(e) {
+			continue
+		}
+		if _, read := t.index[e.Position]; !read { // a read may have been quicker
+			t.awaited[e.Position] = now
 		}
 	}
+}
+
+// SetAwaited tells the Tail which of this process's own commits a
+// follower waits for (a reply for its turn's completion, the scheduler
+// for a message it was kicked for): only those make it read at once
+// when the horizon held them back; the rest come with the next read. Each
+// undelivered commit of a busy process cost a read otherwise, so that
+// a process read the log once per append of its own as soon as another
+// process's transactions overlapped its own. Without it every commit is
+// awaited.
+func (t *Tail) SetAwaited(awaits func(domain.Event) bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.awaits = awaits
 }
 
 // missing reports whether a committed position is still unread, dropping
@@ -199,7 +219,7 @@ func (t *Tail) Run(ctx context.Context) {
 // is dropped and followers read the log themselves until one offers a
 // new start).
 func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
-	b := horizonWait{retry: time.Millisecond, signalled: time.Now()}
+	b := horizonWait{retry: tailRetryMin, signalled: time.Now()}
 	for {
 		t.mu.Lock()
 		after, got := t.head, t.gotAwaited
@@ -259,7 +279,7 @@ func (t *Tail) nextWait(b *horizonWait, empty bool, got uint64) time.Duration {
 	// horizon back.
 	held := empty && time.Since(b.signalled) < tailRetryFor
 	if progressed || (!missing && !held) {
-		b.retry = time.Millisecond
+		b.retry = tailRetryMin
 	}
 	wait := t.poll
 	if held {
