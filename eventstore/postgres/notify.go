@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/lib/pq"
@@ -22,12 +23,18 @@ const (
 	notifyWindow = 25 * time.Millisecond
 )
 
-// notifier sends pg_notify after commits, outside the append transactions.
+// notifier tells other processes of this one's commits: at most one
+// notification per notifyWindow, carried by an append when one comes
+// after the window has passed (carry), else sent after the commit in a
+// statement of its own.
 type notifier struct {
 	db       *sql.DB
 	log      *slog.Logger
 	instance string
 	pending  chan struct{}
+
+	mu   sync.Mutex
+	last time.Time // when the last notification was sent or claimed
 }
 
 func newNotifier(db *sql.DB, log *slog.Logger, instance string) *notifier {
@@ -42,6 +49,36 @@ func (n *notifier) signal() {
 	}
 }
 
+// carry reports whether the append about to run carries the notification
+// (appendNotifySQL): none was sent within the window. A commit that does
+// not carry one signals, and the notifier sends one once the window has
+// passed, so every commit is announced within a window of it; a busy
+// process's notifications then cost no transaction of their own.
+func (n *notifier) carry() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := time.Now()
+	if now.Sub(n.last) < notifyWindow {
+		return false
+	}
+	n.last = now
+	return true
+}
+
+// wait returns how long until a notification may be sent, counting it as
+// sent then.
+func (n *notifier) wait() time.Duration {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := time.Now()
+	next := n.last.Add(notifyWindow)
+	if next.Before(now) {
+		next = now
+	}
+	n.last = next
+	return next.Sub(now)
+}
+
 func (n *notifier) run(ctx context.Context) {
 	for {
 		select {
@@ -49,15 +86,17 @@ func (n *notifier) run(ctx context.Context) {
 			return
 		case <-n.pending:
 		}
+		if d := n.wait(); d > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(d):
+			}
+		}
 		// The payload names this process so its own listener can skip
 		// signals the local broadcaster already delivered.
 		if _, err := n.db.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, n.instance); err != nil && ctx.Err() == nil {
 			n.log.Warn("notify other processes of new events", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(notifyWindow):
 		}
 	}
 }

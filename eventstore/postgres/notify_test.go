@@ -101,3 +101,75 @@ func TestAppendAnyUnderContention(t *testing.T) {
 		t.Fatalf("version = %d, %v; want %d", v, err, writers*each)
 	}
 }
+
+// An append after a quiet window carries the notification itself, so
+// that telling the other processes costs no transaction of its own; one
+// within the window leaves it to the notifier, which sends it once the
+// window has passed.
+func TestAppendCarriesTheNotification(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dsn := pgtest.DSN(t)
+	quiet := Options{Logger: slog.New(slog.DiscardHandler)}
+	writer, err := Open(ctx, dsn, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	reader, err := Open(ctx, dsn, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	changes := reader.Changes(ctx)
+	// Wait until the reader listens (the writer's own notifier still runs).
+	for listening := false; !listening; {
+		if _, err := writer.Append(ctx, "x", eventstore.Any, newEvent(t, "X")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changes:
+			listening = true
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no change signal from another store on the same database")
+		}
+	}
+	// From here on nothing sends the writer's notifications but its
+	// appends: this notifier's loop does not run.
+	writer.notifier = newNotifier(writer.db, writer.log, writer.notifier.instance)
+	time.Sleep(2 * notifyWindow)
+	for {
+		select {
+		case <-changes:
+			continue
+		default:
+		}
+		break
+	}
+	if _, err := writer.Append(ctx, "x", eventstore.Any, newEvent(t, "X")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+	case <-time.After(5 * time.Second):
+		t.Fatal("an append after a quiet window did not tell the other process")
+	}
+	claimed := func() time.Time {
+		writer.notifier.mu.Lock()
+		defer writer.notifier.mu.Unlock()
+		return writer.notifier.last
+	}
+	before := claimed()
+	if _, err := writer.Append(ctx, "x", eventstore.Any, newEvent(t, "X")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-writer.notifier.pending:
+	default:
+		// On a slow machine the window may have passed: it carried one.
+		if claimed().Equal(before) {
+			t.Fatal("an append within the window neither carried a notification nor asked for one")
+		}
+	}
+}
