@@ -79,9 +79,12 @@ const (
 	// tailAwaitFor bounds how long a committed position is awaited (one
 	// the Tail cannot see, from before its start, is given up).
 	tailAwaitFor = 2 * time.Second
-	// tailBusyGap is the least time between the starts of two reads that
-	// change signals ask for while a read is prompt (see pace).
-	tailBusyGap = 4 * time.Millisecond
+	// tailBusyGap and tailUrgentGap are the least times between the
+	// starts of two reads that change signals ask for, while a follower
+	// waits for an own commit and while one needs other processes'
+	// events soon (see gap).
+	tailBusyGap   = 4 * time.Millisecond
+	tailUrgentGap = 8 * time.Millisecond
 	// TailLazy spaces the reads of other processes' events while no
 	// follower needs them at once (SetUrgent).
 	TailLazy = 50 * time.Millisecond
@@ -121,19 +124,14 @@ func (t *Tail) prompt() bool {
 	return urgent == nil || urgent() || t.missing()
 }
 
-// pace delays a read a change signal asked for until tailBusyGap after
-// the last read began while a read is prompt, and until TailLazy after it
-// otherwise: signals that come closer together (every other process's
+// pace delays a read a change signal asked for until gap after the last
+// read began: signals that come closer together (every other process's
 // commits, this process's own) are answered by one read, so that how
 // often a busy process reads does not grow with the number of processes
 // signalling. False when ctx ended.
 func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time) bool {
 	for {
-		gap := TailLazy
-		if t.prompt() {
-			gap = tailBusyGap
-		}
-		left := gap - time.Since(last)
+		left := t.gap() - time.Since(last)
 		if left <= 0 {
 			return true
 		}
@@ -147,6 +145,27 @@ func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time
 		case <-timer.C:
 			return true
 		}
+	}
+}
+
+// gap is the least time between the starts of two reads that change
+// signals ask for: tailBusyGap while an own commit a follower waits for
+// is unread (or with no hint of urgency), tailUrgentGap while a follower
+// needs other processes' events soon (an applier), TailLazy otherwise.
+func (t *Tail) gap() time.Duration {
+	if t.missing() {
+		return tailBusyGap
+	}
+	t.mu.Lock()
+	urgent := t.urgent
+	t.mu.Unlock()
+	switch {
+	case urgent == nil:
+		return tailBusyGap
+	case urgent():
+		return tailUrgentGap
+	default:
+		return TailLazy
 	}
 }
 

@@ -21,6 +21,9 @@ const (
 	commandChannel = "omega_commands"
 	// notifyWindow coalesces NOTIFYs: at most one per process per window.
 	notifyWindow = 25 * time.Millisecond
+	// notifyGrace is how long past the window a notification waits for
+	// an append to carry it (notifier.carry).
+	notifyGrace = 5 * time.Millisecond
 )
 
 // notifier tells other processes of this one's commits: at most one
@@ -65,18 +68,26 @@ func (n *notifier) carry() bool {
 	return true
 }
 
-// wait returns how long until a notification may be sent, counting it as
-// sent then.
-func (n *notifier) wait() time.Duration {
+// due returns how long until the notifier sends a notification asked for
+// now: the window after the last one, and notifyGrace more, in which an
+// append that starts may carry it instead.
+func (n *notifier) due() time.Duration {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	now := time.Now()
-	next := n.last.Add(notifyWindow)
-	if next.Before(now) {
-		next = now
+	return max(0, time.Until(n.last.Add(notifyWindow+notifyGrace)))
+}
+
+// claim counts a notification as sent now, unless an append claimed one
+// after asked: that append's commit, later than the commits that asked,
+// tells of them.
+func (n *notifier) claim(asked time.Time) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.last.After(asked) {
+		return false
 	}
-	n.last = next
-	return next.Sub(now)
+	n.last = time.Now()
+	return true
 }
 
 func (n *notifier) run(ctx context.Context) {
@@ -86,12 +97,16 @@ func (n *notifier) run(ctx context.Context) {
 			return
 		case <-n.pending:
 		}
-		if d := n.wait(); d > 0 {
+		asked := time.Now()
+		if d := n.due(); d > 0 {
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(d):
 			}
+		}
+		if !n.claim(asked) {
+			continue
 		}
 		// The payload names this process so its own listener can skip
 		// signals the local broadcaster already delivered.
