@@ -162,11 +162,12 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 }
 
 // awaitedHere selects the events of this process's own appends that its
-// followers wait for: the scheduler for a message it was kicked for, the
-// reply to a request for its turn's completion. The others' appends of a
-// turn come with the next read of the log.
+// followers wait for in the log: the scheduler orders a message it was
+// kicked for there. (A request waiting for its turn's reply sees a turn
+// completed here in the store's memory.) The other appends of a turn come
+// with the next read of the log.
 func awaitedHere(e domain.Event) bool {
-	return e.Type == (turn.MessageReceived{}).EventType() || e.Type == (turn.TurnCompleted{}).EventType()
+	return e.Type == (turn.MessageReceived{}).EventType()
 }
 
 // checkExists refuses, under MustExist, a SQLite store that is not there
