@@ -149,18 +149,18 @@ func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time
 }
 
 // gap is the least time between the starts of two reads that change
-// signals ask for: tailBusyGap while an own commit a follower waits for
-// is unread (or with no hint of urgency), tailUrgentGap while a follower
-// needs other processes' events soon (an applier), TailLazy otherwise.
+// signals ask for: none without a hint of urgency (SQLite's one process
+// reads every change at once), tailBusyGap while an own commit a follower
+// waits for is unread, tailUrgentGap while a follower needs other
+// processes' events soon (an applier), TailLazy otherwise.
 func (t *Tail) gap() time.Duration {
-	if t.missing() {
-		return tailBusyGap
-	}
 	t.mu.Lock()
 	urgent := t.urgent
 	t.mu.Unlock()
 	switch {
 	case urgent == nil:
+		return 0
+	case t.missing():
 		return tailBusyGap
 	case urgent():
 		return tailUrgentGap
@@ -194,8 +194,8 @@ func (t *Tail) Committed(evs []domain.Event) {
 }
 
 // SetAwaited tells the Tail which of this process's own commits a
-// follower waits for (a reply for its turn's completion, the scheduler
-// for a message it was kicked for): only those make it read at once
+// follower waits for in the log (the scheduler for a message it was
+// kicked for): only those make it read at once
 // when the horizon held them back; the rest come with the next read. Each
 // undelivered commit of a busy process cost a read otherwise, so that
 // a process read the log once per append of its own as soon as another
