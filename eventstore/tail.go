@@ -39,17 +39,12 @@ type Tail struct {
 	bytes   int
 	start   chan struct{} // signalled when started becomes true
 	grown   Broadcaster   // signalled when the window grows or resets
-	// awaited are positions this process committed that the Tail has not
-	// read yet (with when they were committed): while any is missing the
-	// Tail keeps reading soon, even after a read that returned other
-	// events, because a transaction holding the PostgreSQL horizon back
-	// may end without a signal.
-	awaited map[int64]time.Time
-	// awaits selects the own commits that are awaited (SetAwaited).
-	awaits func(domain.Event) bool
-	// gotAwaited counts the awaited positions read, so that the reader
-	// knows when a read brought some of them.
-	gotAwaited uint64
+	// awaited are own commits not read yet (with when they were
+	// committed): while any is missing the Tail keeps reading soon, as
+	// the transaction holding the horizon back may end without a signal.
+	awaited    map[int64]time.Time
+	awaits     func(domain.Event) bool // which own commits are awaited (SetAwaited)
+	gotAwaited uint64                  // awaited positions read so far
 	// cache, when set, sees every event read before any follower does,
 	// and is live exactly while the Tail follows the log.
 	cache *StreamCache
@@ -68,23 +63,9 @@ const (
 	// horizon back and then rolled back without one. Signals (in-process
 	// and LISTEN/NOTIFY) wake it otherwise.
 	TailPoll = time.Second
-	// After a change signal whose events are not readable yet, or while
-	// its own commits are not (some transaction, an append or a read
-	// model's, holds the PostgreSQL horizon back and may end without a
-	// signal), the Tail reads again after tailRetryMin, doubling up to
-	// tailRetryMax, for tailRetryFor (see nextWait).
-	tailRetryMin = 2 * time.Millisecond
-	tailRetryMax = 32 * time.Millisecond
-	tailRetryFor = time.Second
 	// tailAwaitFor bounds how long a committed position is awaited (one
 	// the Tail cannot see, from before its start, is given up).
 	tailAwaitFor = 2 * time.Second
-	// tailBusyGap and tailUrgentGap are the least times between the
-	// starts of two reads that change signals ask for, while a follower
-	// waits for an own commit and while one needs other processes'
-	// events soon (see gap).
-	tailBusyGap   = 4 * time.Millisecond
-	tailUrgentGap = 8 * time.Millisecond
 	// TailLazy spaces the reads of other processes' events while no
 	// follower needs them at once (SetUrgent).
 	TailLazy = 50 * time.Millisecond
@@ -100,74 +81,6 @@ func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Ev
 
 // SetCache makes c see every event the Tail reads; call it before Run.
 func (t *Tail) SetCache(c *StreamCache) { t.cache = c }
-
-// SetUrgent tells the Tail when a follower of this process needs other
-// processes' events as soon as they commit: urgent returns true while it
-// does (the process applies read models). Otherwise a change another
-// process signals is read at most every TailLazy, so that a process does
-// not read the log once per append of every other process; what this
-// process committed itself is read at once all the same. Without it
-// every change is urgent.
-func (t *Tail) SetUrgent(urgent func() bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.urgent = urgent
-}
-
-// prompt reports whether the Tail must read now rather than at its lazy
-// pace: a follower needs other processes' events at once, or this
-// process committed events it has not read.
-func (t *Tail) prompt() bool {
-	t.mu.Lock()
-	urgent := t.urgent
-	t.mu.Unlock()
-	return urgent == nil || urgent() || t.missing()
-}
-
-// pace delays a read a change signal asked for until gap after the last
-// read began: signals that come closer together (every other process's
-// commits, this process's own) are answered by one read, so that how
-// often a busy process reads does not grow with the number of processes
-// signalling. False when ctx ended.
-func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time) bool {
-	for {
-		left := t.gap() - time.Since(last)
-		if left <= 0 {
-			return true
-		}
-		timer := time.NewTimer(left)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return false
-		case <-changes: // perhaps a commit of this process: look again
-			timer.Stop()
-		case <-timer.C:
-			return true
-		}
-	}
-}
-
-// gap is the least time between the starts of two reads that change
-// signals ask for: none without a hint of urgency (SQLite's one process
-// reads every change at once), tailBusyGap while an own commit a follower
-// waits for is unread, tailUrgentGap while a follower needs other
-// processes' events soon (an applier), TailLazy otherwise.
-func (t *Tail) gap() time.Duration {
-	t.mu.Lock()
-	urgent := t.urgent
-	t.mu.Unlock()
-	switch {
-	case urgent == nil:
-		return 0
-	case t.missing():
-		return tailBusyGap
-	case urgent():
-		return tailUrgentGap
-	default:
-		return TailLazy
-	}
-}
 
 // Grown returns a channel signalled when the Tail has read more of the
 // log (or dropped its window), until ctx ends.
@@ -191,33 +104,6 @@ func (t *Tail) Committed(evs []domain.Event) {
 			t.awaited[e.Position] = now
 		}
 	}
-}
-
-// SetAwaited tells the Tail which of this process's own commits a
-// follower waits for in the log (the scheduler for a message it was
-// kicked for): only those make it read at once
-// when the horizon held them back; the rest come with the next read. Each
-// undelivered commit of a busy process cost a read otherwise, so that
-// a process read the log once per append of its own as soon as another
-// process's transactions overlapped its own. Without it every commit is
-// awaited.
-func (t *Tail) SetAwaited(awaits func(domain.Event) bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.awaits = awaits
-}
-
-// missing reports whether a committed position is still unread, dropping
-// those awaited too long.
-func (t *Tail) missing() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for p, at := range t.awaited {
-		if time.Since(at) > tailAwaitFor {
-			delete(t.awaited, p)
-		}
-	}
-	return len(t.awaited) > 0
 }
 
 // Run reads the end of the log until ctx ends, once a follower has
@@ -272,45 +158,6 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 		case <-timer.C:
 		}
 	}
-}
-
-// horizonWait is the Tail's back-off while what it waits for (its own
-// commits, or what a signal announced) is behind a transaction that holds
-// the PostgreSQL horizon back.
-type horizonWait struct {
-	retry     time.Duration // the next wait for the horizon
-	signalled time.Time     // the last change signal
-}
-
-// nextWait returns how long the Tail waits for a change signal after a
-// read; empty tells that the read found nothing, got what gotAwaited was
-// before it. The back-off grows while the horizon holds back what the
-// Tail waits for, whatever else the reads return (re-reading every
-// millisecond while other processes' events kept coming made a process
-// read the log several times per append of its own), and starts again
-// once the Tail read some of it or waits for nothing.
-func (t *Tail) nextWait(b *horizonWait, empty bool, got uint64) time.Duration {
-	t.mu.Lock()
-	progressed := t.gotAwaited != got
-	t.mu.Unlock()
-	missing := t.missing()
-	// A signal found nothing readable: some transaction still holds the
-	// horizon back.
-	held := empty && time.Since(b.signalled) < tailRetryFor
-	if progressed || (!missing && !held) {
-		b.retry = tailRetryMin
-	}
-	wait := t.poll
-	if held {
-		wait = TailLazy
-	}
-	if t.prompt() && (missing || held) {
-		// Events committed here are not readable yet, or a follower
-		// waits for what another process signalled.
-		wait = b.retry
-		b.retry = min(b.retry*2, tailRetryMax)
-	}
-	return wait
 }
 
 // add appends what a read after position after returned. Events handed
