@@ -169,7 +169,7 @@ func (e *Engine) Setup(ctx context.Context) error {
 				if recorded != 0 {
 					e.logger.Warn("projection schema changed; rebuilding it from the log", "projection", p.Name(), "from", recorded, "to", want)
 				}
-				if err := dropTables(ctx, tx, p, ""); err != nil {
+				if err := readmodel.DropTables(ctx, tx, p, ""); err != nil {
 					return err
 				}
 				if err := e.store.SaveCheckpointTx(ctx, tx, readmodel.CheckpointName(p), 0); err != nil {
@@ -179,10 +179,10 @@ func (e *Engine) Setup(ctx context.Context) error {
 					return err
 				}
 			}
-			if err := createTables(ctx, tx, e.dialect, p, ""); err != nil {
+			if err := readmodel.CreateTables(ctx, tx, e.dialect, p, ""); err != nil {
 				return err
 			}
-			return e.store.SaveCheckpointTx(ctx, tx, fingerprintName(p), schemaFingerprint(e.dialect, p))
+			return e.store.SaveCheckpointTx(ctx, tx, readmodel.FingerprintName(p), readmodel.SchemaFingerprint(e.dialect, p))
 		})
 		if err != nil {
 			return err
