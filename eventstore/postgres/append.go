@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -50,17 +49,6 @@ WITH cur AS (
 SELECT cur.v, ins.position, ins.version, ins.recorded_at, (SELECT position FROM prev)
 FROM cur LEFT JOIN ins ON true ORDER BY ins.version`
 
-// appendNotifySQL is appendSQL that also tells the other processes of the
-// change (pg_notify($7, $8)) when it commits: the notification the
-// notifier would otherwise send in a transaction of its own after the
-// commit (see notifier.carry).
-var appendNotifySQL = strings.Replace(strings.Replace(appendSQL,
-	"\nSELECT cur.v,", ", sig AS MATERIALIZED (SELECT pg_notify($7, $8))\nSELECT cur.v,", 1),
-	"FROM cur LEFT JOIN ins ON true", "FROM cur CROSS JOIN sig LEFT JOIN ins ON true", 1)
-
-// appendParams is the number of appendSQL's parameters.
-const appendParams = 6
-
 // anyRetries bounds how often an append with expected version Any is
 // retried after losing a race for the next version number to another
 // writer of the same stream. Each retry waits a little, at random, so that
@@ -81,14 +69,10 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		return eventstore.AppendResult{}, err
 	}
 	for attempt := 1; ; attempt++ {
-		carry := s.notifier.carry()
-		in, err := s.appendOnce(ctx, stream, expected, s.withNotify(args, carry), len(events))
+		in, err := s.appendOnce(ctx, stream, expected, args, len(events))
 		var ce *eventstore.ConcurrencyError
 		if err != nil {
 			s.cache.Drop(stream) // a failed commit may still have committed
-			if carry {
-				s.notifier.signal() // its notification may have rolled back
-			}
 		}
 		if expected == eventstore.Any && errors.As(err, &ce) && attempt < anyRetries {
 			if err := backoff(ctx, attempt); err != nil {
@@ -107,9 +91,7 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 			s.unread.Notify()
 		}
 		s.local.Notify()
-		if !carry {
-			s.notifier.signal()
-		}
+		s.notifier.signal()
 		return res, nil
 	}
 }
@@ -125,15 +107,6 @@ func committed(recorded []domain.Event, positions []int64) []domain.Event {
 		out[i].Position = p
 	}
 	return out
-}
-
-// withNotify returns an append's arguments, with those of the
-// notification when it carries one.
-func (s *Store) withNotify(args []any, carry bool) []any {
-	if !carry {
-		return args
-	}
-	return append(args[:len(args):len(args)], notifyChannel, s.notifier.instance)
 }
 
 func backoff(ctx context.Context, attempt int) error {
@@ -172,7 +145,7 @@ func (s *Store) appendOnce(ctx context.Context, stream string, expected eventsto
 			_ = tx.Rollback()
 		}
 	}()
-	if in, err = s.checked(ctx, tx.StmtContext(ctx, s.appendStmtFor(args)), stream, expected, args, n); err != nil {
+	if in, err = s.checked(ctx, tx.StmtContext(ctx, s.appendStmt), stream, expected, args, n); err != nil {
 		return in, err
 	}
 	if err := eventstore.BeforeCommit(ctx); err != nil {
@@ -189,16 +162,7 @@ func (s *Store) appendOnce(ctx context.Context, stream string, expected eventsto
 // saves the explicit transaction's round trips (measured at about half the
 // cost of a single-event append). The INSERT still assigns the xid.
 func (s *Store) appendStatement(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (inserted, error) {
-	return s.checked(ctx, s.appendStmtFor(args), stream, expected, args, n)
-}
-
-// appendStmtFor is the append statement for args: with the notification
-// when they carry its arguments (withNotify).
-func (s *Store) appendStmtFor(args []any) *sql.Stmt {
-	if len(args) > appendParams {
-		return s.appendNotifyStmt
-	}
-	return s.appendStmt
+	return s.checked(ctx, s.appendStmt, stream, expected, args, n)
 }
 
 // checked runs appendSQL and turns a version that did not match into a

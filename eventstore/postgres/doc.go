@@ -38,11 +38,9 @@
 // # Change signals
 //
 // Followers are woken by an in-process Broadcaster after each commit and by
-// LISTEN/NOTIFY for appends made by other processes. A NOTIFY takes a
-// global lock at commit, so it is coalesced to at most one per process
-// every 25 ms: the first append after that window carries it (it is
-// delivered when that append commits), and when no append comes soon the
-// notifier sends it after the commit in a statement of its own; the other
-// appends commit without it. Signals are best-effort:
+// LISTEN/NOTIFY for appends made by other processes. NOTIFY is sent after
+// commit, not inside the append transaction (which would take a global
+// lock at commit and serialize committing writers), and is coalesced to at
+// most one per process every few milliseconds. Signals are best-effort:
 // Follow also polls.
 package postgres

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/lib/pq"
@@ -21,23 +20,14 @@ const (
 	commandChannel = "omega_commands"
 	// notifyWindow coalesces NOTIFYs: at most one per process per window.
 	notifyWindow = 25 * time.Millisecond
-	// notifyGrace is how long past the window a notification waits for
-	// an append to carry it (notifier.carry).
-	notifyGrace = 5 * time.Millisecond
 )
 
-// notifier tells other processes of this one's commits: at most one
-// notification per notifyWindow, carried by an append when one comes
-// after the window has passed (carry), else sent after the commit in a
-// statement of its own.
+// notifier sends pg_notify after commits, outside the append transactions.
 type notifier struct {
 	db       *sql.DB
 	log      *slog.Logger
 	instance string
 	pending  chan struct{}
-
-	mu   sync.Mutex
-	last time.Time // when the last notification was sent or claimed
 }
 
 func newNotifier(db *sql.DB, log *slog.Logger, instance string) *notifier {
@@ -52,44 +42,6 @@ func (n *notifier) signal() {
 	}
 }
 
-// carry reports whether the append about to run carries the notification
-// (appendNotifySQL): none was sent within the window. A commit that does
-// not carry one signals, and the notifier sends one once the window has
-// passed, so every commit is announced within a window of it; a busy
-// process's notifications then cost no transaction of their own.
-func (n *notifier) carry() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	now := time.Now()
-	if now.Sub(n.last) < notifyWindow {
-		return false
-	}
-	n.last = now
-	return true
-}
-
-// due returns how long until the notifier sends a notification asked for
-// now: the window after the last one, and notifyGrace more, in which an
-// append that starts may carry it instead.
-func (n *notifier) due() time.Duration {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return max(0, time.Until(n.last.Add(notifyWindow+notifyGrace)))
-}
-
-// claim counts a notification as sent now, unless an append claimed one
-// after asked: that append's commit, later than the commits that asked,
-// tells of them.
-func (n *notifier) claim(asked time.Time) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.last.After(asked) {
-		return false
-	}
-	n.last = time.Now()
-	return true
-}
-
 func (n *notifier) run(ctx context.Context) {
 	for {
 		select {
@@ -97,21 +49,15 @@ func (n *notifier) run(ctx context.Context) {
 			return
 		case <-n.pending:
 		}
-		asked := time.Now()
-		if d := n.due(); d > 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(d):
-			}
-		}
-		if !n.claim(asked) {
-			continue
-		}
 		// The payload names this process so its own listener can skip
 		// signals the local broadcaster already delivered.
 		if _, err := n.db.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, n.instance); err != nil && ctx.Err() == nil {
 			n.log.Warn("notify other processes of new events", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(notifyWindow):
 		}
 	}
 }

@@ -57,7 +57,7 @@ type Store struct {
 
 	// Prepared once per connection: one round trip per call instead of
 	// lib/pq's two for an unnamed statement (parse, then bind).
-	appendStmt, appendNotifyStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt, advanceStmt, announceStmt *sql.Stmt
+	appendStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt, advanceStmt, announceStmt *sql.Stmt
 
 	watchers checkpointWatchers
 	schema   string // where the log lives: checkpoint announcements name it
@@ -196,7 +196,6 @@ func (s *Store) prepare(ctx context.Context) error {
 		query string
 	}{
 		{&s.appendStmt, appendSQL},
-		{&s.appendNotifyStmt, appendNotifySQL},
 		{&s.readFirstStmt, readFirstSQL},
 		{&s.readAfterStmt, readAfterSQL},
 		{&s.loadStmt, loadSQL},
@@ -216,7 +215,7 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (s *Store) closeStmts() {
-	for _, st := range []*sql.Stmt{s.appendStmt, s.appendNotifyStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt, s.advanceStmt, s.announceStmt} {
+	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt, s.advanceStmt, s.announceStmt} {
 		if st != nil {
 			st.Close()
 		}
