@@ -14,6 +14,7 @@ import (
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -133,6 +134,7 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 		// Only an applier needs the others' events the moment they commit.
 		if t := a.backend.Tail(); t != nil {
 			t.SetUrgent(a.Engine.Applying)
+			t.SetAwaited(awaitedHere)
 		}
 	}
 	if err := a.openQueries(); err != nil {
@@ -166,11 +168,20 @@ func (a *App) openQueries() error {
 	if a.Reports, err = reports.NewQueries(db); err != nil {
 		return err
 	}
-	if a.Audit, err = auditlog.New(db); err != nil {
+	if err = a.openAuditQueries(); err != nil {
 		return err
 	}
 	a.Recall, err = recall.NewIndex(db, a.Dialect)
 	return err
+}
+
+// awaitedHere selects the events of this process's own appends that its
+// followers wait for in the log: the scheduler orders a message it was
+// kicked for there. (A request waiting for its turn's reply sees a turn
+// completed here in the store's memory.) The other appends of a turn come
+// with the next read of the log.
+func awaitedHere(e domain.Event) bool {
+	return e.Type == (turn.MessageReceived{}).EventType()
 }
 
 // checkExists refuses, under MustExist, a SQLite store that is not there

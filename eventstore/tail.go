@@ -39,12 +39,12 @@ type Tail struct {
 	bytes   int
 	start   chan struct{} // signalled when started becomes true
 	grown   Broadcaster   // signalled when the window grows or resets
-	// awaited are positions this process committed that the Tail has not
-	// read yet (with when they were committed): while any is missing the
-	// Tail keeps reading soon, even after a read that returned other
-	// events, because a transaction holding the PostgreSQL horizon back
-	// may end without a signal.
-	awaited map[int64]time.Time
+	// awaited are own commits not read yet (with when they were
+	// committed): while any is missing the Tail keeps reading soon, as
+	// the transaction holding the horizon back may end without a signal.
+	awaited    map[int64]time.Time
+	awaits     func(domain.Event) bool // which own commits are awaited (SetAwaited)
+	gotAwaited uint64                  // awaited positions read so far
 	// cache, when set, sees every event read before any follower does,
 	// and is live exactly while the Tail follows the log.
 	cache *StreamCache
@@ -63,12 +63,6 @@ const (
 	// horizon back and then rolled back without one. Signals (in-process
 	// and LISTEN/NOTIFY) wake it otherwise.
 	TailPoll = time.Second
-	// After a change signal whose events are not readable yet (some
-	// transaction, an append or a read model's, holds the PostgreSQL
-	// horizon back and may end without a signal), the Tail reads again
-	// after 1 ms, doubling up to tailRetryMax, for tailRetryFor.
-	tailRetryMax = 32 * time.Millisecond
-	tailRetryFor = time.Second
 	// tailAwaitFor bounds how long a committed position is awaited (one
 	// the Tail cannot see, from before its start, is given up).
 	tailAwaitFor = 2 * time.Second
@@ -88,83 +82,28 @@ func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Ev
 // SetCache makes c see every event the Tail reads; call it before Run.
 func (t *Tail) SetCache(c *StreamCache) { t.cache = c }
 
-// SetUrgent tells the Tail when a follower of this process needs other
-// processes' events as soon as they commit: urgent returns true while it
-// does (the process applies read models). Otherwise a change another
-// process signals is read at most every TailLazy, so that a process does
-// not read the log once per append of every other process; what this
-// process committed itself is read at once all the same. Without it
-// every change is urgent.
-func (t *Tail) SetUrgent(urgent func() bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.urgent = urgent
-}
-
-// prompt reports whether the Tail must read now rather than at its lazy
-// pace: a follower needs other processes' events at once, or this
-// process committed events it has not read.
-func (t *Tail) prompt() bool {
-	t.mu.Lock()
-	urgent := t.urgent
-	t.mu.Unlock()
-	return urgent == nil || urgent() || t.missing()
-}
-
-// pace delays a read a change signal asked for, while no read is prompt,
-// until TailLazy after the last read; false when ctx ended.
-func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time) bool {
-	for !t.prompt() {
-		left := TailLazy - time.Since(last)
-		if left <= 0 {
-			return true
-		}
-		timer := time.NewTimer(left)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return false
-		case <-changes: // perhaps a commit of this process: look again
-			timer.Stop()
-		case <-timer.C:
-			return true
-		}
-	}
-	return true
-}
-
 // Grown returns a channel signalled when the Tail has read more of the
 // log (or dropped its window), until ctx ends.
 func (t *Tail) Grown(ctx context.Context) <-chan struct{} { return t.grown.Subscribe(ctx) }
 
-// Committed tells the Tail that this process committed events at
-// positions, before signalling the change: it reads until it has seen
-// them.
-func (t *Tail) Committed(positions []int64) {
+// Committed tells the Tail that this process committed evs, before
+// signalling the change: it reads promptly until it has seen those a
+// follower waits for (SetAwaited), and the others at its pace.
+func (t *Tail) Committed(evs []domain.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.started {
 		return
 	}
 	now := time.Now()
-	for _, p := range positions {
-		if _, read := t.index[p]; !read { // a read may have been quicker
-			t.awaited[p] = now
+	for _, e := range evs {
+		if t.awaits != nil && e.Type != "" && !t.awaits(e) {
+			continue
+		}
+		if _, read := t.index[e.Position]; !read { // a read may have been quicker
+			t.awaited[e.Position] = now
 		}
 	}
-}
-
-// missing reports whether a committed position is still unread, dropping
-// those awaited too long.
-func (t *Tail) missing() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for p, at := range t.awaited {
-		if time.Since(at) > tailAwaitFor {
-			delete(t.awaited, p)
-		}
-	}
-	return len(t.awaited) > 0
 }
 
 // Run reads the end of the log until ctx ends, once a follower has
@@ -185,11 +124,12 @@ func (t *Tail) Run(ctx context.Context) {
 // is dropped and followers read the log themselves until one offers a
 // new start).
 func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
-	retry, signalled := time.Millisecond, time.Now()
+	b := horizonWait{retry: tailRetryMin, signalled: time.Now()}
 	for {
 		t.mu.Lock()
-		after := t.head
+		after, got := t.head, t.gotAwaited
 		t.mu.Unlock()
+		began := time.Now()
 		evs, err := t.read(ctx, after, tailBatch)
 		if err != nil {
 			t.reset()
@@ -197,24 +137,11 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 		}
 		if len(evs) > 0 {
 			t.add(after, evs)
-			retry = time.Millisecond
 			if len(evs) == tailBatch {
 				continue
 			}
 		}
-		wait := t.poll
-		if len(evs) == 0 && time.Since(signalled) < tailRetryFor {
-			// A signal found nothing readable: some transaction still
-			// holds the horizon back.
-			wait = TailLazy
-		}
-		if t.prompt() && (t.missing() || wait < t.poll) {
-			// Events committed here are not readable yet, or a follower
-			// waits for what another process signalled.
-			wait = retry
-			retry = min(retry*2, tailRetryMax)
-		}
-		read := time.Now()
+		wait := t.nextWait(&b, len(evs) == 0, got)
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -223,8 +150,8 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 			return
 		case <-changes:
 			timer.Stop()
-			retry, signalled = time.Millisecond, time.Now()
-			if !t.pace(ctx, changes, read) {
+			b.signalled = time.Now()
+			if !t.pace(ctx, changes, began) {
 				t.reset()
 				return
 			}
@@ -311,7 +238,10 @@ func (t *Tail) addLocked(evs []domain.Event) {
 		t.index[e.Position] = t.first + int64(len(t.buf))
 		t.buf = append(t.buf, e)
 		t.bytes += len(e.Data)
-		delete(t.awaited, e.Position)
+		if _, ok := t.awaited[e.Position]; ok {
+			delete(t.awaited, e.Position)
+			t.gotAwaited++
+		}
 	}
 	t.cache.Observe(evs)
 	t.head = evs[len(evs)-1].Position

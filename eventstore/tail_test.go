@@ -197,12 +197,32 @@ func TestTailPromptForItsOwnCommits(t *testing.T) {
 	if tail.prompt() {
 		t.Fatal("prompt with nothing of its own awaited")
 	}
-	tail.Committed([]int64{5})
+	tail.Committed([]domain.Event{{Position: 5}})
 	if !tail.prompt() {
 		t.Fatal("not prompt while its own commit is unread")
 	}
 	tail.add(0, []domain.Event{{Position: 5}})
 	if tail.prompt() {
 		t.Fatal("still prompt once its own commit was read")
+	}
+}
+
+// Only the own commits a follower waits for make the Tail prompt.
+func TestTailAwaitsWhatFollowersWaitFor(t *testing.T) {
+	tail, _, _ := countingTail()
+	tail.SetUrgent(func() bool { return false })
+	tail.SetAwaited(func(e domain.Event) bool { return e.Type == "Wanted" })
+	tail.offer(0)
+	tail.Committed([]domain.Event{{Position: 5, Type: "Other"}})
+	if tail.prompt() {
+		t.Fatal("prompt for a commit no follower waits for")
+	}
+	tail.Committed([]domain.Event{{Position: 6, Type: "Wanted"}})
+	if !tail.prompt() {
+		t.Fatal("not prompt while a commit a follower waits for is unread")
+	}
+	tail.add(0, []domain.Event{{Position: 5}, {Position: 6}})
+	if tail.prompt() {
+		t.Fatal("still prompt once the awaited commit was read")
 	}
 }

@@ -3,6 +3,8 @@
 #   scripts/ready.sh together N   N processes started at once on a fresh database: each one's time
 #   scripts/ready.sh join         a process joining one that serves 200 senders (needs the scale
 #                                 kit's load generator: LG=/tmp/omega-scale/loadgen-bin)
+#   scripts/ready.sh locked       a process joining a set-up database while another session holds
+#                                 the read models' schema lock (a process setting up elsewhere)
 # OM is the omega binary (default: built here), PGADMIN a psql URL of the server (default: local
 # PostgreSQL 15, user root); ports 18700-18790 are used. Stops only what it started.
 set -u
@@ -35,5 +37,12 @@ join)
 	sleep 8
 	t0=$(date +%s%N); serve b 18702; ready 18702
 	echo "joining process ready after $(ms "$t0") ms" ;;
-*) echo "usage: $0 together N | join" >&2; exit 2 ;;
+locked)
+	serve a 18701; ready 18701
+	psql -q "$PGBASE/omega_ready" -c "SELECT pg_advisory_lock($((0x6f6d6567612d70)))" -c "SELECT pg_sleep(15)" >/dev/null 2>&1 &
+	PIDS+=($!)
+	sleep 0.5
+	t0=$(date +%s%N); serve b 18702; ready 18702
+	echo "process joining while the schema lock is held ready after $(ms "$t0") ms" ;;
+*) echo "usage: $0 together N | join | locked" >&2; exit 2 ;;
 esac

@@ -39,7 +39,8 @@ type Options struct {
 	// leaving them to their next poll; nil keeps polling only.
 	Announcer Announcer
 	// CommandPoll is how often an idle command subscriber queries anyway
-	// (default 1 s; with an Announcer only a safety net).
+	// (default 1 s; with an Announcer, which wakes it, only a safety net
+	// for a lost announcement: default 5 s).
 	CommandPoll time.Duration
 	// MaxRetries and InitialInterval tune the retry middleware.
 	MaxRetries      int
@@ -195,13 +196,23 @@ func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publi
 	return ch, ch, func() error { return nil }, nil
 }
 
+// announcedCommandPoll is the idle poll of a subscriber that announcements
+// wake.
+const announcedCommandPoll = 5 * time.Second
+
 // sqlCommandTransport is watermill-sql on PostgreSQL. Commands are rare: a
 // poll per topic every 100 ms was a steady load of empty transactions, so
 // an idle subscriber polls every CommandPoll and, with an Announcer, is
 // woken by LISTEN/NOTIFY when a command is published.
 func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publisher, message.Subscriber, func() error, error) {
 	poll := opts.CommandPoll
-	if poll <= 0 {
+	switch {
+	case poll > 0:
+	case opts.Announcer != nil:
+		// Every process polls every topic: at 1 s the polls of a few
+		// processes cost PostgreSQL more CPU than their turns' reads.
+		poll = announcedCommandPoll
+	default:
 		poll = time.Second
 	}
 	var pub message.Publisher

@@ -87,13 +87,26 @@ func (s *Store) Append(ctx context.Context, stream string, expected eventstore.E
 		recorded := eventstore.Recorded(stream, events, res, in.at, s.versions)
 		s.cache.Committed(stream, recorded)
 		if !in.prev.Valid || recorded == nil || !s.tail.Delivered(in.prev.Int64, recorded) {
-			s.tail.Committed(res.Positions)
+			s.tail.Committed(committed(recorded, res.Positions))
 			s.unread.Notify()
 		}
 		s.local.Notify()
 		s.notifier.signal()
 		return res, nil
 	}
+}
+
+// committed is what the Tail is told an append committed: its events, or
+// their positions alone if they could not be rebuilt.
+func committed(recorded []domain.Event, positions []int64) []domain.Event {
+	if recorded != nil {
+		return recorded
+	}
+	out := make([]domain.Event, len(positions))
+	for i, p := range positions {
+		out[i].Position = p
+	}
+	return out
 }
 
 func backoff(ctx context.Context, attempt int) error {

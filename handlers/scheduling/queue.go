@@ -118,25 +118,56 @@ func (s *Scheduler) relay(ctx context.Context) {
 	var (
 		read   <-chan struct{}
 		window logWindow
+		holds  func(int64) bool
+		behind time.Time // since when the copy waits for the window to reach the read model
 	)
-	if tail := s.tail(); tail != nil {
-		read, window = tail.Grown(ctx), tail.Scan
+	tail := s.tail()
+	if tail != nil {
+		read, window, holds = tail.Grown(ctx), tail.Scan, tail.Holds
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-applied:
-			if !s.advanceQueue(window, s.through) {
-				s.gen.Add(1) // the next look reads the read model
-			}
+			s.followReadModel(window, holds, &behind)
 			s.tailGen.Add(1)
 			s.moved.Notify()
 		case <-read:
+			if !behind.IsZero() {
+				s.followReadModel(window, holds, &behind)
+			}
 			s.tailGen.Add(1) // the window grew: scans behind the read model are stale
 			s.moved.Notify()
 		}
 	}
+}
+
+// queueCatchUp bounds how long the shared copy waits for the window to
+// read as far as the read model before it is read again whole.
+const queueCatchUp = 250 * time.Millisecond
+
+// followReadModel moves the shared copy to the read model's position.
+// When another process applies the read model, its announcement may come
+// before this process has read the events it applied (a process that
+// applies nothing reads the log at its lazy pace): the copy then stays
+// where it is, consistent, and moves when the window has grown that far,
+// instead of the read model being read again whole each time.
+func (s *Scheduler) followReadModel(window logWindow, holds func(int64) bool, behind *time.Time) {
+	if s.advanceQueue(window, s.through) {
+		*behind = time.Time{}
+		return
+	}
+	if holds != nil && s.through != nil && (behind.IsZero() || time.Since(*behind) < queueCatchUp) {
+		if last, ok := s.through(); ok && !holds(last) {
+			if behind.IsZero() {
+				*behind = time.Now()
+			}
+			return
+		}
+	}
+	*behind = time.Time{}
+	s.gen.Add(1) // the next look reads the read model
 }
 
 // tail is the store's shared reader, if it has one.

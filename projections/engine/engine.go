@@ -147,7 +147,15 @@ func schemaName(p readmodel.Projection) string { return "schema:" + p.Name() }
 // A projection whose recorded schema version differs from its code's (or
 // was never recorded) is dropped and recreated with its checkpoint reset:
 // read models are disposable, and following the log refills it.
+//
+// When every projection's tables are already those of this code (its
+// version and the fingerprint of its DDL are recorded), Setup only reads
+// that record: the database-wide schema lock and the DDL would make a
+// process joining a running cluster wait behind every other setup.
 func (e *Engine) Setup(ctx context.Context) error {
+	if e.schemaCurrent(ctx) {
+		return nil
+	}
 	for _, p := range e.projections {
 		err := e.inTx(ctx, func(tx *sql.Tx) error {
 			if err := e.lockSchema(ctx, tx); err != nil {
@@ -161,7 +169,7 @@ func (e *Engine) Setup(ctx context.Context) error {
 				if recorded != 0 {
 					e.logger.Warn("projection schema changed; rebuilding it from the log", "projection", p.Name(), "from", recorded, "to", want)
 				}
-				if err := dropTables(ctx, tx, p, ""); err != nil {
+				if err := readmodel.DropTables(ctx, tx, p, ""); err != nil {
 					return err
 				}
 				if err := e.store.SaveCheckpointTx(ctx, tx, readmodel.CheckpointName(p), 0); err != nil {
@@ -171,7 +179,10 @@ func (e *Engine) Setup(ctx context.Context) error {
 					return err
 				}
 			}
-			return createTables(ctx, tx, e.dialect, p, "")
+			if err := readmodel.CreateTables(ctx, tx, e.dialect, p, ""); err != nil {
+				return err
+			}
+			return e.store.SaveCheckpointTx(ctx, tx, readmodel.FingerprintName(p), readmodel.SchemaFingerprint(e.dialect, p))
 		})
 		if err != nil {
 			return err

@@ -42,10 +42,10 @@ func (e *Engine) Rebuild(ctx context.Context, ps []readmodel.Projection, progres
 			return err
 		}
 		for _, p := range ps {
-			if err := dropTables(ctx, tx, p, ""); err != nil {
+			if err := readmodel.DropTables(ctx, tx, p, ""); err != nil {
 				return err
 			}
-			if err := createTables(ctx, tx, e.dialect, p, ""); err != nil {
+			if err := readmodel.CreateTables(ctx, tx, e.dialect, p, ""); err != nil {
 				return err
 			}
 			if err := e.store.SaveCheckpointTx(ctx, tx, readmodel.CheckpointName(p), 0); err != nil {
@@ -202,7 +202,7 @@ const shadowDropTimeout = 30 * time.Second
 
 func (e *Engine) dropShadow(ctx context.Context, p readmodel.Projection) error {
 	return e.inTx(ctx, func(tx *sql.Tx) error {
-		if err := dropTables(ctx, tx, p, shadowPrefix); err != nil {
+		if err := readmodel.DropTables(ctx, tx, p, shadowPrefix); err != nil {
 			return err
 		}
 		return e.store.DeleteCheckpointTx(ctx, tx, shadowPrefix+readmodel.CheckpointName(p))
@@ -214,10 +214,10 @@ func (e *Engine) resetShadow(ctx context.Context, p readmodel.Projection) error 
 		if err := e.lockSchema(ctx, tx); err != nil {
 			return err
 		}
-		if err := dropTables(ctx, tx, p, shadowPrefix); err != nil {
+		if err := readmodel.DropTables(ctx, tx, p, shadowPrefix); err != nil {
 			return err
 		}
-		if err := createTables(ctx, tx, e.dialect, p, shadowPrefix); err != nil {
+		if err := readmodel.CreateTables(ctx, tx, e.dialect, p, shadowPrefix); err != nil {
 			return err
 		}
 		return e.store.SaveCheckpointTx(ctx, tx, shadowPrefix+readmodel.CheckpointName(p), 0)

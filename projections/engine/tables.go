@@ -2,31 +2,20 @@ package engine
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-func tableFunc(prefix string) func(string) string {
-	return func(name string) string { return prefix + name }
-}
-
-// createTables runs a projection's schema in tx.
-func createTables(ctx context.Context, tx *sql.Tx, d readmodel.Dialect, p readmodel.Projection, prefix string) error {
-	for _, stmt := range p.Schema(d, tableFunc(prefix)) {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create tables of %s: %w", p.Name(), err)
+// schemaCurrent reports, without the schema lock, whether every
+// projection's recorded version and DDL fingerprint are this code's; any
+// doubt answers false, and Setup takes the lock and looks again.
+func (e *Engine) schemaCurrent(ctx context.Context) bool {
+	for _, p := range e.projections {
+		v, err := e.store.Checkpoint(ctx, schemaName(p))
+		f, ferr := e.store.Checkpoint(ctx, readmodel.FingerprintName(p))
+		if err != nil || ferr != nil || v != schemaVersion(p) || f != readmodel.SchemaFingerprint(e.dialect, p) {
+			return false
 		}
 	}
-	return nil
-}
-
-func dropTables(ctx context.Context, tx *sql.Tx, p readmodel.Projection, prefix string) error {
-	for _, t := range p.Tables() {
-		if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+prefix+t); err != nil {
-			return fmt.Errorf("drop %s%s: %w", prefix, t, err)
-		}
-	}
-	return nil
+	return true
 }
