@@ -48,11 +48,9 @@ type Channel struct {
 
 	disconnected chan struct{}
 
-	mu      sync.Mutex
-	botID   string
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	mu    sync.Mutex
+	botID string
+	run   channels.Run
 }
 
 // Option changes how a Channel works, for tests.
@@ -157,17 +155,11 @@ func (c *Channel) botUser() string {
 // called. Messages reach deliver one at a time, in the order Discord
 // sent them.
 func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
+	ctx, end, ok := c.run.Begin(ctx)
+	if !ok {
 		return nil
 	}
-	c.cancel, c.done = cancel, make(chan struct{})
-	done := c.done
-	c.mu.Unlock()
-	defer close(done)
+	defer end()
 
 	queue := make(chan *discordgo.Message, 256)
 	remove := c.sess.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageCreate) {
@@ -257,19 +249,4 @@ func (c *Channel) failed(err error, backoff time.Duration) time.Duration {
 }
 
 // Stop implements channels.Channel.
-func (c *Channel) Stop(ctx context.Context) error {
-	c.mu.Lock()
-	c.stopped = true
-	cancel, done := c.cancel, c.done
-	c.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("discord: stop: %w", ctx.Err())
-	}
-}
+func (c *Channel) Stop(ctx context.Context) error { return c.run.Stop(ctx, Name) }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"strconv"
@@ -33,10 +32,8 @@ type Channel struct {
 
 	health *channels.HealthTracker
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	mu  sync.Mutex
+	run channels.Run
 }
 
 // Option changes how a Channel works, for tests.
@@ -89,17 +86,11 @@ func (c *Channel) SendTyping(context.Context, string) error { return nil }
 // the mailbox, reconnecting with backoff whenever it fails, until ctx
 // ends or Stop is called.
 func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
+	ctx, end, ok := c.run.Begin(ctx)
+	if !ok {
 		return nil
 	}
-	c.cancel, c.done = cancel, make(chan struct{})
-	done := c.done
-	c.mu.Unlock()
-	defer close(done)
+	defer end()
 
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -128,22 +119,7 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 }
 
 // Stop implements channels.Channel.
-func (c *Channel) Stop(ctx context.Context) error {
-	c.mu.Lock()
-	c.stopped = true
-	cancel, done := c.cancel, c.done
-	c.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("email: stop: %w", ctx.Err())
-	}
-}
+func (c *Channel) Stop(ctx context.Context) error { return c.run.Stop(ctx, Name) }
 
 // errStalled: a command went unanswered past EMAIL_COMMAND_TIMEOUT.
 var errStalled = errors.New("IMAP server stopped answering")

@@ -14,7 +14,6 @@ package matrix
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -41,10 +40,8 @@ type Channel struct {
 	// previews are the chats' live previews.
 	previews channels.LivePreviews[*preview]
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	mu  sync.Mutex
+	run channels.Run
 }
 
 // Option changes how a Channel works, for tests.
@@ -94,17 +91,11 @@ func (c *Channel) ReportHealth(f channels.HealthFunc) { c.health.SetFunc(f) }
 // Start implements channels.Channel: it syncs until ctx ends or Stop is
 // called, retrying failed syncs with backoff.
 func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
+	ctx, end, ok := c.run.Begin(ctx)
+	if !ok {
 		return nil
 	}
-	c.cancel, c.done = cancel, make(chan struct{})
-	done := c.done
-	c.mu.Unlock()
-	defer close(done)
+	defer end()
 
 	since, err := c.tokens.load(ctx, c.cfg.UserID)
 	if err != nil {
@@ -153,22 +144,7 @@ func (c *Channel) loop(ctx context.Context, since string, deliver channels.Deliv
 const backoffMin = 250 * time.Millisecond
 
 // Stop implements channels.Channel.
-func (c *Channel) Stop(ctx context.Context) error {
-	c.mu.Lock()
-	c.stopped = true
-	cancel, done := c.cancel, c.done
-	c.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("matrix: stop: %w", ctx.Err())
-	}
-}
+func (c *Channel) Stop(ctx context.Context) error { return c.run.Stop(ctx, Name) }
 
 // allowed reports whether user is on MATRIX_ALLOWED_USERS.
 func (c *Channel) allowed(user string) bool {

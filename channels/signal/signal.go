@@ -8,7 +8,6 @@ package signal
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -29,11 +28,9 @@ type Channel struct {
 
 	health *channels.HealthTracker
 
-	mu      sync.Mutex
-	lastID  string // the last event recorded (or skipped) this run
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	mu     sync.Mutex
+	lastID string // the last event recorded (or skipped) this run
+	run    channels.Run
 }
 
 // Option changes how a Channel works, for tests.
@@ -80,17 +77,11 @@ func (c *Channel) ReportHealth(f channels.HealthFunc) { c.health.SetFunc(f) }
 // reconnecting with backoff whenever it fails, until ctx ends or Stop is
 // called.
 func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
+	ctx, end, ok := c.run.Begin(ctx)
+	if !ok {
 		return nil
 	}
-	c.cancel, c.done = cancel, make(chan struct{})
-	done := c.done
-	c.mu.Unlock()
-	defer close(done)
+	defer end()
 
 	backoff := 250 * time.Millisecond
 	for ctx.Err() == nil {
@@ -120,22 +111,7 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 }
 
 // Stop implements channels.Channel.
-func (c *Channel) Stop(ctx context.Context) error {
-	c.mu.Lock()
-	c.stopped = true
-	cancel, done := c.cancel, c.done
-	c.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("signal: stop: %w", ctx.Err())
-	}
-}
+func (c *Channel) Stop(ctx context.Context) error { return c.run.Stop(ctx, Name) }
 
 func streamState(err error) string {
 	if errors.Is(err, errStalled) {

@@ -8,7 +8,6 @@ package slack
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -34,11 +33,9 @@ type Channel struct {
 	previews channels.LivePreviews[*preview]
 	names    names
 
-	mu      sync.Mutex
-	botID   string
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	mu    sync.Mutex
+	botID string
+	run   channels.Run
 }
 
 // Option changes how a Channel works, for tests.
@@ -92,17 +89,11 @@ func (c *Channel) SendTyping(context.Context, string) error { return nil }
 // open, reconnecting with backoff whenever it fails, until ctx ends or
 // Stop is called.
 func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c.mu.Lock()
-	if c.stopped {
-		c.mu.Unlock()
+	ctx, end, ok := c.run.Begin(ctx)
+	if !ok {
 		return nil
 	}
-	c.cancel, c.done = cancel, make(chan struct{})
-	done := c.done
-	c.mu.Unlock()
-	defer close(done)
+	defer end()
 
 	backoff := 250 * time.Millisecond
 	for ctx.Err() == nil {
@@ -134,22 +125,7 @@ func (c *Channel) Start(ctx context.Context, deliver channels.Deliver) error {
 }
 
 // Stop implements channels.Channel.
-func (c *Channel) Stop(ctx context.Context) error {
-	c.mu.Lock()
-	c.stopped = true
-	cancel, done := c.cancel, c.done
-	c.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("slack: stop: %w", ctx.Err())
-	}
-}
+func (c *Channel) Stop(ctx context.Context) error { return c.run.Stop(ctx, Name) }
 
 // sessionState is the health a failed session leaves the channel in.
 func sessionState(err error) string {
