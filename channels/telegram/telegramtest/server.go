@@ -46,6 +46,8 @@ type Call struct {
 	// Error is the description returned when the call was refused; empty
 	// when it was accepted.
 	Error string
+	// At is when the server answered (or gave up on) the call.
+	At time.Time
 }
 
 // Accepted reports whether the API accepted the call.
@@ -66,7 +68,9 @@ type storedUpdate struct {
 type Server struct {
 	URL   string // base URL, use as the API server URL
 	token string
-	srv   *httptest.Server
+
+	srvMu sync.Mutex
+	srv   *httptest.Server // nil while stopped
 
 	mu       sync.Mutex
 	updates  []storedUpdate
@@ -110,7 +114,7 @@ func New(t testing.TB, token string) *Server {
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
+	t.Cleanup(s.Stop)
 	return s
 }
 
@@ -634,6 +638,7 @@ func (s *Server) record(method string, p params, photo []byte, errDesc string) i
 		Action:    p.get("action"),
 		Photo:     append([]byte(nil), photo...),
 		Error:     errDesc,
+		At:        time.Now(),
 	}
 	if method == "sendPhoto" {
 		c.Text = p.get("caption")
