@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 )
 
 // Stop shuts the server down as a crashed or restarting API does: open
@@ -40,4 +41,19 @@ func (s *Server) Restart() error {
 	srv.Start()
 	s.srv = srv
 	return nil
+}
+
+// PollsSince returns when the getUpdates calls that reached the server
+// at or after since arrived, so a test can tell how soon a client came
+// back.
+func (s *Server) PollsSince(since time.Time) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []time.Time
+	for _, at := range s.polls {
+		if !at.Before(since) {
+			out = append(out, at)
+		}
+	}
+	return out
 }

@@ -80,6 +80,7 @@ type Server struct {
 	failures map[string][]failure
 	outages  map[string]int // method -> status every call fails with; OutageReset drops the connection
 	stalled  bool           // getUpdates never answers
+	polls    []time.Time    // when each getUpdates call arrived
 	sent     []Call
 	menus    map[string][]BotCommand // by language_code, "" the default
 	changed  chan struct{}           // closed and replaced on every state change
@@ -427,6 +428,9 @@ func failureDescription(f failure) string {
 
 // getUpdates confirms updates below offset and long-polls for the rest.
 func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	s.polls = append(s.polls, time.Now())
+	s.mu.Unlock()
 	if s.stall(r) {
 		s.record("getUpdates", p, nil, "stalled")
 		return
