@@ -56,8 +56,9 @@ func TestServeTelegramFloodControlAndRestart(t *testing.T) {
 			chat.say("also sent while down")
 			waitReadyz(t, e.url, http.StatusOK, "ready, degraded\nchannel telegram: down")
 			waitPage(t, e.url+"/ui/", `data-channel="telegram">telegram: down for `)
-			// Long enough for the backoff to reach its cap (1+2+4+5 s).
-			time.Sleep(12 * time.Second)
+			// Past the backoff's cap (polls at 1, 3, 7, 12, 17 s), between
+			// two polls.
+			time.Sleep(13 * time.Second)
 			back := time.Now()
 			if err := api.Restart(); err != nil {
 				t.Fatal(err)
@@ -65,17 +66,44 @@ func TestServeTelegramFloodControlAndRestart(t *testing.T) {
 			for _, m := range []string{"slow one", "sent while down", "also sent while down"} {
 				chat.answered(m)
 			}
+			if held := replyTo(t, api, "slow one"); held.At.Before(back) {
+				t.Fatalf("the reply pending at the crash was sent at %v, before the API came back at %v", held.At, back)
+			}
 			waitReadyzExactly(t, e.url, "ready\n")
 			waitPage(t, e.url+"/ui/", `data-channel="telegram">telegram: receiving<`)
 			t.Logf("first poll %v after the API answered again (backoff cap 5s)", firstPoll(t, api, back))
-			// Down twice: the flooded poll and the restart.
+
+			// A stall with the default grace: the 1 s poll plus 5 s.
+			stalled := time.Now()
+			api.StallUpdates(true)
+			waitReadyz(t, e.url, http.StatusOK, "ready, degraded\nchannel telegram: stalled")
+			t.Logf("stall shown on /readyz %v after getUpdates stopped answering (poll 1s + grace 5s)", time.Since(stalled))
+			waitPage(t, e.url+"/ui/", `data-channel="telegram">telegram: stalled for `)
+			api.StallUpdates(false)
+			chat.say("after the stall")
+			chat.answered("after the stall")
+			waitReadyzExactly(t, e.url, "ready\n")
+			// Down twice (the flooded poll, the crash), stalled once.
 			waitMetrics(t, e.url, `omega_channel_up{channel="telegram"} 1`,
-				`omega_channel_failures_total{channel="telegram",state="down"} 2`)
+				`omega_channel_failures_total{channel="telegram",state="down"} 2`,
+				`omega_channel_failures_total{channel="telegram",state="stalled"} 1`)
 
 			time.Sleep(2 * time.Second) // room for a late duplicate
 			chat.eachAnsweredOnce(e.callLog)
 		})
 	}
+}
+
+// replyTo returns the reply to text.
+func replyTo(t *testing.T, api *telegramtest.Server, text string) telegramtest.Call {
+	t.Helper()
+	for _, m := range api.Messages(42) {
+		if m.Text == "done: "+text {
+			return m
+		}
+	}
+	t.Fatalf("no reply to %q", text)
+	return telegramtest.Call{}
 }
 
 // conversation is the owner (user 42) talking to the bot in a private chat.
