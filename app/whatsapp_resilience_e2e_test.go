@@ -63,6 +63,12 @@ func TestWhatsAppResilience(t *testing.T) {
 			down := time.Now()
 			fake.ServerDown()
 			w.state("down")
+			// A reply on its way when the connection dropped waits for it.
+			held := make(chan error, 1)
+			go func() {
+				_, err := wa.SendText(context.Background(), waAna, "reply held while down")
+				held <- err
+			}()
 			w.ownerTold("whatsapp has not received messages", 1)
 			time.Sleep(10 * time.Second) // the reconnect waits reach their 5 s cap
 			back := time.Now()
@@ -82,6 +88,9 @@ func TestWhatsAppResilience(t *testing.T) {
 				}
 			}
 			w.ownerTold("whatsapp is receiving messages again", 1)
+			if err := <-held; err != nil {
+				t.Fatalf("the reply held while down: %v", err)
+			}
 			// WhatsApp redelivers what was not acknowledged, under its id.
 			w.deliver("WA1", "first question")
 			w.deliver("WA2", "second question")
@@ -108,7 +117,7 @@ func TestWhatsAppResilience(t *testing.T) {
 			w.ownerTold("whatsapp has not received messages", 2)
 
 			time.Sleep(time.Second) // room for a late duplicate
-			for _, q := range []string{"first question", "second question", "third question"} {
+			for _, q := range []string{"first question", "second question", "third question", "reply held while down"} {
 				if got := w.replies(q); got != 1 {
 					t.Errorf("%q answered %d times, want once", q, got)
 				}

@@ -49,6 +49,7 @@ type Channel struct {
 	OnLoggedOut func(reason string)
 
 	minBackoff, maxBackoff time.Duration
+	sendRetryEvery         time.Duration
 	conn                   chan connEvent // connection state changes, from the event handler
 	health                 *channels.HealthTracker
 
@@ -122,9 +123,11 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger, opts ...Option) *
 		seen:       newSeenSet(seenSize),
 		minBackoff: minReconnectWait,
 		maxBackoff: maxReconnectWait,
-		conn:       make(chan connEvent, 16),
-		now:        time.Now,
-		after:      func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop },
+
+		sendRetryEvery: sendRetryEvery,
+		conn:           make(chan connEvent, 16),
+		now:            time.Now,
+		after:          func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop },
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -420,7 +423,7 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	if caption != "" && !longCaption {
 		img.Caption = proto.String(caption)
 	}
-	resp, err := c.client.SendMessage(ctx, jid, &waE2E.Message{ImageMessage: img})
+	resp, err := c.sendMessage(ctx, jid, &waE2E.Message{ImageMessage: img})
 	if err != nil {
 		return res, sendError(chatID, err)
 	}
