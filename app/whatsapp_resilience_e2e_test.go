@@ -61,7 +61,9 @@ func TestWhatsAppResilience(t *testing.T) {
 
 			// The server goes away mid-conversation.
 			down := time.Now()
-			fake.ServerDown()
+			if err := fake.ServerDown(); err != nil {
+				t.Fatal(err)
+			}
 			w.state("down")
 			// A reply on its way when the connection dropped waits for it.
 			held := make(chan error, 1)
