@@ -144,3 +144,23 @@ func TestNoHealthFunctionIsFine(t *testing.T) {
 		t.Fatalf("received %q", in.Text)
 	}
 }
+
+// Flood control on getUpdates is waited out for as long as retry_after
+// asks, even past the backoff cap, and no update is lost or repeated.
+func TestPollHonoursRetryAfter(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.PushText(42, 42, "queued before the 429")
+	f.srv.FailNext("getUpdates", 2, http.StatusTooManyRequests, 7)
+	got := f.start(t, nil)
+	if in := receive(t, got); in.Text != "queued before the 429" {
+		t.Fatalf("received %q", in.Text)
+	}
+	waits := f.sleeps.positive()
+	if len(waits) < 2 || waits[0] != 7*time.Second || waits[1] != 7*time.Second {
+		t.Fatalf("waits after two 429s with retry_after 7 = %v, want 7s, 7s", waits)
+	}
+	f.srv.PushText(42, 42, "next")
+	if in := receive(t, got); in.Text != "next" {
+		t.Fatalf("received %q after the flood, want the next message once", in.Text)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/omega-gateway/omega/channels/telegram/botapi"
 	"github.com/omega-gateway/omega/domain/intake"
 
 	ta "github.com/mymmrac/telego/telegoapi"
@@ -31,6 +32,11 @@ func (c *Channel) poll(ctx context.Context, deliver channels.Deliver) {
 				return
 			}
 			wait := b.next()
+			if asked, limited := botapi.RetryAfter(err); limited && asked > wait {
+				// Polling sooner than flood control asks only earns
+				// another 429.
+				wait = asked
+			}
 			failures := c.health.Failed(pollState(err), err.Error())
 			c.log.Warn("telegram getUpdates failed", "err", err, "backoff", wait, "failed_polls", failures)
 			if c.sleep(ctx, wait) != nil {

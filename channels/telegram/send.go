@@ -175,9 +175,11 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 }
 
 // sendPaced waits for the pacer, then calls send, waiting out 429s for a
-// bounded number of attempts. Errors are classified for the pipeline.
+// bounded number of attempts and an unreachable API for a bounded time
+// (see sendRetry). Errors are classified for the pipeline.
 func (c *Channel) sendPaced(ctx context.Context, chatID string, send func(context.Context) error) error {
-	for attempt := 1; ; attempt++ {
+	retry := c.newSendRetry()
+	for {
 		if err := c.sleep(ctx, c.pacer.Reserve(chatID, c.now())); err != nil {
 			return err
 		}
@@ -187,11 +189,11 @@ func (c *Channel) sendPaced(ctx context.Context, chatID string, send func(contex
 		if err == nil {
 			return nil
 		}
-		wait, limited := botapi.RetryAfter(err)
-		if !limited || attempt == maxSendAttempts {
+		wait, why, again := retry.next(err)
+		if !again {
 			return c.classify(err)
 		}
-		c.log.Warn("telegram flood control, waiting", "chat", chatID, "retry_after", wait, "attempt", attempt)
+		c.log.Warn("telegram send waiting: "+why, "chat", chatID, "wait", wait, "err", c.redact(err))
 		if err := c.sleep(ctx, wait); err != nil {
 			return err
 		}

@@ -49,6 +49,7 @@ type Channel struct {
 	OnLoggedOut func(reason string)
 
 	minBackoff, maxBackoff time.Duration
+	sendRetryEvery         time.Duration
 	conn                   chan connEvent // connection state changes, from the event handler
 	health                 *channels.HealthTracker
 
@@ -71,7 +72,21 @@ const (
 	connDown
 	connLoggedOut
 	connPaired
+	connStalled
 )
+
+// Reconnect waits double from minReconnectWait up to maxReconnectWait, so
+// the channel is connected again within 5 s of WhatsApp answering; one
+// attempt per 5 s during an outage costs nothing.
+const (
+	minReconnectWait = time.Second
+	maxReconnectWait = 5 * time.Second
+)
+
+// stalledPings is how many unanswered keepalive pings in a row (20-30 s
+// apart in whatsmeow) make the channel drop the socket and dial again:
+// whatsmeow's own forced reconnect is off with its auto-reconnect.
+const stalledPings = 2
 
 type connEvent struct {
 	kind   connKind
@@ -106,11 +121,13 @@ func newWithClient(cfg Config, cl client, logger *slog.Logger, opts ...Option) *
 		log:        logger.With("channel", Name),
 		client:     cl,
 		seen:       newSeenSet(seenSize),
-		minBackoff: time.Second,
-		maxBackoff: time.Minute,
-		conn:       make(chan connEvent, 16),
-		now:        time.Now,
-		after:      func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop },
+		minBackoff: minReconnectWait,
+		maxBackoff: maxReconnectWait,
+
+		sendRetryEvery: sendRetryEvery,
+		conn:           make(chan connEvent, 16),
+		now:            time.Now,
+		after:          func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop },
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -261,6 +278,9 @@ func (c *Channel) waitDisconnect(ctx context.Context, backoff *time.Duration) (r
 				*backoff = c.minBackoff
 			case connDown:
 				return "", false, false
+			case connStalled:
+				c.client.Disconnect()
+				return "", false, false
 			case connLoggedOut:
 				c.client.Disconnect()
 				return ev.reason, true, true
@@ -291,6 +311,9 @@ func (c *Channel) handleConnEvent(evt any) {
 		// Pings go unanswered: the socket is open but nothing arrives.
 		c.log.Warn("whatsapp: keepalive timeout", "errors", e.ErrorCount, "last_success", e.LastSuccess)
 		c.health.Failed(channels.HealthStalled, fmt.Sprintf("keepalive unanswered %d times", e.ErrorCount))
+		if e.ErrorCount >= stalledPings {
+			c.signal(connEvent{kind: connStalled})
+		}
 	case *events.Disconnected:
 		c.down("disconnected")
 	case *events.LoggedOut:
@@ -400,7 +423,7 @@ func (c *Channel) SendPhotoResult(ctx context.Context, chatID string, photo chan
 	if caption != "" && !longCaption {
 		img.Caption = proto.String(caption)
 	}
-	resp, err := c.client.SendMessage(ctx, jid, &waE2E.Message{ImageMessage: img})
+	resp, err := c.sendMessage(ctx, jid, &waE2E.Message{ImageMessage: img})
 	if err != nil {
 		return res, sendError(chatID, err)
 	}

@@ -102,3 +102,40 @@ func TestConnectErrorAndLogoutAreReportedDown(t *testing.T) {
 		t.Fatalf("Start returned %v", err)
 	}
 }
+
+// A socket whose keepalive pings go unanswered twice in a row is dropped
+// and dialled again (whatsmeow's own forced reconnect is off); the
+// channel stays stalled until the new connection is up.
+func TestStalledSocketIsReconnected(t *testing.T) {
+	fc := newFakeClient()
+	c := newWithClient(Config{}, fc, nil)
+	c.minBackoff, c.maxBackoff = 1, 4
+	log := &healthLog{}
+	c.ReportHealth(log.report)
+	_, stop := runStartChannel(t, c)
+	waitConnect(t, fc)
+
+	fc.handler(&events.KeepAliveTimeout{ErrorCount: 1})
+	select {
+	case <-fc.connected:
+		t.Fatal("reconnected after one unanswered ping")
+	case <-time.After(50 * time.Millisecond):
+	}
+	fc.handler(&events.KeepAliveTimeout{ErrorCount: stalledPings})
+	waitConnect(t, fc)
+	fc.handler(&events.Connected{})
+	if got, want := log.states(), "whatsapp/stalled/1 whatsapp/up/2"; got != want {
+		t.Fatalf("reported %s, want %s", got, want)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("Start returned %v", err)
+	}
+}
+
+// With the default waits a reconnect is never more than 5 s away.
+func TestReconnectWaitIsCappedAtFiveSeconds(t *testing.T) {
+	c := newWithClient(Config{}, newFakeClient(), nil)
+	if c.minBackoff != time.Second || c.maxBackoff != 5*time.Second {
+		t.Fatalf("reconnect waits %v..%v, want 1s..5s", c.minBackoff, c.maxBackoff)
+	}
+}

@@ -87,7 +87,7 @@ func unshown(text string, last wapreview.State) string {
 // sendChunks sends chunks as new messages, adding them to res.
 func (c *Channel) sendChunks(ctx context.Context, jid types.JID, chatID string, chunks []string, res channels.SendResult) (channels.SendResult, error) {
 	for _, chunk := range chunks {
-		resp, err := c.client.SendMessage(ctx, jid, &waE2E.Message{Conversation: proto.String(chunk)})
+		resp, err := c.sendMessage(ctx, jid, &waE2E.Message{Conversation: proto.String(chunk)})
 		if err != nil {
 			return res, sendError(chatID, err)
 		}

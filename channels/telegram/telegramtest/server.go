@@ -46,6 +46,8 @@ type Call struct {
 	// Error is the description returned when the call was refused; empty
 	// when it was accepted.
 	Error string
+	// At is when the server answered (or gave up on) the call.
+	At time.Time
 }
 
 // Accepted reports whether the API accepted the call.
@@ -66,7 +68,9 @@ type storedUpdate struct {
 type Server struct {
 	URL   string // base URL, use as the API server URL
 	token string
-	srv   *httptest.Server
+
+	srvMu sync.Mutex
+	srv   *httptest.Server // nil while stopped
 
 	mu       sync.Mutex
 	updates  []storedUpdate
@@ -76,6 +80,7 @@ type Server struct {
 	failures map[string][]failure
 	outages  map[string]int // method -> status every call fails with; OutageReset drops the connection
 	stalled  bool           // getUpdates never answers
+	polls    []time.Time    // when each getUpdates call arrived
 	sent     []Call
 	menus    map[string][]BotCommand // by language_code, "" the default
 	changed  chan struct{}           // closed and replaced on every state change
@@ -110,7 +115,7 @@ func New(t testing.TB, token string) *Server {
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
+	t.Cleanup(s.Stop)
 	return s
 }
 
@@ -423,6 +428,9 @@ func failureDescription(f failure) string {
 
 // getUpdates confirms updates below offset and long-polls for the rest.
 func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
+	s.mu.Lock()
+	s.polls = append(s.polls, time.Now())
+	s.mu.Unlock()
 	if s.stall(r) {
 		s.record("getUpdates", p, nil, "stalled")
 		return
@@ -634,6 +642,7 @@ func (s *Server) record(method string, p params, photo []byte, errDesc string) i
 		Action:    p.get("action"),
 		Photo:     append([]byte(nil), photo...),
 		Error:     errDesc,
+		At:        time.Now(),
 	}
 	if method == "sendPhoto" {
 		c.Text = p.get("caption")

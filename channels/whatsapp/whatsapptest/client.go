@@ -45,6 +45,7 @@ type Client struct {
 	sent        []Sent
 	changed     chan struct{}
 	refuseEdits bool
+	server      server
 }
 
 // New returns a double that is paired and connects at once.
@@ -100,8 +101,9 @@ func (c *Client) WaitSent(ctx context.Context, n int) ([]Sent, error) {
 	}
 }
 
-// Connect implements whatsapp.Client; the double is always connected.
-func (c *Client) Connect() error { return nil }
+// Connect implements whatsapp.Client: the double is always connected,
+// unless SimulateServer made it play a server that can go away.
+func (c *Client) Connect() error { return c.connect() }
 
 func (c *Client) Disconnect()      {}
 func (c *Client) IsLoggedIn() bool { return true }
@@ -111,6 +113,9 @@ func (c *Client) OwnJIDs() (types.JID, types.JID) {
 }
 
 func (c *Client) SendMessage(_ context.Context, to types.JID, msg *waE2E.Message) (whatsmeow.SendResponse, error) {
+	if c.offline() {
+		return whatsmeow.SendResponse{}, whatsmeow.ErrNotConnected
+	}
 	s := Sent{To: to, Text: msg.GetConversation()}
 	if img := msg.GetImageMessage(); img != nil {
 		s.Text, s.Image, s.MIME, s.Size = img.GetCaption(), true, img.GetMimetype(), img.GetFileLength()
