@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/commander"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/telegram"
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
@@ -301,7 +302,7 @@ func pairOnCommandLine(c pairingCase) {
 	const eve int64 = 95
 	offer := c.denied(c.say(eve, "hello from eve"))
 	ctx := context.Background()
-	cmd, err := c.n.rt.OpenCommander(ctx)
+	cmd, err := commander.Open(ctx, c.n.rt.App)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -378,7 +379,7 @@ func TestLinkedIdentitiesShareTheProfile(t *testing.T) {
 				t.Fatalf("/personality answered %q", got)
 			}
 			ctx := context.Background()
-			cmd, err := n.rt.OpenCommander(ctx)
+			cmd, err := commander.Open(ctx, n.rt.App)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/omega-gateway/omega/app/config"
+	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/domain/turn"
@@ -222,4 +223,10 @@ func Projections() []readmodel.Projection {
 	return []readmodel.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
 		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{},
 		recall.ReadModel{}}
+}
+
+// ChannelEnv is what channels are built and checked with: the logger and
+// the database a channel library may keep tables in.
+func (a *App) ChannelEnv(logger *slog.Logger) channels.Env {
+	return channels.Env{Logger: logger, DB: a.backend.DB(), Dialect: string(a.Dialect)}
 }

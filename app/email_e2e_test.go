@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/channelset"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/email"
 	"github.com/omega-gateway/omega/channels/email/emailtest"
@@ -163,7 +164,7 @@ func startServedNode(t *testing.T, vars map[string]string) *tgNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := a.Channels(ctx)
+	set, err := channelset.New(ctx, a)
 	if err != nil {
 		t.Fatal(err)
 	}

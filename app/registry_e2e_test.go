@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/channelset"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/channels/registry"
@@ -79,7 +80,7 @@ func TestRegisteredChannelIsServed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			set, err := a.Channels(ctx)
+			set, err := channelset.New(ctx, a)
 			if err != nil {
 				t.Fatal(err)
 			}

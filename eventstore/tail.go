@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore/streamcache"
 )
 
 // Tail is one shared reader of the end of the log for every follower of a
@@ -47,7 +48,7 @@ type Tail struct {
 	gotAwaited uint64                  // awaited positions read so far
 	// cache, when set, sees every event read before any follower does,
 	// and is live exactly while the Tail follows the log.
-	cache *StreamCache
+	cache *streamcache.Cache
 	// urgent, when set, tells whether a follower of this process needs
 	// other processes' events as soon as they commit (see SetUrgent).
 	urgent func() bool
@@ -80,7 +81,7 @@ func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Ev
 }
 
 // SetCache makes c see every event the Tail reads; call it before Run.
-func (t *Tail) SetCache(c *StreamCache) { t.cache = c }
+func (t *Tail) SetCache(c *streamcache.Cache) { t.cache = c }
 
 // Grown returns a channel signalled when the Tail has read more of the
 // log (or dropped its window), until ctx ends.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/omega-gateway/omega/api/webui/html"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/handlers/asof"
@@ -59,36 +60,36 @@ func (s *Server) senderAsOf(ctx context.Context, data *senderData, at time.Time)
 
 // asOfHTML writes the "as of" control and, on a page of the past, what
 // only the fold knows: the moment, the project and the open conversation.
-func asOfHTML(d *doc, s senderData) {
+func asOfHTML(d *html.Doc, s senderData) {
 	value := ""
 	if s.State != nil {
 		value = s.State.At.In(s.Loc).Format("2006-01-02T15:04:05")
 	}
-	d.raw(`<form class="asof" method="get"><label>As of <input type="datetime-local" step="1" name="at" value="`)
-	d.esc(value)
-	d.raw(`"></label> <button type="submit">Show</button> <a href="`)
-	d.esc(senderURL(s.Channel, s.ID))
-	d.raw(`">now</a></form>` + "\n")
+	d.Raw(`<form class="asof" method="get"><label>As of <input type="datetime-local" step="1" name="at" value="`)
+	d.Esc(value)
+	d.Raw(`"></label> <button type="submit">Show</button> <a href="`)
+	d.Esc(html.SenderURL(s.Channel, s.ID))
+	d.Raw(`">now</a></form>` + "\n")
 	st := s.State
 	if st == nil {
 		return
 	}
-	d.raw(`<p class="asof-note" id="asof">What omega knew at <time datetime="`, iso(st.At), `">`)
-	d.esc(st.At.In(s.Loc).Format("2006-01-02 15:04:05 MST"))
-	d.raw(`</time>, folded from the log. Project: `)
-	d.esc(orDash(st.Project))
-	d.raw(". Conversation: ")
+	d.Raw(`<p class="asof-note" id="asof">What omega knew at <time datetime="`, html.ISO(st.At), `">`)
+	d.Esc(st.At.In(s.Loc).Format("2006-01-02 15:04:05 MST"))
+	d.Raw(`</time>, folded from the log. Project: `)
+	d.Esc(html.OrDash(st.Project))
+	d.Raw(". Conversation: ")
 	switch c := st.Conversation; {
 	case c == nil:
-		d.raw("none.")
+		d.Raw("none.")
 	case st.Next.ConversationID == c.ID:
-		d.raw(`open (<code>`)
-		d.esc(c.ID)
-		d.raw(`</code>, last message `)
-		d.esc(when(c.LastAt))
-		d.raw(" UTC).")
+		d.Raw(`open (<code>`)
+		d.Esc(c.ID)
+		d.Raw(`</code>, last message `)
+		d.Esc(html.When(c.LastAt))
+		d.Raw(" UTC).")
 	default:
-		d.raw(`closed or idle; a message then started a new one.`)
+		d.Raw(`closed or idle; a message then started a new one.`)
 	}
-	d.raw("</p>\n")
+	d.Raw("</p>\n")
 }

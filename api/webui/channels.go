@@ -2,6 +2,8 @@ package webui
 
 import (
 	"time"
+
+	"github.com/omega-gateway/omega/api/webui/html"
 )
 
 // ChannelStatus is whether one running channel can receive messages now.
@@ -14,27 +16,27 @@ type ChannelStatus struct {
 // channelsHTML writes the running channels' states above the audit list,
 // so an operator sees a channel that stopped receiving without opening
 // /readyz.
-func channelsHTML(d *doc, chs []ChannelStatus, now time.Time) {
+func channelsHTML(d *html.Doc, chs []ChannelStatus, now time.Time) {
 	if len(chs) == 0 {
 		return
 	}
-	d.raw(`<p class="channels">Channels: `)
+	d.Raw(`<p class="channels">Channels: `)
 	for i, c := range chs {
 		if i > 0 {
-			d.raw(` `)
+			d.Raw(` `)
 		}
 		class, label := "st-ok", "receiving"
 		if c.State != "up" {
 			class, label = "st-failed", c.State
 		}
-		d.raw(`<span class="badge `, class, `" data-channel="`)
-		d.esc(c.Name)
-		d.raw(`">`)
-		d.esc(c.Name + ": " + label)
+		d.Raw(`<span class="badge `, class, `" data-channel="`)
+		d.Esc(c.Name)
+		d.Raw(`">`)
+		d.Esc(c.Name + ": " + label)
 		if c.State != "up" && !c.Since.IsZero() {
-			d.esc(" for " + now.Sub(c.Since).Round(time.Second).String())
+			d.Esc(" for " + now.Sub(c.Since).Round(time.Second).String())
 		}
-		d.raw(`</span>`)
+		d.Raw(`</span>`)
 	}
-	d.raw("</p>\n")
+	d.Raw("</p>\n")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/api/audit"
+	"github.com/omega-gateway/omega/api/webui/html"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/domain/sender"
@@ -75,7 +76,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request) {
 			d.Top = page.Rows[0].TurnID
 		}
 	}
-	render(w, auditHTML(d))
+	html.Render(w, auditHTML(d))
 }
 
 // rows serves the first page's table rows, for the live update.
@@ -91,7 +92,7 @@ func (s *Server) rows(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	render(w, rowsFragment(page.Rows))
+	html.Render(w, rowsFragment(page.Rows))
 }
 
 // events streams Server-Sent Events: "audit" whenever the newest turn the
@@ -181,7 +182,7 @@ func (s *Server) turnPage(w http.ResponseWriter, r *http.Request) {
 		// Not completed yet: show who sent it from the first event.
 		row = auditlog.Row{TurnID: id, Channel: evs[0].Metadata.Channel, SenderID: evs[0].Metadata.Sender, Status: "open"}
 	}
-	render(w, turnHTML(turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Live: !done && s.stream != nil,
+	html.Render(w, turnHTML(turnData{Title: "Turn " + audit.ShortID(id), ID: id, Row: row, Done: done, Live: !done && s.stream != nil,
 		Events: s.timeline(r.Context(), evs)}))
 }
 
@@ -239,5 +240,5 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	render(w, senderHTML(data))
+	html.Render(w, senderHTML(data))
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/omega-gateway/omega/api/webui/html"
 	"github.com/omega-gateway/omega/domain/identity"
 	"github.com/omega-gateway/omega/projections/recall"
 )
@@ -54,38 +55,38 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	if d.Problem != "" {
 		w.WriteHeader(http.StatusBadRequest)
 	}
-	render(w, searchHTML(d))
+	html.Render(w, searchHTML(d))
 }
 
 func searchHTML(s searchData) string {
-	return page("Search", func(d *doc) {
-		d.raw(`<h1>Search conversations</h1>` + "\n" + `<form class="filters" method="get" action="/ui/search" role="search">` + "\n")
-		d.raw(`<label>Words <input type="search" name="q" autofocus value="`)
-		d.esc(s.Q)
-		d.raw(`"></label>` + "\n" + `<label>Sender <input name="sender" placeholder="telegram:12345" value="`)
-		d.esc(s.Sender)
-		d.raw(`"></label>` + "\n" + `<button type="submit">Search</button>` + "\n</form>\n")
+	return html.Page("Search", func(d *html.Doc) {
+		d.Raw(`<h1>Search conversations</h1>` + "\n" + `<form class="filters" method="get" action="/ui/search" role="search">` + "\n")
+		d.Raw(`<label>Words <input type="search" name="q" autofocus value="`)
+		d.Esc(s.Q)
+		d.Raw(`"></label>` + "\n" + `<label>Sender <input name="sender" placeholder="telegram:12345" value="`)
+		d.Esc(s.Sender)
+		d.Raw(`"></label>` + "\n" + `<button type="submit">Search</button>` + "\n</form>\n")
 		if s.Problem != "" {
-			d.raw(`<p class="problem">`)
-			d.esc(s.Problem)
-			d.raw("</p>\n")
+			d.Raw(`<p class="problem">`)
+			d.Esc(s.Problem)
+			d.Raw("</p>\n")
 			return
 		}
 		if !s.Asked {
 			return
 		}
-		table(d, len(s.Hits), `<th>when</th><th>chat</th><th>who</th><th>passage</th>`, "No passage matches.", func(i int) {
+		html.Table(d, len(s.Hits), `<th>when</th><th>chat</th><th>who</th><th>passage</th>`, "No passage matches.", func(i int) {
 			h := s.Hits[i]
 			turnID := h.TurnID
 			if turnID == "" {
 				turnID = h.ConversationID
 			}
-			d.cells(func() {
-				d.raw(`<td class="when"><time datetime="`, iso(h.At), `">`, when(h.At), `</time></td>`)
+			d.Cells(func() {
+				d.Raw(`<td class="when"><time datetime="`, html.ISO(h.At), `">`, html.When(h.At), `</time></td>`)
 			}, h.Chat, h.Kind, func() {
-				d.raw(`<td class="msg hit"><a href="/ui/turns/`, url.PathEscape(turnID), `">`)
-				d.esc(passage(h.Text))
-				d.raw(`</a></td>`)
+				d.Raw(`<td class="msg hit"><a href="/ui/turns/`, url.PathEscape(turnID), `">`)
+				d.Esc(passage(h.Text))
+				d.Raw(`</a></td>`)
 			})
 		})
 	})
@@ -104,6 +105,6 @@ const searchRunes = 400
 
 // searchLink leads from a sender's page to the search of their
 // conversations.
-func searchLink(d *doc, who string) {
-	d.raw(`<p><a class="search-sender" href="/ui/search?sender=`, url.QueryEscape(who), `">Search their conversations</a></p>`+"\n")
+func searchLink(d *html.Doc, who string) {
+	d.Raw(`<p><a class="search-sender" href="/ui/search?sender=`, url.QueryEscape(who), `">Search their conversations</a></p>`+"\n")
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/omega-gateway/omega/api/webui/html"
+	"github.com/omega-gateway/omega/api/webui/spendchart"
 	"github.com/omega-gateway/omega/projections/auditlog"
 	"github.com/omega-gateway/omega/projections/providercalls"
 )
@@ -46,45 +48,45 @@ func (s *Server) usagePage(w http.ResponseWriter, r *http.Request) {
 		series := providercalls.DailyByPurpose(calls, s.loc)
 		u.Series = &series
 	}
-	render(w, usageHTML(u))
+	html.Render(w, usageHTML(u))
 }
 
 func usageHTML(u usageData) string {
-	return page("Usage", func(d *doc) {
-		d.raw(`<h1>Provider calls by purpose</h1>` + "\n" + `<form class="filters" method="get" action="/ui/usage">` + "\n")
+	return html.Page("Usage", func(d *html.Doc) {
+		d.Raw(`<h1>Provider calls by purpose</h1>` + "\n" + `<form class="filters" method="get" action="/ui/usage">` + "\n")
 		for _, in := range []struct{ label, name, value string }{{"Since", "since", u.Since}, {"Until", "until", u.Until}} {
-			d.raw(`<label>`, in.label, ` <input name="`, in.name, `" placeholder="24h or 2026-01-02T15:04:05Z" value="`)
-			d.esc(in.value)
-			d.raw(`"></label>` + "\n")
+			d.Raw(`<label>`, in.label, ` <input name="`, in.name, `" placeholder="24h or 2026-01-02T15:04:05Z" value="`)
+			d.Esc(in.value)
+			d.Raw(`"></label>` + "\n")
 		}
-		d.raw(`<button type="submit">Filter</button> <a href="/ui/usage">clear</a>` + "\n" + `</form>` + "\n")
+		d.Raw(`<button type="submit">Filter</button> <a href="/ui/usage">clear</a>` + "\n" + `</form>` + "\n")
 		rows := u.Stats
 		if len(rows) > 0 {
 			rows = append(slices.Clone(rows), total(rows))
 		}
-		table(d, len(rows), `<th>purpose</th><th>calls</th><th>failed</th><th>provider time</th><th>tokens in / out</th><th>usage reported</th><th>cost</th>`,
+		html.Table(d, len(rows), `<th>purpose</th><th>calls</th><th>failed</th><th>provider time</th><th>tokens in / out</th><th>usage reported</th><th>cost</th>`,
 			"No provider call in this range.", func(i int) { usageRow(d, rows[i], u) })
 		if u.Series != nil {
-			spendChart(d, *u.Series, u.Location)
+			spendchart.Write(d, *u.Series, u.Location)
 		}
 	})
 }
 
 // usageRow writes one purpose's sums; tokens and cost cover only the
 // calls that reported usage.
-func usageRow(d *doc, s auditlog.Stats, u usageData) {
+func usageRow(d *html.Doc, s auditlog.Stats, u usageData) {
 	cell := func(text string) any { return text }
 	if u.Series != nil {
 		purpose := s.Group
 		if purpose == "all" {
 			purpose = ""
 		}
-		link := callsLink(u.from, u.to, purpose)
+		link := spendchart.CallsLink(u.from, u.to, purpose)
 		cell = func(text string) any {
-			return func() { d.raw(`<td><a href="`, link, `">`, text, `</a></td>`) }
+			return func() { d.Raw(`<td><a href="`, link, `">`, text, `</a></td>`) }
 		}
 	}
-	d.cells(s.Group, cell(strconv.FormatInt(s.Calls, 10)), strconv.FormatInt(s.Failed, 10), fmtMs(s.ProviderMs),
+	d.Cells(s.Group, cell(strconv.FormatInt(s.Calls, 10)), strconv.FormatInt(s.Failed, 10), html.FmtMs(s.ProviderMs),
 		cell(fmt.Sprintf("%d / %d", s.InputTokens, s.OutputTokens)), fmt.Sprintf("%d of %d calls", s.Reported, s.Calls),
 		cell(fmt.Sprintf("$%.4f", s.CostUSD)))
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/omega-gateway/omega/api/webui/buildsui"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/projections/auditlog"
@@ -67,6 +68,7 @@ type Server struct {
 	channels func() []ChannelStatus
 	recall   Recaller // nil: no search page
 	calls    Calls
+	builds   *buildsui.Pages
 	token    string
 	logger   *slog.Logger
 	// PollEvery bounds how stale a live page may be when no signal comes
@@ -124,6 +126,11 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{states: o.States, loc: o.Location, audit: o.Audit, checks: o.Checklists, log: o.Log, decoder: o.Decoder, changed: o.Changed, stream: o.Stream, channels: o.Channels, recall: o.Recall, token: o.Token, logger: o.Logger,
 		PollEvery: 2 * time.Second, Now: time.Now, stop: make(chan struct{}), calls: o.Calls}
+	builds, err := buildsui.New(o.Log, o.Decoder, s.fail)
+	if err != nil {
+		return nil, err
+	}
+	s.builds = builds
 	s.handler = s.routes()
 	return s, nil
 }
@@ -149,8 +156,8 @@ func (s *Server) routes() http.Handler {
 	if s.recall != nil {
 		mux.HandleFunc("GET /ui/search", s.searchPage)
 	}
-	mux.HandleFunc("GET /ui/builds", s.buildsPage)
-	mux.HandleFunc("GET /ui/builds/{id}", s.buildPage)
+	mux.HandleFunc("GET /ui/builds", s.builds.List)
+	mux.HandleFunc("GET /ui/builds/{id}", s.builds.One)
 	mux.HandleFunc("GET /ui/calls", s.callsPage)
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
@@ -219,13 +226,6 @@ func (s *Server) deny(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
 	_, _ = w.Write([]byte(deniedHTML(msg)))
-}
-
-// render writes a page (or the rows fragment).
-func render(w http.ResponseWriter, html string) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write([]byte(html))
 }
 
 // fail answers a failed read: a bad filter is the user's to fix.

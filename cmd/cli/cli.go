@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/commander"
 	"github.com/omega-gateway/omega/app/config"
 )
 
@@ -66,10 +67,10 @@ func Send(cmd *cobra.Command, c any) error {
 
 // Do sends a command through an app already open.
 func Do(ctx context.Context, a *app.App, c any) (err error) {
-	commander, err := a.OpenCommander(ctx)
+	cmdr, err := commander.Open(ctx, a)
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, commander.Close()) }()
-	return commander.Do(ctx, c)
+	defer func() { err = errors.Join(err, cmdr.Close()) }()
+	return cmdr.Do(ctx, c)
 }

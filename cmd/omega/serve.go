@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/app/channelset"
 	"github.com/omega-gateway/omega/app/config"
 )
 
@@ -42,7 +43,7 @@ func serve(ctx context.Context) error {
 	log.Info("omega starting", "store", a.Where(), "data_dir", cfg.DataDir, "workspace", cfg.WorkspaceDir(),
 		"provider", cfg.Provider.Provider, "sandbox", cfg.Provider.Sandbox)
 
-	set, err := a.Channels(ctx)
+	set, err := channelset.New(ctx, a)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/eventstore/streamcache"
 	"github.com/omega-gateway/omega/migrations"
 )
 
@@ -53,7 +54,7 @@ type Store struct {
 	listener *pq.Listener
 	versions eventstore.SchemaVersions
 	tail     *eventstore.Tail
-	cache    *eventstore.StreamCache
+	cache    *streamcache.Cache
 
 	// Prepared once per connection: one round trip per call instead of
 	// lib/pq's two for an unnamed statement (parse, then bind).
@@ -129,7 +130,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.tail = eventstore.NewTail(func(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
 		return s.readAll(ctx, after, limit, false)
 	}, s.unread.Subscribe)
-	s.cache = eventstore.NewStreamCache(0)
+	s.cache = streamcache.New(0)
 	s.tail.SetCache(s.cache)
 	s.wg.Add(3)
 	go func() {

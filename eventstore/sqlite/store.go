@@ -58,6 +58,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/eventstore/streamcache"
 	"github.com/omega-gateway/omega/migrations"
 )
 
@@ -100,7 +101,7 @@ type Store struct {
 	stopPoll  context.CancelFunc
 	pollDone  chan struct{}
 	tail      *eventstore.Tail
-	cache     *eventstore.StreamCache
+	cache     *streamcache.Cache
 	stopTail  context.CancelFunc
 	tailDone  chan struct{}
 	closeOnce sync.Once
@@ -156,7 +157,7 @@ func open(ctx context.Context, path string, opts Options, synchronous string) (*
 // eventstore.Follow).
 func (s *Store) startTail() {
 	s.tail = eventstore.NewTail(s.readAll, s.unread.Subscribe)
-	s.cache = eventstore.NewStreamCache(0)
+	s.cache = streamcache.New(0)
 	s.tail.SetCache(s.cache)
 	tctx, cancel := context.WithCancel(context.Background())
 	s.stopTail, s.tailDone = cancel, make(chan struct{})

@@ -5,7 +5,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/build"
-	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/i18n/buildmsg"
 	"github.com/omega-gateway/omega/domain/markers"
 )
 
@@ -17,7 +17,7 @@ func applyBuildProposal(ctx context.Context, h *Markers, run *markerRun, md doma
 			return []domain.Payload{build.BuildProposed{Request: v.Request, Turn: run.turn.ID, Origin: "marker"}}
 		})
 	if err == nil {
-		run.confirm = append(run.confirm, i18n.Build(run.lang, i18n.BuildConfirm, v.Request))
+		run.confirm = append(run.confirm, buildmsg.Text(run.lang, buildmsg.Confirm, v.Request))
 	}
 	return am, err
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	builddom "github.com/omega-gateway/omega/domain/build"
-	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/i18n/buildmsg"
 )
 
 // do performs one step and records its outcome.
@@ -25,7 +25,7 @@ func (m *Manager) do(ctx context.Context, st builddom.State, step builddom.Step)
 	case builddom.StepJudge:
 		return m.judge(ctx, st, step)
 	case builddom.StepFinish:
-		notice := i18n.Build(st.Req.Language, i18n.BuildDone, st.Req.Name, st.Summary)
+		notice := buildmsg.Text(st.Req.Language, buildmsg.Done, st.Req.Name, st.Summary)
 		if err := m.append(ctx, st, builddom.BuildCompleted{Summary: st.Summary, Notice: notice}); err != nil {
 			return err
 		}
@@ -39,9 +39,9 @@ func (m *Manager) do(ctx context.Context, st builddom.State, step builddom.Step)
 func (m *Manager) startPhase(ctx context.Context, st builddom.State, i int) error {
 	phases := st.Req.Topology.Phases
 	p := phases[i]
-	notice := i18n.BuildPhase(st.Req.Language, p.Name, i, len(phases))
+	notice := buildmsg.Phase(st.Req.Language, p.Name, i, len(phases))
 	if i == 0 && st.Calls == 0 {
-		start := i18n.Build(st.Req.Language, i18n.BuildStarting, st.Req.Name, len(phases), st.Req.WorstCaseCalls)
+		start := buildmsg.Text(st.Req.Language, buildmsg.Starting, st.Req.Name, len(phases), st.Req.WorstCaseCalls)
 		notice = start + "\n" + notice
 	}
 	if err := m.append(ctx, st, builddom.PhaseStarted{Phase: i, Name: p.Name, Type: p.Type, Notice: notice}); err != nil {
@@ -68,9 +68,9 @@ func (m *Manager) fail(ctx context.Context, st builddom.State, i int, reason str
 
 func (m *Manager) failWith(ctx context.Context, st builddom.State, i int, reason string, escalated bool, first ...domain.Payload) error {
 	p := st.Req.Topology.Phases[i]
-	notice := i18n.Build(st.Req.Language, i18n.BuildFailedMsg, st.Req.Name, p.Name, reason)
+	notice := buildmsg.Text(st.Req.Language, buildmsg.Failed, st.Req.Name, p.Name, reason)
 	if escalated {
-		notice = i18n.Build(st.Req.Language, i18n.BuildEscalated, st.Req.Name, p.Name, p.LoopMax())
+		notice = buildmsg.Text(st.Req.Language, buildmsg.Escalated, st.Req.Name, p.Name, p.LoopMax())
 	}
 	evs := append(first,
 		builddom.PhaseFailed{Phase: i, Reason: reason, Escalated: escalated},

@@ -37,7 +37,7 @@ func (d *Driver) classify(ctx context.Context, st *turnState, log *slog.Logger) 
 	stop := d.typing(ctx, st, log)
 	start := d.now()
 	resp, err := d.Provider.Complete(forCall(ctx, st, usage.PurposeClassifier), providers.Request{Model: fast, Prompt: prompt, WorkDir: d.Config.Workspace})
-	used := callUsageOr(resp, d.now().Sub(start), err)
+	used := resp.CallUsageOf(d.now().Sub(start), err)
 	stop()
 	if ctx.Err() != nil {
 		return ctx.Err() // the turn resumes at the classification
@@ -90,10 +90,10 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile sender.Sen
 		class := providers.ClassOf(err)
 		log.Warn("plan step failed", "step", index, "attempt", attempt, "class", class, "err", err)
 		return d.recordOutcome(ctx, st, turn.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err),
-			Usage: callUsageOr(resp, elapsed, err)})
+			Usage: resp.CallUsageOf(elapsed, err)})
 	}
 	// Markers act on other streams: the raw reply goes on record first.
-	return d.recordOutcome(ctx, st, turn.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: callUsage(resp, elapsed)})
+	return d.recordOutcome(ctx, st, turn.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: resp.CallUsage(elapsed)})
 }
 
 // planProgress sends the plan's announcement or, after a step, applies the

@@ -7,7 +7,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain"
 	builddom "github.com/omega-gateway/omega/domain/build"
-	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/i18n/buildmsg"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
@@ -53,7 +53,7 @@ func (c *Commands) buildChat(ctx context.Context, call *cmdCall) (string, error)
 		_, err := c.Once(ctx, stream, call.md, fresh, func() ([]domain.Payload, error) {
 			return []domain.Payload{builddom.BuildProposed{Request: tn.Received.Text, Turn: tn.ID, Origin: "keywords"}}, nil
 		})
-		return i18n.Build(call.lang, i18n.BuildConfirm, tn.Received.Text), err
+		return buildmsg.Text(call.lang, buildmsg.Confirm, tn.Received.Text), err
 	}
 	if p.Answered != nil { // this turn answered already; a resumed turn says it again
 		return c.answered(ctx, call, *p.Answered)
@@ -72,7 +72,7 @@ func (c *Commands) buildChat(ctx context.Context, call *cmdCall) (string, error)
 // and says so, or declines.
 func (c *Commands) answered(ctx context.Context, call *cmdCall, ans builddom.ProposalAnswered) (string, error) {
 	if !ans.Yes {
-		return i18n.Build(call.lang, i18n.BuildDeclined), nil
+		return buildmsg.Text(call.lang, buildmsg.Declined), nil
 	}
 	m := call.turn.Received
 	spec := build.Spec{ID: ans.BuildID, Request: ans.Request, Origin: ans.Origin, Channel: m.Channel, ChatID: m.ChatID, SenderID: m.SenderID, Language: call.lang}
@@ -80,5 +80,5 @@ func (c *Commands) answered(ctx context.Context, call *cmdCall, ans builddom.Pro
 	if err != nil {
 		return err.Error(), nil //nolint:nilerr // the person reads why: a topology that does not validate says where
 	}
-	return i18n.Build(call.lang, i18n.BuildStarting, req.Name, len(req.Topology.Phases), req.WorstCaseCalls), nil
+	return buildmsg.Text(call.lang, buildmsg.Starting, req.Name, len(req.Topology.Phases), req.WorstCaseCalls), nil
 }

@@ -9,6 +9,7 @@ import (
 
 	builddom "github.com/omega-gateway/omega/domain/build"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/i18n/buildmsg"
 	"github.com/omega-gateway/omega/handlers/build"
 )
 
@@ -28,7 +29,7 @@ func (c *Commands) build(ctx context.Context, call *cmdCall, arg string) (string
 	case "", "list":
 		return c.listBuilds(ctx, call)
 	case "cancel":
-		return c.steerBuild(ctx, call, rest, c.Builds.Cancel, i18n.BuildCancelledMsg)
+		return c.steerBuild(ctx, call, rest, c.Builds.Cancel, buildmsg.Cancelled)
 	case "resume":
 		return c.steerBuild(ctx, call, rest, c.Builds.Resume, -1)
 	}
@@ -40,7 +41,7 @@ func (c *Commands) build(ctx context.Context, call *cmdCall, arg string) (string
 	if err != nil {
 		return err.Error(), nil //nolint:nilerr // the person reads why: a topology that does not validate says where
 	}
-	return i18n.Build(call.lang, i18n.BuildStarting, req.Name, len(req.Topology.Phases), req.WorstCaseCalls), nil
+	return buildmsg.Text(call.lang, buildmsg.Starting, req.Name, len(req.Topology.Phases), req.WorstCaseCalls), nil
 }
 
 func (c *Commands) listBuilds(ctx context.Context, call *cmdCall) (string, error) {
@@ -62,7 +63,7 @@ func (c *Commands) listBuilds(ctx context.Context, call *cmdCall) (string, error
 	return strings.Join(lines, "\n"), nil
 }
 
-func (c *Commands) steerBuild(ctx context.Context, call *cmdCall, prefix string, do func(context.Context, string, string) (string, error), done i18n.BuildKey) (string, error) {
+func (c *Commands) steerBuild(ctx context.Context, call *cmdCall, prefix string, do func(context.Context, string, string) (string, error), done buildmsg.Key) (string, error) {
 	id, err := do(ctx, prefix, call.sender)
 	if err != nil {
 		return err.Error(), nil //nolint:nilerr // the person reads why: no such build, or not in a state for it
@@ -70,7 +71,7 @@ func (c *Commands) steerBuild(ctx context.Context, call *cmdCall, prefix string,
 	if done < 0 {
 		return "▶️ " + id[:8], nil
 	}
-	return i18n.Build(call.lang, done, id[:8]), nil
+	return buildmsg.Text(call.lang, done, id[:8]), nil
 }
 
 // Builds starts and steers builds from chat.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/omega-gateway/omega/domain/budget"
-	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/i18n/budgetmsg"
 )
 
 // BudgetStatus says what was spent against which limits (the budget
@@ -19,7 +19,7 @@ type BudgetStatus interface {
 // this day and this month, what is left of each limit and when it resets.
 func (c *Commands) usage(ctx context.Context, call *cmdCall) (string, error) {
 	if c.Budget == nil {
-		return i18n.Budget(call.lang, i18n.BudgetNoLimit, "-", "-"), nil
+		return budgetmsg.Text(call.lang, budgetmsg.NoLimit, "-", "-"), nil
 	}
 	lines, err := c.Budget.Status(ctx, call.sender)
 	if err != nil {
@@ -34,14 +34,14 @@ func (c *Commands) usage(ctx context.Context, call *cmdCall) (string, error) {
 		label := who + ", " + l.Period
 		spent := spentText(l.Spent)
 		if l.Limit.IsZero() {
-			out = append(out, i18n.Budget(call.lang, i18n.BudgetNoLimit, label, spent))
+			out = append(out, budgetmsg.Text(call.lang, budgetmsg.NoLimit, label, spent))
 			continue
 		}
 		left := l.Left().String()
 		if left == "" {
 			left = "0"
 		}
-		out = append(out, i18n.Budget(call.lang, i18n.BudgetUsage, label, spent, left, l.ResetAt.In(c.Location).Format("2006-01-02 15:04 MST")))
+		out = append(out, budgetmsg.Text(call.lang, budgetmsg.Usage, label, spent, left, l.ResetAt.In(c.Location).Format("2006-01-02 15:04 MST")))
 	}
 	return strings.Join(out, "\n"), nil
 }

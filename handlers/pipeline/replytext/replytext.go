@@ -11,6 +11,7 @@ import (
 
 	"github.com/omega-gateway/omega/domain/access"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/i18n/budgetmsg"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -31,7 +32,7 @@ func For(t *turn.Turn, lang string, loc *time.Location) string {
 			return t.Ready.Text // a stopped plan explains itself
 		}
 		if f := t.Failure; f != nil && f.Class == turn.ClassOverBudget && f.ResetAt != nil {
-			return i18n.Budget(lang, i18n.BudgetExceeded, ResetTime(*f.ResetAt, loc))
+			return budgetmsg.Text(lang, budgetmsg.Exceeded, ResetTime(*f.ResetAt, loc))
 		}
 		if t.Failure != nil && t.Failure.Class == providers.Unavailable.String() {
 			return i18n.Text(lang, i18n.ProviderUnavailable)

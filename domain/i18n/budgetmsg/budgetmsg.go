@@ -1,62 +1,68 @@
-package i18n
+// Package budgetmsg holds what a person is told about the spending limits,
+// in every language omega speaks.
+package budgetmsg
 
-import "fmt"
+import (
+	"fmt"
 
-// BudgetKey names what a person is told about the spending limits.
-type BudgetKey int
+	"github.com/omega-gateway/omega/domain/i18n"
+)
+
+// Key names what a person is told about the spending limits.
+type Key int
 
 // The budget texts.
 const (
-	BudgetExceeded BudgetKey = iota // %s when the limit resets
-	BudgetPaused                    // %s when the pause ends
-	BudgetUsage                     // %s spent, %s left, %s reset time (one period)
-	BudgetNoLimit                   // %s spent
+	Exceeded Key = iota // %s when the limit resets
+	Paused              // %s when the pause ends
+	Usage               // %s spent, %s left, %s reset time (one period)
+	NoLimit             // %s spent
 )
 
 var budgetTexts = map[string][4]string{
-	English: {
+	i18n.English: {
 		"I've reached my spending limit for now, so I can't answer this one. The limit resets %s; please write again then.",
 		"I've made too many requests in a short time and paused myself to be safe. I'll be back %s.",
 		"%s: spent %s, left %s, resets %s",
 		"%s: spent %s, no limit",
 	},
-	Spanish: {
+	i18n.Spanish: {
 		"He llegado a mi límite de gasto por ahora, así que no puedo responder a esto. El límite se reinicia %s; escríbeme de nuevo entonces.",
 		"He hecho demasiadas peticiones en poco tiempo y me he pausado por seguridad. Vuelvo %s.",
 		"%s: gastado %s, queda %s, se reinicia %s",
 		"%s: gastado %s, sin límite",
 	},
-	Portuguese: {
+	i18n.Portuguese: {
 		"Cheguei ao meu limite de gastos por agora, então não posso responder a isto. O limite reinicia %s; escreva de novo depois.",
 		"Fiz pedidos demais em pouco tempo e me pausei por segurança. Volto %s.",
 		"%s: gasto %s, resta %s, reinicia %s",
 		"%s: gasto %s, sem limite",
 	},
-	French: {
+	i18n.French: {
 		"J'ai atteint ma limite de dépenses pour l'instant, je ne peux donc pas répondre à ceci. La limite est remise à zéro %s ; réécris-moi à ce moment-là.",
 		"J'ai fait trop de requêtes en peu de temps et je me suis mis en pause par sécurité. Je reviens %s.",
 		"%s : dépensé %s, reste %s, remise à zéro %s",
 		"%s : dépensé %s, sans limite",
 	},
-	German: {
+	i18n.German: {
 		"Ich habe mein Ausgabenlimit für den Moment erreicht und kann darauf nicht antworten. Das Limit wird %s zurückgesetzt; schreib mir dann bitte noch einmal.",
 		"Ich habe in kurzer Zeit zu viele Anfragen gestellt und mich sicherheitshalber pausiert. Ich bin %s zurück.",
 		"%s: ausgegeben %s, übrig %s, zurückgesetzt %s",
 		"%s: ausgegeben %s, kein Limit",
 	},
-	Italian: {
+	i18n.Italian: {
 		"Ho raggiunto il mio limite di spesa per ora, quindi non posso rispondere. Il limite si azzera %s; scrivimi di nuovo allora.",
 		"Ho fatto troppe richieste in poco tempo e mi sono messo in pausa per sicurezza. Torno %s.",
 		"%s: speso %s, restano %s, si azzera %s",
 		"%s: speso %s, nessun limite",
 	},
-	Dutch: {
+	i18n.Dutch: {
 		"Ik heb mijn uitgavenlimiet voor nu bereikt, dus hier kan ik niet op antwoorden. De limiet wordt %s gereset; schrijf me dan opnieuw.",
 		"Ik heb in korte tijd te veel verzoeken gedaan en mezelf voor de zekerheid gepauzeerd. Ik ben %s terug.",
 		"%s: uitgegeven %s, over %s, reset %s",
 		"%s: uitgegeven %s, geen limiet",
 	},
-	Russian: {
+	i18n.Russian: {
 		"Я достиг лимита расходов на сейчас, поэтому не могу ответить на это. Лимит сбросится %s; напишите мне тогда снова.",
 		"Я сделал слишком много запросов за короткое время и поставил себя на паузу для безопасности. Вернусь %s.",
 		"%s: потрачено %s, осталось %s, сброс %s",
@@ -64,12 +70,12 @@ var budgetTexts = map[string][4]string{
 	},
 }
 
-// Budget returns a budget text in lang (English when lang lacks it),
+// Text returns a budget text in lang (English when lang lacks it),
 // formatted with args.
-func Budget(lang string, key BudgetKey, args ...any) string {
-	texts, ok := budgetTexts[OrDefault(lang)]
+func Text(lang string, key Key, args ...any) string {
+	texts, ok := budgetTexts[i18n.OrDefault(lang)]
 	if !ok {
-		texts = budgetTexts[Default]
+		texts = budgetTexts[i18n.Default]
 	}
 	return fmt.Sprintf(texts[key], args...)
 }

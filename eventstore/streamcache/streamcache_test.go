@@ -1,4 +1,4 @@
-package eventstore
+package streamcache
 
 import (
 	"fmt"
@@ -17,8 +17,8 @@ func cacheEvents(stream string, from, to int64) []domain.Event {
 	return out
 }
 
-func liveCache() *StreamCache {
-	c := NewStreamCache(0)
+func liveCache() *Cache {
+	c := New(0)
 	c.SetLive(true)
 	return c
 }
@@ -27,60 +27,60 @@ func liveCache() *StreamCache {
 func TestStreamCacheDecisions(t *testing.T) {
 	cases := []struct {
 		name    string
-		build   func(c *StreamCache)
+		build   func(c *Cache)
 		cached  bool  // Load("s", 1) is answered from memory
 		version int64 // and ends at this version
 	}{
-		{"a loaded stream", func(c *StreamCache) {
+		{"a loaded stream", func(c *Cache) {
 			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
 		}, true, 3},
-		{"extended by the next events read", func(c *StreamCache) {
+		{"extended by the next events read", func(c *Cache) {
 			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
 			c.Observe(cacheEvents("s", 4, 5))
 		}, true, 5},
-		{"events already held are ignored", func(c *StreamCache) {
+		{"events already held are ignored", func(c *Cache) {
 			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
 			c.Observe(cacheEvents("s", 2, 3))
 		}, true, 3},
-		{"a gap drops the stream", func(c *StreamCache) {
+		{"a gap drops the stream", func(c *Cache) {
 			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
 			c.Observe(cacheEvents("s", 5, 5))
 		}, false, 0},
-		{"a new stream written here is known whole", func(c *StreamCache) {
+		{"a new stream written here is known whole", func(c *Cache) {
 			c.Appended("s", cacheEvents("s", 1, 2))
 		}, true, 2},
-		{"an old stream written here is not", func(c *StreamCache) {
+		{"an old stream written here is not", func(c *Cache) {
 			c.Appended("s", cacheEvents("s", 4, 4))
 		}, false, 0},
-		{"a load overtaken by a change is not kept", func(c *StreamCache) {
+		{"a load overtaken by a change is not kept", func(c *Cache) {
 			tok := c.Token()
 			c.Observe(cacheEvents("s", 1, 4))
 			c.Drop("s")
 			c.Loaded(tok, "s", 1, cacheEvents("s", 1, 3))
 		}, false, 0},
-		{"a change to another stream does not matter", func(c *StreamCache) {
+		{"a change to another stream does not matter", func(c *Cache) {
 			tok := c.Token()
 			c.Observe(cacheEvents("other", 2, 2))
 			c.Loaded(tok, "s", 1, cacheEvents("s", 1, 3))
 		}, true, 3},
-		{"part of a stream is not kept", func(c *StreamCache) {
+		{"part of a stream is not kept", func(c *Cache) {
 			c.Loaded(c.Token(), "s", 2, cacheEvents("s", 2, 3))
 		}, false, 0},
-		{"a conflict drops the stream", func(c *StreamCache) {
+		{"a conflict drops the stream", func(c *Cache) {
 			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
 			c.Drop("s")
 		}, false, 0},
-		{"nothing is kept once the reader stops", func(c *StreamCache) {
+		{"nothing is kept once the reader stops", func(c *Cache) {
 			c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 3))
 			c.SetLive(false)
 		}, false, 0},
-		{"a load begun before the reader restarted is not kept", func(c *StreamCache) {
+		{"a load begun before the reader restarted is not kept", func(c *Cache) {
 			tok := c.Token()
 			c.SetLive(false)
 			c.SetLive(true)
 			c.Loaded(tok, "s", 1, cacheEvents("s", 1, 3))
 		}, false, 0},
-		{"an empty stream is known whole", func(c *StreamCache) {
+		{"an empty stream is known whole", func(c *Cache) {
 			c.VersionRead(c.Token(), "s", 0)
 		}, true, 0},
 	}
@@ -111,7 +111,7 @@ func TestStreamCacheDecisions(t *testing.T) {
 }
 
 func TestStreamCacheIsBounded(t *testing.T) {
-	c := NewStreamCache(64 << 10)
+	c := New(64 << 10)
 	c.SetLive(true)
 	big := strings.Repeat("x", 1000)
 	for i := range 1000 {
@@ -191,7 +191,7 @@ func TestStreamCacheWatch(t *testing.T) {
 // whoever awaits its reply.
 func TestStreamCacheCompletedTurnsGoFirst(t *testing.T) {
 	size := eventSize(cacheEvents("sender-0", 1, 1)[0])
-	c := NewStreamCache(16 * size) // ten senders, a turn in flight, a completed one
+	c := New(16 * size) // ten senders, a turn in flight, a completed one
 	c.SetLive(true)
 	for s := range 10 {
 		stream := fmt.Sprintf("sender-%d", s)

@@ -1,23 +1,28 @@
-package app
+// Package channelset builds the channels the configuration turns on (the
+// registry's, channels/registry: it knows no concrete channel) and the
+// HTTP API, and wires them to the runtime once it exists.
+package channelset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 
 	"github.com/omega-gateway/omega/api"
+	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/app/config"
 	"github.com/omega-gateway/omega/channels"
 	"github.com/omega-gateway/omega/handlers/pairing"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 )
 
-// ChannelSet is what the configuration turns on: the channels, who may
+// Set is what the configuration turns on: the channels, who may
 // talk on each, and the HTTP API, which the process wires further once
 // the runtime exists.
-type ChannelSet struct {
+type Set struct {
 	Channels []channels.Channel
 	Auth     pipeline.Auth
 	API      *api.Server
@@ -31,12 +36,13 @@ type ownerChat struct {
 	owner string
 }
 
-// Channels builds the HTTP API and every channel the configuration turns
-// on (the registry's, channels/registry: this file knows no concrete
-// channel), and warns about an allowlist left empty (everyone is then
-// denied).
-func (a *App) Channels(ctx context.Context) (*ChannelSet, error) {
-	set := &ChannelSet{Auth: pipeline.Auth{Allowed: map[string][]string{}}}
+// New builds the HTTP API and every channel a's configuration turns on,
+// and warns about an allowlist left empty (everyone is then denied).
+func New(ctx context.Context, a *app.App) (*Set, error) {
+	if a == nil {
+		return nil, errors.New("channelset: the app is required")
+	}
+	set := &Set{Auth: pipeline.Auth{Allowed: map[string][]string{}}}
 	if err := buildHTTP(a, set); err != nil {
 		return nil, fmt.Errorf("channel http: %w", err)
 	}
@@ -59,7 +65,7 @@ func (a *App) Channels(ctx context.Context) (*ChannelSet, error) {
 			set.alerts = append(set.alerts, ownerChat{ch: ch, owner: ids[0]})
 		}
 		if len(ids) == 0 && e.Settings.AllowlistVar() != "" {
-			a.warnNoAllowlist(e.Name, e.Settings.AllowlistVar())
+			warnNoAllowlist(a, e.Name, e.Settings.AllowlistVar())
 		}
 	}
 	if len(set.Channels) == 0 {
@@ -68,7 +74,7 @@ func (a *App) Channels(ctx context.Context) (*ChannelSet, error) {
 	return set, nil
 }
 
-func (a *App) warnNoAllowlist(name, variable string) {
+func warnNoAllowlist(a *app.App, name, variable string) {
 	what := "every sender is denied (deny by default)"
 	if a.Config.PairingEnabled {
 		what = "every sender gets a pairing code, and no owner on it can approve one (use omega pairing approve)"
@@ -92,13 +98,7 @@ func enableVars(descs []channels.Descriptor) string {
 	return strings.Join(vars[:len(vars)-1], ", ") + " or " + vars[len(vars)-1]
 }
 
-// ChannelEnv is what channels are built and checked with: the logger and
-// the database a channel library may keep tables in.
-func (a *App) ChannelEnv(logger *slog.Logger) channels.Env {
-	return channels.Env{Logger: logger, DB: a.backend.DB(), Dialect: string(a.Dialect)}
-}
-
-func buildHTTP(a *App, set *ChannelSet) error {
+func buildHTTP(a *app.App, set *Set) error {
 	if a.Config.HTTPAddr == "" {
 		return nil
 	}
@@ -112,8 +112,8 @@ func buildHTTP(a *App, set *ChannelSet) error {
 
 // RuntimeOptions are the options a server process runs these channels
 // with.
-func (set *ChannelSet) RuntimeOptions() RuntimeOptions {
-	opts := RuntimeOptions{Channels: set.Channels, Auth: &set.Auth, SummarizeOnShutdown: true}
+func (set *Set) RuntimeOptions() app.RuntimeOptions {
+	opts := app.RuntimeOptions{Channels: set.Channels, Auth: &set.Auth, SummarizeOnShutdown: true}
 	for _, ch := range set.Channels {
 		if b, ok := ch.(interface{ BotUsername() string }); ok && opts.BotName == nil {
 			opts.BotName = b.BotUsername
@@ -130,7 +130,7 @@ func (set *ChannelSet) RuntimeOptions() RuntimeOptions {
 // Attach wires what needs the runtime: the HTTP API receives through the
 // runtime's gateway and answers with its first allowlisted sender by
 // default.
-func (set *ChannelSet) Attach(rt *Runtime) {
+func (set *Set) Attach(rt *app.Runtime) {
 	if set.API == nil {
 		return
 	}
@@ -146,7 +146,7 @@ func (set *ChannelSet) Attach(rt *Runtime) {
 // notifyOwner tells the owner about a problem on the channel named from
 // through the first other channel that reaches them; the log line is
 // written either way.
-func (set *ChannelSet) notifyOwner(ctx context.Context, from, text string, log *slog.Logger) {
+func (set *Set) notifyOwner(ctx context.Context, from, text string, log *slog.Logger) {
 	log.Error(text)
 	for _, o := range set.alerts {
 		if o.ch.Name() == from {

@@ -1,4 +1,7 @@
-package app
+// Package commander sends state changes as commands on the bus and waits
+// for their outcome in the log: the way the CLI changes what a running
+// omega (or none) acts on.
+package commander
 
 import (
 	"context"
@@ -6,6 +9,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/messaging"
 )
 
@@ -18,31 +24,31 @@ const commandWait = 10 * time.Second
 // handlers for as long as it is open, so a command is handled even when
 // no `omega serve` runs; on PostgreSQL a running serve may win it instead.
 type Commander struct {
-	app   *App
-	buses *messaging.Buses
-	stop  context.CancelFunc
-	done  chan error
+	log      eventstore.Store
+	registry *domain.Registry
+	buses    *messaging.Buses
+	stop     context.CancelFunc
+	done     chan error
 }
 
-// OpenCommander starts a router with the sender and task command handlers.
-func (a *App) OpenCommander(ctx context.Context) (*Commander, error) {
-	announcer, _ := a.backend.(messaging.Announcer)
-	buses, err := messaging.New(messaging.Options{Backend: a.Store.Backend(), DB: a.backend.DB(), Log: a.Store,
-		Registry: a.Registry, Logger: a.Logger, Announcer: announcer})
+// Open starts a router with a's state-change command handlers.
+func Open(ctx context.Context, a *app.App) (*Commander, error) {
+	if a == nil {
+		return nil, errors.New("commander: the app is required")
+	}
+	buses, err := a.CommandBuses()
 	if err != nil {
 		return nil, err
 	}
-	pairings, err := a.commandAccess()
+	hs, err := a.CommandHandlers()
 	if err != nil {
 		return nil, errors.Join(err, buses.Close())
 	}
-	hs := append(a.Senders.CommandHandlers(), a.Effects.CommandHandlers()...)
-	hs = append(hs, a.budgetCommands()...)
-	if err := buses.AddCommandHandlers(ctx, append(hs, pairings.CommandHandlers()...)...); err != nil {
+	if err := buses.AddCommandHandlers(ctx, hs...); err != nil {
 		return nil, errors.Join(err, buses.Close())
 	}
 	run, stop := context.WithCancel(context.WithoutCancel(ctx))
-	c := &Commander{app: a, buses: buses, stop: stop, done: make(chan error, 1)}
+	c := &Commander{log: a.Store, registry: a.Registry, buses: buses, stop: stop, done: make(chan error, 1)}
 	go func() { c.done <- buses.Router.Run(run) }()
 	select {
 	case <-buses.Router.Running():
@@ -60,7 +66,7 @@ func (c *Commander) Do(ctx context.Context, cmd any) error {
 	if err != nil {
 		return err
 	}
-	return messaging.Wait(ctx, c.app.Store, c.app.Registry, id, commandWait)
+	return messaging.Wait(ctx, c.log, c.registry, id, commandWait)
 }
 
 // Close stops the router, letting a handler in flight finish and ack,

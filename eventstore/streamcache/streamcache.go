@@ -1,16 +1,4 @@
-package eventstore
-
-import (
-	"container/list"
-	"encoding/json"
-	"sync"
-	"time"
-
-	"github.com/omega-gateway/omega/domain"
-	"github.com/omega-gateway/omega/domain/turn"
-)
-
-// StreamCache keeps recently loaded streams in memory so that loading a
+// Package streamcache keeps recently loaded streams in memory so that loading a
 // stream this process already knows costs no round trip to the database.
 // A turn folds its own stream, its sender's profile and learning, the
 // identity links, the project and skill catalogues and the pairing state:
@@ -29,7 +17,18 @@ import (
 // Entries are trusted only while the Tail is following the log: before it
 // starts and after it stops (a failed read) nothing is cached, because an
 // event the Tail skipped could never invalidate a copy.
-type StreamCache struct {
+package streamcache
+
+import (
+	"container/list"
+	"sync"
+
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
+)
+
+// Cache is the streams this process read or wrote lately, bounded in bytes.
+type Cache struct {
 	mu       sync.Mutex
 	live     bool
 	gen      uint64 // bumped whenever every entry is dropped
@@ -54,16 +53,16 @@ type cachedStream struct {
 	done    bool // a turn's stream that ends with its completion
 }
 
-// change is one stream changed at seq (see CacheToken).
+// change is one stream changed at seq (see Token).
 type change struct {
 	seq    uint64
 	stream string
 }
 
-// Bounds of a StreamCache.
+// Bounds of a Cache.
 const (
-	// DefaultStreamCacheBytes bounds the event data a cache holds.
-	DefaultStreamCacheBytes = 8 << 20
+	// DefaultBytes bounds the event data a cache holds.
+	DefaultBytes = 8 << 20
 	// maxCachedStream is the largest stream kept whole: longer ones (a
 	// profile with years of facts) are read from the database.
 	maxCachedStream = 256 << 10
@@ -74,19 +73,19 @@ const (
 	eventOverhead = 160
 )
 
-// NewStreamCache returns an empty cache holding up to maxBytes of events
-// (DefaultStreamCacheBytes when maxBytes <= 0). It caches nothing until
+// New returns an empty cache holding up to maxBytes of events
+// (DefaultBytes when maxBytes <= 0). It caches nothing until
 // SetLive(true).
-func NewStreamCache(maxBytes int) *StreamCache {
+func New(maxBytes int) *Cache {
 	if maxBytes <= 0 {
-		maxBytes = DefaultStreamCacheBytes
+		maxBytes = DefaultBytes
 	}
-	return &StreamCache{entries: map[string]*list.Element{}, maxBytes: maxBytes}
+	return &Cache{entries: map[string]*list.Element{}, maxBytes: maxBytes}
 }
 
-// CacheToken is taken before a database read and handed back with its
+// Token is taken before a database read and handed back with its
 // result, so that a read overtaken by a change is not cached.
-type CacheToken struct {
+type Token struct {
 	gen, seq uint64
 	live     bool
 }
@@ -94,7 +93,7 @@ type CacheToken struct {
 // SetLive tells the cache whether the Tail is following the log. Either
 // way every entry is dropped: a Tail that starts did not see what came
 // before, one that stops will not see what comes next.
-func (c *StreamCache) SetLive(live bool) {
+func (c *Cache) SetLive(live bool) {
 	if c == nil {
 		return
 	}
@@ -104,7 +103,7 @@ func (c *StreamCache) SetLive(live bool) {
 	c.dropAll()
 }
 
-func (c *StreamCache) dropAll() {
+func (c *Cache) dropAll() {
 	c.gen++
 	c.entries = map[string]*list.Element{}
 	c.lru.Init()
@@ -112,18 +111,18 @@ func (c *StreamCache) dropAll() {
 }
 
 // Token starts a database read whose result may be cached.
-func (c *StreamCache) Token() CacheToken {
+func (c *Cache) Token() Token {
 	if c == nil {
-		return CacheToken{}
+		return Token{}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheToken{gen: c.gen, seq: c.seq, live: c.live}
+	return Token{gen: c.gen, seq: c.seq, live: c.live}
 }
 
 // Load returns the stream's events with version >= from, if the whole
 // stream is cached.
-func (c *StreamCache) Load(stream string, from int64) ([]domain.Event, bool) {
+func (c *Cache) Load(stream string, from int64) ([]domain.Event, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -141,7 +140,7 @@ func (c *StreamCache) Load(stream string, from int64) ([]domain.Event, bool) {
 }
 
 // Version returns the stream's version if the cache knows it.
-func (c *StreamCache) Version(stream string) (int64, bool) {
+func (c *Cache) Version(stream string) (int64, bool) {
 	if c == nil {
 		return 0, false
 	}
@@ -155,7 +154,7 @@ func (c *StreamCache) Version(stream string) (int64, bool) {
 
 // Loaded offers the result of Load(stream, from) read from the database
 // after tok was taken. Only whole streams are kept.
-func (c *StreamCache) Loaded(tok CacheToken, stream string, from int64, evs []domain.Event) {
+func (c *Cache) Loaded(tok Token, stream string, from int64, evs []domain.Event) {
 	if c == nil || from > 1 {
 		return
 	}
@@ -176,7 +175,7 @@ func (c *StreamCache) Loaded(tok CacheToken, stream string, from int64, evs []do
 
 // VersionRead offers the result of StreamVersion(stream) read from the
 // database after tok was taken.
-func (c *StreamCache) VersionRead(tok CacheToken, stream string, version int64) {
+func (c *Cache) VersionRead(tok Token, stream string, version int64) {
 	if c == nil {
 		return
 	}
@@ -190,7 +189,7 @@ func (c *StreamCache) VersionRead(tok CacheToken, stream string, version int64) 
 
 // Appended records events this process committed to one stream (in
 // version order, with their positions and recording times).
-func (c *StreamCache) Appended(stream string, evs []domain.Event) {
+func (c *Cache) Appended(stream string, evs []domain.Event) {
 	if c == nil || len(evs) == 0 {
 		return
 	}
@@ -201,7 +200,7 @@ func (c *StreamCache) Appended(stream string, evs []domain.Event) {
 
 // Observe records events the Tail read at the end of the log, in
 // delivery order: the first event of a stream starts a copy of it.
-func (c *StreamCache) Observe(evs []domain.Event) { c.observe(evs, true) }
+func (c *Cache) Observe(evs []domain.Event) { c.observe(evs, true) }
 
 // ObserveRead records events any other reader of the log read, in
 // delivery order, before the reader sees them: a follower reading the
@@ -209,9 +208,9 @@ func (c *StreamCache) Observe(evs []domain.Event) { c.observe(evs, true) }
 // telling the cache), and what it then loads must include what it read.
 // Such a reader may be far behind the end, so a first event starts no
 // copy: the stream may have gone on since.
-func (c *StreamCache) ObserveRead(evs []domain.Event) { c.observe(evs, false) }
+func (c *Cache) ObserveRead(evs []domain.Event) { c.observe(evs, false) }
 
-func (c *StreamCache) observe(evs []domain.Event, atEnd bool) {
+func (c *Cache) observe(evs []domain.Event, atEnd bool) {
 	if c == nil {
 		return
 	}
@@ -229,7 +228,7 @@ func (c *StreamCache) observe(evs []domain.Event, atEnd bool) {
 
 // Drop forgets a stream, for instance after a version conflict showed
 // that the database moved on.
-func (c *StreamCache) Drop(stream string) {
+func (c *Cache) Drop(stream string) {
 	if c == nil {
 		return
 	}
@@ -245,7 +244,7 @@ func (c *StreamCache) Drop(stream string) {
 // already holds, and drops it when events are missing in between. With
 // atEnd, events of a stream it does not hold start a copy when they begin
 // the stream.
-func (c *StreamCache) apply(stream string, evs []domain.Event, atEnd bool) {
+func (c *Cache) apply(stream string, evs []domain.Event, atEnd bool) {
 	c.note(stream)
 	if !c.live {
 		return
@@ -296,7 +295,7 @@ func (c *StreamCache) apply(stream string, evs []domain.Event, atEnd bool) {
 }
 
 // note records that stream changed, for loads in flight and watchers.
-func (c *StreamCache) note(stream string) {
+func (c *Cache) note(stream string) {
 	c.seq++
 	c.ring[c.seq%changeRing] = change{seq: c.seq, stream: stream}
 	for ch := range c.watchers[stream] {
@@ -315,7 +314,7 @@ func (c *StreamCache) note(stream string) {
 // otherwise each look at their turn after every append of any of them.
 // The signal may come before the change is applied; a Load taken after
 // it sees the change.
-func (c *StreamCache) Watch(stream string) (<-chan struct{}, func()) {
+func (c *Cache) Watch(stream string) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	if c == nil {
 		return ch, func() {}
@@ -343,7 +342,7 @@ func (c *StreamCache) Watch(stream string) (<-chan struct{}, func()) {
 
 // usable reports whether a read begun at tok may be cached for stream: the
 // cache was live throughout and nothing changed the stream meanwhile.
-func (c *StreamCache) usable(tok CacheToken, stream string) bool {
+func (c *Cache) usable(tok Token, stream string) bool {
 	if !c.live || !tok.live || tok.gen != c.gen || c.seq-tok.seq >= changeRing {
 		return false
 	}
@@ -355,7 +354,7 @@ func (c *StreamCache) usable(tok CacheToken, stream string) bool {
 	return true
 }
 
-func (c *StreamCache) get(stream string) *cachedStream {
+func (c *Cache) get(stream string) *cachedStream {
 	if !c.live {
 		return nil
 	}
@@ -370,7 +369,7 @@ func (c *StreamCache) get(stream string) *cachedStream {
 	return cs
 }
 
-func (c *StreamCache) put(cs *cachedStream) {
+func (c *Cache) put(cs *cachedStream) {
 	for _, e := range cs.events {
 		cs.bytes += eventSize(e)
 	}
@@ -385,13 +384,13 @@ func (c *StreamCache) put(cs *cachedStream) {
 	c.evict()
 }
 
-func (c *StreamCache) evict() {
+func (c *Cache) evict() {
 	for c.bytes > c.maxBytes && c.lru.Len() > 1 {
 		c.remove(c.lru.Back())
 	}
 }
 
-func (c *StreamCache) remove(el *list.Element) {
+func (c *Cache) remove(el *list.Element) {
 	cs := el.Value.(*cachedStream)
 	c.lru.Remove(el)
 	delete(c.entries, cs.stream)
@@ -404,7 +403,7 @@ func eventSize(e domain.Event) int {
 
 // Committed records an append this process committed, as Recorded
 // returned it (nil: the stream is dropped).
-func (c *StreamCache) Committed(stream string, evs []domain.Event) {
+func (c *Cache) Committed(stream string, evs []domain.Event) {
 	if c == nil {
 		return
 	}
@@ -413,37 +412,4 @@ func (c *StreamCache) Committed(stream string, evs []domain.Event) {
 		return
 	}
 	c.Drop(stream)
-}
-
-// Recorded returns the events of an append as a read of the log returns
-// them: at holds each event's recording time as stored, versions the
-// stamps the backend put on the metadata. Nil when the lengths disagree.
-func Recorded(stream string, events []domain.NewEvent, res AppendResult, at []time.Time, versions SchemaVersions) []domain.Event {
-	if len(at) != len(events) || len(res.Positions) != len(events) {
-		return nil
-	}
-	out := make([]domain.Event, len(events))
-	for i, e := range events {
-		out[i] = domain.Event{
-			Position:   res.Positions[i],
-			StreamID:   stream,
-			Version:    res.FromVersion + int64(i),
-			ID:         e.ID,
-			Type:       e.Type,
-			Data:       append(json.RawMessage(nil), e.Data...),
-			Metadata:   StampedMetadata(e, versions),
-			RecordedAt: at[i],
-		}
-	}
-	return out
-}
-
-// CachedLoader is implemented by stores with a StreamCache (both
-// backends): LoadCached returns a whole stream only if it is in memory,
-// never querying the database, so that a caller may look as often as it
-// likes.
-type CachedLoader interface {
-	LoadCached(stream string) ([]domain.Event, bool)
-	// WatchCached is StreamCache.Watch.
-	WatchCached(stream string) (<-chan struct{}, func())
 }
