@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/emersion/go-imap/v2"
@@ -32,7 +31,6 @@ type Channel struct {
 
 	health *channels.HealthTracker
 
-	mu  sync.Mutex
 	run channels.Run
 }
 

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/omega-gateway/omega/channels"
@@ -40,7 +39,6 @@ type Channel struct {
 	// previews are the chats' live previews.
 	previews channels.LivePreviews[*preview]
 
-	mu  sync.Mutex
 	run channels.Run
 }
 
