@@ -1,6 +1,7 @@
 package rerun
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -57,6 +58,9 @@ func usageResponse(text, model string, u *usage.CallUsage) providers.Response {
 	if u != nil {
 		r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheWriteTokens = u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens
 		r.CostUSD, r.UsageReported, r.PromptBytes = u.CostUSD, u.UsageReported, u.PromptBytes
+		// The model the call was made with, where it was recorded: a
+		// classification that decided on a plan names the plan's model.
+		r.Model = cmp.Or(u.Model, model)
 	}
 	return r
 }

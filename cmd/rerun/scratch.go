@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/omega-gateway/omega/api"
@@ -79,12 +80,14 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 		}
 	}
 	// The turn runs on the recorded clock: its idle, due-time and pairing
-	// decisions are the ones it made then.
-	realStart, start := time.Now(), recorded[len(recorded)-1].RecordedAt
+	// decisions are the ones it made then. The clock starts when it is
+	// first read, so the scratch runtime's own start-up (a second or so)
+	// does not move the turn's "current time" past a minute it recorded.
+	start := recorded[len(recorded)-1].RecordedAt
 	if len(recorded) > 1 {
 		start = recorded[1].RecordedAt
 	}
-	now := func() time.Time { return start.Add(time.Since(realStart)) }
+	now := sinceFirstRead(start)
 	replay := *o.replay
 	replay.Now = now
 	replay.Recall = recalledOf(decoded)
@@ -113,6 +116,17 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 		return evs, err
 	}
 	return withTexts(ctx, a.Store, a.Registry, evs)
+}
+
+// sinceFirstRead is a clock that reads start when first read and runs on
+// from there.
+func sinceFirstRead(start time.Time) func() time.Time {
+	var once sync.Once
+	var realStart time.Time
+	return func() time.Time {
+		once.Do(func() { realStart = time.Now() })
+		return start.Add(time.Since(realStart))
+	}
 }
 
 func cmpDur(a, b time.Duration) time.Duration {
