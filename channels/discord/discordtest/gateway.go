@@ -150,7 +150,7 @@ func (s *Server) identifyLocked(c *gwConn, d json.RawMessage) error {
 	s.live = c
 	s.seq++
 	ready, _ := json.Marshal(map[string]any{"v": 10, "user": user(BotID, BotName, true), "session_id": s.session,
-		"resume_gateway_url": "ws://" + s.addr + "/gateway-ws", "guilds": []any{}, "private_channels": []any{},
+		"resume_gateway_url": "ws://" + s.http.Addr() + "/gateway-ws", "guilds": []any{}, "private_channels": []any{},
 		"application": map[string]any{"id": BotID}})
 	seq := s.seq
 	return c.send(frame{Op: opDispatch, Type: "READY", S: &seq, D: ready})
@@ -276,7 +276,7 @@ func (s *Server) Push(m Message) string {
 		key := fmt.Sprintf("%s-%d-%s", id, i, a.Name)
 		s.files[key] = a.Data
 		atts = append(atts, map[string]any{"id": fmt.Sprintf("%s%d", id, i), "filename": a.Name, "content_type": a.ContentType,
-			"size": len(a.Data), "url": "http://" + s.addr + "/files/" + key, "proxy_url": "http://" + s.addr + "/files/" + key})
+			"size": len(a.Data), "url": "http://" + s.http.Addr() + "/files/" + key, "proxy_url": "http://" + s.http.Addr() + "/files/" + key})
 	}
 	if atts != nil {
 		msg["attachments"] = atts

@@ -58,7 +58,7 @@ func (s *Server) rest(w http.ResponseWriter, r *http.Request) {
 func (s *Server) route(w http.ResponseWriter, r *http.Request, route, path string) {
 	switch {
 	case route == "GET /gateway" || route == "GET /gateway/bot":
-		writeJSON(w, map[string]any{"url": "ws://" + s.addr + "/gateway-ws"})
+		writeJSON(w, map[string]any{"url": "ws://" + s.http.Addr() + "/gateway-ws"})
 	case route == "GET /users/@me":
 		writeJSON(w, user(BotID, BotName, true))
 	case route == "GET /oauth2/applications/@me":

@@ -8,14 +8,14 @@
 package discordtest
 
 import (
-	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/omega-gateway/omega/internal/loopback"
 )
 
 // BotID and BotName are the bot user the double's token belongs to.
@@ -54,13 +54,11 @@ type Server struct {
 	Token string
 
 	t    testing.TB
-	addr string
+	http *loopback.Server
 
 	mu       sync.Mutex
-	srv      *http.Server
 	conns    map[*gwConn]bool
 	live     *gwConn
-	running  bool
 	interval time.Duration
 
 	sent      []Sent
@@ -88,15 +86,11 @@ type Server struct {
 // New starts the double; it stops with the test.
 func New(t testing.TB, token string) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{Token: token, t: t, addr: ln.Addr().String(), conns: map[*gwConn]bool{}, dms: map[string]string{},
+	s := &Server{Token: token, t: t, conns: map[*gwConn]bool{}, dms: map[string]string{},
 		fail: map[string][]failure{}, requests: map[string][]time.Time{}, exhaust: map[string]time.Duration{}, posted: map[string][]map[string]any{}, files: map[string][]byte{},
 		interval: 41250 * time.Millisecond, nextID: 200000000000000000}
-	s.URL = "http://" + s.addr
-	s.serve(ln)
+	s.http = loopback.New(t, "discordtest", s.routes())
+	s.URL = s.http.URL()
 	t.Cleanup(s.Stop)
 	return s
 }
@@ -108,53 +102,30 @@ func (s *Server) SetHeartbeatInterval(d time.Duration) {
 	s.interval = d
 }
 
-func (s *Server) serve(ln net.Listener) {
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/gateway-ws", s.gateway)
 	mux.HandleFunc("/gateway-ws/", s.gateway)
 	mux.HandleFunc("/files/", s.file)
 	mux.HandleFunc("/api/", s.rest)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	s.mu.Lock()
-	s.srv, s.running = srv, true
-	s.mu.Unlock()
-	go func() { _ = srv.Serve(ln) }()
+	return mux
 }
 
 // Stop closes the listener and every connection, as a crashed server
 // would; the double keeps its sessions and history for Restart.
 func (s *Server) Stop() {
 	s.mu.Lock()
-	srv, conns := s.srv, s.conns
-	s.conns, s.live, s.running = map[*gwConn]bool{}, nil, false
+	conns := s.conns
+	s.conns, s.live = map[*gwConn]bool{}, nil
 	s.mu.Unlock()
-	if srv != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		_ = srv.Close()
-	}
+	s.http.Stop()
 	for c := range conns {
 		c.close()
 	}
 }
 
 // Restart starts the double again on the same address.
-func (s *Server) Restart() {
-	s.t.Helper()
-	var ln net.Listener
-	var err error
-	for range 100 {
-		if ln, err = net.Listen("tcp", s.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		s.t.Fatalf("discordtest: restart on %s: %v", s.addr, err)
-	}
-	s.serve(ln)
-}
+func (s *Server) Restart() { s.http.Start() }
 
 // Outage makes REST calls and gateway connections answer status until
 // EndOutage.

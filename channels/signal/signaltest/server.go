@@ -9,13 +9,13 @@
 package signaltest
 
 import (
-	"context"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/omega-gateway/omega/internal/loopback"
 )
 
 // Attachment is a file the bot sent.
@@ -42,11 +42,10 @@ type Server struct {
 	Account string
 
 	t    testing.TB
-	addr string
+	http *loopback.Server
 
 	mu        sync.Mutex
-	srv       *http.Server
-	running   bool
+	running   bool // false from Stop to Start: a stream opened meanwhile is refused
 	keepAlive time.Duration
 	prefix    string
 	seq       int64
@@ -83,14 +82,11 @@ const MaxEvents = 1000
 // the test.
 func New(t testing.TB, account string) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{t: t, Account: account, addr: ln.Addr().String(), keepAlive: 15 * time.Second,
+	s := &Server{t: t, Account: account, keepAlive: 15 * time.Second,
 		streams: map[*stream]struct{}{}, files: map[string][]byte{}, release: make(chan struct{}), clock: time.Now().UnixMilli()}
-	s.URL = "http://" + s.addr
-	s.serve(ln)
+	s.begin()
+	s.http = loopback.New(t, "signaltest", s.routes())
+	s.URL = s.http.URL()
 	t.Cleanup(s.Stop)
 	return s
 }
@@ -102,16 +98,20 @@ func (s *Server) SetKeepAlive(d time.Duration) {
 	s.keepAlive = d
 }
 
-func (s *Server) serve(ln net.Listener) {
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v1/rpc", s.rpc)
 	mux.HandleFunc("/api/v1/events", s.eventsEndpoint)
 	mux.HandleFunc("/api/v1/check", s.check)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return mux
+}
+
+// begin starts a run of the daemon: new event ids, an empty buffer, then
+// what Signal's server held for the account meanwhile.
+func (s *Server) begin() {
 	s.mu.Lock()
-	s.srv, s.running = srv, true
-	// A new run: new event ids, an empty buffer, then what Signal's
-	// server held for the account meanwhile.
+	defer s.mu.Unlock()
+	s.running = true
 	s.prefix = strconv.FormatInt(time.Now().UnixNano(), 10) + "-"
 	s.events = nil
 	for _, q := range s.queued {
@@ -119,14 +119,11 @@ func (s *Server) serve(ln net.Listener) {
 		s.events = append(s.events, event{seq: s.seq, data: q})
 	}
 	s.queued = nil
-	s.mu.Unlock()
-	go func() { _ = srv.Serve(ln) }()
 }
 
 // Stop takes the daemon down as a crash would.
 func (s *Server) Stop() {
 	s.mu.Lock()
-	srv, running := s.srv, s.running
 	s.running = false
 	streams := s.streams
 	s.streams = map[*stream]struct{}{}
@@ -134,29 +131,13 @@ func (s *Server) Stop() {
 	for st := range streams {
 		st.close()
 	}
-	if running {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		_ = srv.Close()
-	}
+	s.http.Stop()
 }
 
 // Start brings a stopped daemon back on the same address.
 func (s *Server) Start() {
-	s.t.Helper()
-	var ln net.Listener
-	var err error
-	for range 50 {
-		if ln, err = net.Listen("tcp", s.addr); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		s.t.Fatalf("signaltest: listen again on %s: %v", s.addr, err)
-	}
-	s.serve(ln)
+	s.begin()
+	s.http.Start()
 }
 
 // Stall makes the daemon silent: new requests are accepted and never

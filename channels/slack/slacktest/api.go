@@ -110,7 +110,7 @@ func (s *Server) connectionsOpen(*http.Request) map[string]any {
 	s.seq++
 	n := s.seq
 	s.mu.Unlock()
-	return map[string]any{"ok": true, "url": fmt.Sprintf("ws://%s/socket?ticket=%d", s.addr, n)}
+	return map[string]any{"ok": true, "url": fmt.Sprintf("ws://%s/socket?ticket=%d", s.http.Addr(), n)}
 }
 
 func (s *Server) postMessage(r *http.Request) map[string]any {

@@ -9,8 +9,6 @@
 package slacktest
 
 import (
-	"context"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -18,6 +16,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/omega-gateway/omega/internal/loopback"
 )
 
 // Tokens and ids the double accepts and uses.
@@ -53,11 +53,10 @@ type Server struct {
 	URL string
 
 	t    testing.TB
-	addr string
+	http *loopback.Server
 
 	mu       sync.Mutex
-	srv      *http.Server
-	running  bool
+	running  bool // false from Stop to Start: a socket upgraded meanwhile is dropped
 	socks    map[*sock]struct{}
 	stall    bool
 	release  chan struct{}
@@ -79,15 +78,11 @@ type Server struct {
 // New starts the double on a loopback port; it stops with the test.
 func New(t testing.TB) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{t: t, addr: ln.Addr().String(), socks: map[*sock]struct{}{}, files: map[string]*hosted{}, sent: map[string]map[string]any{},
+	s := &Server{t: t, running: true, socks: map[*sock]struct{}{}, files: map[string]*hosted{}, sent: map[string]map[string]any{},
 		outage: map[string]int{}, limits: map[string][]int{}, refuse: map[string][]string{}, calls: map[string]int{}, users: map[string]string{},
 		release: make(chan struct{})}
-	s.URL = "http://" + s.addr
-	s.serve(ln)
+	s.http = loopback.New(t, "slacktest", s.routes())
+	s.URL = s.http.URL()
 	t.Cleanup(s.Stop)
 	return s
 }
@@ -95,54 +90,34 @@ func New(t testing.TB) *Server {
 // APIURL is the Web API's base, for OMEGA_SLACK_API_URL.
 func (s *Server) APIURL() string { return s.URL + "/api/" }
 
-func (s *Server) serve(ln net.Listener) {
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.api)
 	mux.HandleFunc("/socket", s.socket)
 	mux.HandleFunc("/upload/", s.upload)
 	mux.HandleFunc("/files/", s.download)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.mu.Lock()
-	s.srv, s.running = srv, true
-	s.mu.Unlock()
-	go func() { _ = srv.Serve(ln) }()
+	return mux
 }
 
 // Stop takes the server down as a crash would: the listener closes and
 // every socket drops. Envelopes not acknowledged are kept for Start.
 func (s *Server) Stop() {
 	s.mu.Lock()
-	srv, running := s.srv, s.running
-	s.running = false
 	socks := s.socks
-	s.socks = map[*sock]struct{}{}
+	s.socks, s.running = map[*sock]struct{}{}, false
 	s.mu.Unlock()
 	for k := range socks {
 		k.close()
 	}
-	if running {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		_ = srv.Close()
-	}
+	s.http.Stop()
 }
 
 // Start brings a stopped server back on the same address.
 func (s *Server) Start() {
-	s.t.Helper()
-	var ln net.Listener
-	var err error
-	for range 50 {
-		if ln, err = net.Listen("tcp", s.addr); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		s.t.Fatalf("slacktest: listen again on %s: %v", s.addr, err)
-	}
-	s.serve(ln)
+	s.http.Start()
+	s.mu.Lock()
+	s.running = true
+	s.mu.Unlock()
 }
 
 // Restart is Stop then Start.
