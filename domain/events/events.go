@@ -5,6 +5,7 @@ package events
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/access"
@@ -39,7 +40,19 @@ func NewRegistry() *domain.Registry {
 
 // ProviderCallTypes lists, sorted, the event types that may record a
 // provider call (usage.ProviderCallOf), so that readers decode only those.
-func ProviderCallTypes() []string {
+func ProviderCallTypes() []string { return slices.Clone(providerCallTypes()) }
+
+// IsProviderCall says whether events of type t may record a provider call.
+// Read models ask it of every event they apply, so it costs a search of a
+// list made once.
+func IsProviderCall(t string) bool {
+	_, found := slices.BinarySearch(providerCallTypes(), t)
+	return found
+}
+
+// providerCallTypes is made once: the catalogue is fixed when omega is
+// built, and building a registry per event cost a live applier half its CPU.
+var providerCallTypes = sync.OnceValue(func() []string {
 	r := NewRegistry()
 	var out []string
 	for _, t := range r.Types() {
@@ -49,4 +62,4 @@ func ProviderCallTypes() []string {
 	}
 	slices.Sort(out)
 	return out
-}
+})

@@ -80,7 +80,6 @@ func (t *tally) reload(ctx context.Context, g *Guard, day, month, window time.Ti
 
 // follow adds the calls the log holds after the tally.
 func (t *tally) follow(ctx context.Context, g *Guard) error {
-	types := events.ProviderCallTypes()
 	for {
 		evs, err := g.store.ReadAll(ctx, t.through, 1000)
 		if err != nil {
@@ -90,7 +89,7 @@ func (t *tally) follow(ctx context.Context, g *Guard) error {
 			return nil
 		}
 		for _, e := range evs {
-			if slices.Contains(types, e.Type) {
+			if events.IsProviderCall(e.Type) {
 				if err := t.add(g.registry, e); err != nil {
 					return err
 				}

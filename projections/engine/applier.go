@@ -49,7 +49,7 @@ func (e *Engine) Holding() []string {
 	defer e.mu.Unlock()
 	var out []string
 	for _, p := range e.projections {
-		if e.held[p.Name()] {
+		if _, ok := e.held[p.Name()]; ok {
 			out = append(out, p.Name())
 		}
 	}
@@ -64,11 +64,10 @@ func (e *Engine) Applying() bool {
 	return len(e.held) > 0
 }
 
-// runExclusive is Run under ApplyExclusively: it opens a session, applies
-// the projections whose locks it takes, and opens another when the session
-// is lost.
-func (e *Engine) runExclusive(ctx context.Context) error {
-	e.watchCheckpoints(ctx)
+// runExclusive is Run under ApplyExclusively for one lane's projections
+// ps: it opens a session, applies those whose locks it takes, and opens
+// another when the session is lost.
+func (e *Engine) runExclusive(ctx context.Context, ps []readmodel.Projection) error {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		s, err := pglock.Open(ctx, e.db, e.exclusiveTTL)
@@ -84,16 +83,16 @@ func (e *Engine) runExclusive(ctx context.Context) error {
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		e.holdAndApply(ctx, s)
-		e.setSession(nil, nil)
+		e.holdAndApply(ctx, s, ps)
+		e.setHeld(nil, ps, nil)
 		s.Close()
 	}
 	return ctx.Err()
 }
 
-// holdAndApply applies the projections whose locks s holds, taking the
-// others' as they come free, until ctx ends or s is lost.
-func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session) {
+// holdAndApply applies the projections of ps whose locks s holds, taking
+// the others' as they come free, until ctx ends or s is lost.
+func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session, ps []readmodel.Projection) {
 	var held []readmodel.Projection
 	stop, done := func() {}, closedChan()
 	defer func() {
@@ -103,7 +102,7 @@ func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session) {
 	tick := time.NewTicker(e.exclusiveTTL / 5)
 	defer tick.Stop()
 	for {
-		took, err := e.takeFree(ctx, s, held)
+		took, err := e.takeFree(ctx, s, ps, held)
 		if err != nil {
 			if ctx.Err() == nil {
 				e.logger.Warn("projections: the applier session is lost; opening another", "applying", names(held), "err", err)
@@ -115,8 +114,8 @@ func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session) {
 			<-done
 			held = append(held, took...)
 			e.logger.Info("projections: applying", "projections", names(took), "all", names(held))
-			e.setSession(s, held)
-			gctx, cancel := context.WithCancel(ctx)
+			e.setHeld(s, ps, held)
+			gctx, cancel := context.WithCancel(withSession(ctx, s))
 			finished := make(chan struct{})
 			go func() {
 				defer close(finished)
@@ -138,15 +137,15 @@ func closedChan() chan struct{} {
 	return c
 }
 
-// takeFree tries the locks of the projections not in held; with none left
-// to take it only pings the session.
-func (e *Engine) takeFree(ctx context.Context, s *pglock.Session, held []readmodel.Projection) ([]readmodel.Projection, error) {
+// takeFree tries the locks of the projections of ps not in held; with none
+// left to take it only pings the session.
+func (e *Engine) takeFree(ctx context.Context, s *pglock.Session, ps, held []readmodel.Projection) ([]readmodel.Projection, error) {
 	have := map[string]bool{}
 	for _, p := range held {
 		have[p.Name()] = true
 	}
 	var free []string
-	for _, p := range e.projections {
+	for _, p := range ps {
 		if !have[p.Name()] {
 			free = append(free, p.Name())
 		}
@@ -162,21 +161,20 @@ func (e *Engine) takeFree(ctx context.Context, s *pglock.Session, held []readmod
 	return out, nil
 }
 
-// setSession records the session the engine applies held on (nil: none).
-func (e *Engine) setSession(s *pglock.Session, held []readmodel.Projection) {
+// setHeld records which of a lane's projections the engine applies now,
+// and the session it applies them on (nil: the pool).
+func (e *Engine) setHeld(s *pglock.Session, lane, held []readmodel.Projection) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.session = s
-	e.held = map[string]bool{}
-	for _, p := range held {
-		e.held[p.Name()] = true
+	if e.held == nil {
+		e.held = map[string]*pglock.Session{}
 	}
-}
-
-func (e *Engine) currentSession() *pglock.Session {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.session
+	for _, p := range lane {
+		delete(e.held, p.Name())
+	}
+	for _, p := range held {
+		e.held[p.Name()] = s
+	}
 }
 
 // watchCheckpoints keeps AppliedThrough and Applied true for the
@@ -201,7 +199,8 @@ func (e *Engine) noticed(projections []string, pos int64) {
 		e.through = map[string]int64{}
 	}
 	for _, n := range projections {
-		if at, known := e.through[n]; !e.held[n] && (!known || at != pos) {
+		_, held := e.held[n]
+		if at, known := e.through[n]; !held && (!known || at != pos) {
 			e.through[n] = pos
 			moved = true
 		}

@@ -25,11 +25,15 @@ func (e *Engine) CatchUp(ctx context.Context) error {
 		return fmt.Errorf("catch up: %w", err)
 	}
 	for _, p := range e.projections {
-		catchUp := e.catchUpOne
-		if e.exclusiveTTL > 0 && !e.holds(p.Name()) {
-			catchUp = e.catchUpExclusive
+		catchUp, pctx := e.catchUpOne, ctx
+		if e.exclusiveTTL > 0 {
+			if s, held := e.heldOn(p.Name()); held {
+				pctx = withSession(ctx, s)
+			} else {
+				catchUp = e.catchUpExclusive
+			}
 		}
-		if err := catchUp(ctx, p); err != nil {
+		if err := catchUp(pctx, p); err != nil {
 			return err
 		}
 	}
@@ -52,11 +56,12 @@ func (e *Engine) catchUpOne(ctx context.Context, p readmodel.Projection) error {
 	}
 }
 
-// holds reports whether the running engine applies the named projection.
-func (e *Engine) holds(name string) bool {
+// heldOn says whether the running engine applies name, and on which session.
+func (e *Engine) heldOn(name string) (*pglock.Session, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.held[name]
+	s, ok := e.held[name]
+	return s, ok
 }
 
 // catchUpExclusive brings p, which this engine does not apply, to the end

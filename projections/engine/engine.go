@@ -46,9 +46,8 @@ type Engine struct {
 	exclusiveTTL time.Duration
 
 	mu      sync.Mutex
-	through map[string]int64 // projection name -> checkpoint last committed (here or, announced, elsewhere)
-	session *pglock.Session  // where held projections are applied; nil: the pool
-	held    map[string]bool  // projections this engine applies under their locks
+	through map[string]int64           // projection name -> checkpoint last committed (here or, announced, elsewhere)
+	held    map[string]*pglock.Session // projections this engine applies, each on the session holding its lock (nil: the pool)
 }
 
 // Applied signals after every batch the running engine commits, so
@@ -191,24 +190,34 @@ func (e *Engine) Setup(ctx context.Context) error {
 	return nil
 }
 
-// Run follows the log for every projection until ctx ends. Projections at
-// the same checkpoint (normally all of them) follow together: one read of
-// the log and one transaction per batch for all of them. A group whose
-// apply fails is retried with backoff, the failure logged with the event's
-// position and type; the other groups go on. Groups are formed again when
-// a checkpoint moves under them (a rebuild, another process) and, while
-// there are several, every few seconds so that a group that caught up
-// merges back.
-//
-// Under ApplyExclusively it applies only the projections whose locks it
-// holds, and hears of the others' progress from their appliers.
+// Run follows the log for every projection until ctx ends, each lane
+// (readmodel.Lanes) beside the others. In a lane, projections at the same
+// checkpoint (normally all) follow together: one read of the log and one
+// transaction per batch. A group whose apply fails is retried with
+// backoff, the failure logged with the event's position and type; the
+// others go on. Groups are formed again when a checkpoint moves under them
+// (a rebuild, another process) and, while there are several, every few
+// seconds so that one that caught up merges back. Under ApplyExclusively
+// it applies only the projections whose locks it holds.
 func (e *Engine) Run(ctx context.Context) error {
+	lanes := readmodel.Lanes(e.dialect, e.projections)
 	if e.exclusiveTTL > 0 {
-		return e.runExclusive(ctx)
+		e.watchCheckpoints(ctx)
+		return eachLane(ctx, lanes, e.runExclusive)
 	}
-	e.setSession(nil, e.projections)
-	defer e.setSession(nil, nil)
-	return e.runGroups(ctx, e.projections)
+	e.setHeld(nil, e.projections, e.projections)
+	defer e.setHeld(nil, e.projections, nil)
+	return eachLane(ctx, lanes, e.runGroups)
+}
+
+// eachLane runs run for every lane at once until ctx ends.
+func eachLane(ctx context.Context, lanes [][]readmodel.Projection, run func(context.Context, []readmodel.Projection) error) error {
+	var wg sync.WaitGroup
+	for _, ps := range lanes {
+		wg.Go(func() { _ = run(ctx, ps) })
+	}
+	wg.Wait()
+	return ctx.Err()
 }
 
 // runGroups is Run over ps.
@@ -461,13 +470,11 @@ func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// inTx runs fn in a transaction: on the applier session while the engine
-// holds one (its locks are what make it the applier), else on the pool.
+// inTx runs fn in a transaction committed lazily (readmodel.CommitLazily):
+// on the applier session holding the locks that make it the applier, else on the pool.
 func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	fn = readmodel.CommitLazily(ctx, e.dialect, fn)
 	if s := sessionFrom(ctx); s != nil {
-		return s.InTx(ctx, fn)
-	}
-	if s := e.currentSession(); s != nil {
 		return s.InTx(ctx, fn)
 	}
 	tx, err := e.db.BeginTx(ctx, nil)

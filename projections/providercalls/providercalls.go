@@ -5,7 +5,6 @@ package providercalls
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
@@ -23,6 +22,10 @@ import (
 type ReadModel struct{}
 
 func (ReadModel) Name() string { return "provider_calls" }
+
+// Lane: the budget reads this model's own checkpoint and the log after it,
+// so the turns read model need not wait for the ledger.
+func (ReadModel) Lane() string { return "usage" }
 
 // Version 2 adds who each call was for (the sender key of the event's
 // metadata, "" for omega's own work) and the model that answered.
@@ -46,7 +49,7 @@ func (ReadModel) Schema(_ readmodel.Dialect, t func(string) string) []string {
 }
 
 func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	if !slices.Contains(events.ProviderCallTypes(), e.Type) {
+	if !events.IsProviderCall(e.Type) {
 		return nil
 	}
 	p, err := tx.Decode(e)

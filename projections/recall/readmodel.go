@@ -29,6 +29,10 @@ type ReadModel struct{}
 
 func (ReadModel) Name() string { return "recall" }
 
+// Lane: searches read older conversations, so a batch of lag is harmless,
+// and the turns read model need not wait for the search index.
+func (ReadModel) Lane() string { return "recall" }
+
 // Version 1 is the first shape.
 func (ReadModel) Version() int { return 1 }
 
