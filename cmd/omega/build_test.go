@@ -282,10 +282,15 @@ func TestBuildProposalConfirmed(t *testing.T) {
 func (b *buildEnv) startBuild(t *testing.T, request string) string {
 	t.Helper()
 	out, err := b.omega(t, "build", "start", "--to", "telegram:42", request)
-	if err != nil || !strings.HasPrefix(out, "build ") {
-		t.Fatalf("build start: %v\n%s", err, out)
+	// The command may log on stderr first (it imports the topologies when
+	// it gets there before the server does).
+	for _, line := range strings.Split(out, "\n") {
+		if err == nil && strings.HasPrefix(line, "build ") {
+			return strings.Fields(line)[1]
+		}
 	}
-	return strings.Fields(out)[1]
+	t.Fatalf("build start: %v\n%s", err, out)
+	return ""
 }
 
 func kill9(t *testing.T, p *proc) {

@@ -71,6 +71,11 @@ func (d *Driver) flush(ctx context.Context, st *turnState) error {
 		return err
 	}
 	stream := domain.TurnStream(st.ID)
+	if st.effected {
+		var cancel context.CancelFunc
+		ctx, cancel = durable.Outlive(ctx, outcomeGrace)
+		defer cancel()
+	}
 	write := func(retry bool) error {
 		res, err := d.Store.Append(ctx, stream, eventstore.Exact(st.Version), evs...)
 		if err == nil {
@@ -99,6 +104,10 @@ func (d *Driver) flush(ctx context.Context, st *turnState) error {
 	st.pending, st.effected = nil, false
 	return nil
 }
+
+// outcomeGrace is how long an effect's outcome is still written for after
+// the turn was asked to stop.
+const outcomeGrace = 5 * time.Second
 
 // recorded reports whether evs already follow version in stream.
 func (d *Driver) recorded(ctx context.Context, stream string, version int64, evs []domain.NewEvent) (bool, error) {

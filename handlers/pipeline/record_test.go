@@ -252,3 +252,41 @@ func (p *tcpProxy) cut() {
 	}
 	clear(p.conns)
 }
+
+// omega is asked to stop while a reply is being sent: the message went
+// out, so the turn still records it and completes, on both backends;
+// after a restart it is not sent again.
+func TestReplySentDuringShutdownIsRecorded(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			p := newPipeline(t, store, db, dialect)
+			p.provider.reply = func(context.Context, int, providers.Request) (providers.Response, error) {
+				return providers.Response{Text: "hola"}, nil
+			}
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			p.driver.Channels = hookChannel{p.channel, stop}
+
+			id := uuid.NewString()
+			p.receive(t, id, "hi")
+			_ = p.driver.Run(ctx, id)
+			evs, err := store.Load(context.Background(), domain.TurnStream(id), 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range []string{"ReplySent", "TurnCompleted"} {
+				if n := countEvents(evs, typ); n != 1 {
+					t.Fatalf("%d %s events after a stop during the send, want 1", n, typ)
+				}
+			}
+			p.driver.Channels = p.channel
+			if err := p.driver.Run(context.Background(), id); err != nil {
+				t.Fatalf("run again: %v", err)
+			}
+			if got := p.channel.texts(); len(got) != 1 {
+				t.Fatalf("sent %q, want the reply once", got)
+			}
+		})
+	}
+}

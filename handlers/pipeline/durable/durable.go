@@ -1,7 +1,8 @@
 // Package durable retries what is recorded after an effect outside omega
 // (a provider's reply, a message sent) through a database outage: giving
 // up would make the turn run again from its last recorded event and repeat
-// the effect, so only the process's end may lose the outcome.
+// the effect, so only the process's end (a crash, or a stop that outlasts
+// Outlive's grace) may lose the outcome.
 package durable
 
 import (
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/omega-gateway/omega/eventstore"
@@ -64,4 +66,28 @@ func Retryable(err error) bool {
 		}
 	}
 	return true
+}
+
+// Outlive returns a context that ends grace after ctx does (or when the
+// returned cancel is called). Recording an effect that has happened under
+// it survives a shutdown that began meanwhile: a graceful stop must not
+// leave a sent message unrecorded, to be sent again after the restart.
+func Outlive(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var timer *time.Timer
+	var mu sync.Mutex
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		timer = time.AfterFunc(grace, cancel)
+	})
+	return out, func() {
+		stop()
+		mu.Lock()
+		if timer != nil {
+			timer.Stop()
+		}
+		mu.Unlock()
+		cancel()
+	}
 }

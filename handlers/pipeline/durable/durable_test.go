@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/omega-gateway/omega/eventstore"
 )
@@ -51,5 +52,28 @@ func TestWriteRetriesUntilItSucceeds(t *testing.T) {
 	conflict := Write(context.Background(), log, "t1", "reply", func(bool) error { return eventstore.ErrConcurrency })
 	if !errors.Is(conflict, eventstore.ErrConcurrency) {
 		t.Fatalf("a conflict was retried or lost: %v", conflict)
+	}
+}
+
+// Outlive's context ends grace after its parent, not with it, and at once
+// when cancelled.
+func TestOutlive(t *testing.T) {
+	parent, stop := context.WithCancel(context.Background())
+	out, cancel := Outlive(parent, 50*time.Millisecond)
+	defer cancel()
+	stop()
+	if out.Err() != nil {
+		t.Fatal("ended with its parent")
+	}
+	select {
+	case <-out.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("still alive long after the grace")
+	}
+
+	out, cancel = Outlive(context.Background(), time.Hour)
+	cancel()
+	if out.Err() == nil {
+		t.Fatal("alive after cancel")
 	}
 }
