@@ -470,10 +470,9 @@ func (e *Engine) lockSchema(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// inTx runs fn in a transaction committed lazily (readmodel.CommitLazily):
-// on the applier session holding the locks that make it the applier, else on the pool.
+// inTx runs fn in a transaction: on the applier session while the engine
+// holds one (its locks are what make it the applier), else on the pool.
 func (e *Engine) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	fn = readmodel.CommitLazily(ctx, e.dialect, fn)
 	if s := sessionFrom(ctx); s != nil {
 		return s.InTx(ctx, fn)
 	}

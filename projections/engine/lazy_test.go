@@ -25,8 +25,9 @@ func (commitMode) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) e
 	return err
 }
 
-// Read models commit without waiting for the disk on PostgreSQL, in a
-// live run and a rebuild alike; the log's appends still wait.
+// Read models commit without waiting for the disk on PostgreSQL (the
+// checkpoint's advance turns synchronous_commit off for its transaction),
+// in a live run and a rebuild alike; the log's appends still wait.
 func TestReadModelsCommitLazily(t *testing.T) {
 	s := backends()[1].Open(t)()
 	e := engine.New(s.DB(), s, readmodel.Postgres, registry(), quiet, commitMode{})

@@ -8,7 +8,6 @@ package readmodel
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -114,21 +113,3 @@ func (tx *Tx) Decode(e domain.Event) (domain.Payload, error) {
 // CheckpointName is the checkpoint under which the engine records how far
 // p has applied the log; queries that must agree with a read model read it.
 func CheckpointName(p Projection) string { return "projection:" + p.Name() }
-
-// CommitLazily has fn's transaction, on PostgreSQL, commit without waiting
-// for its WAL to reach the disk. Read models and their checkpoints are
-// derived from the log and commit together, so a crash that loses the last
-// such commits loses nothing the applier does not apply again from the
-// checkpoint it then finds; meanwhile appliers no longer queue behind the
-// flushes of the log's own, durable, appends.
-func CommitLazily(ctx context.Context, d Dialect, fn func(*sql.Tx) error) func(*sql.Tx) error {
-	if d != Postgres {
-		return fn
-	}
-	return func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-			return fmt.Errorf("commit lazily: %w", err)
-		}
-		return fn(tx)
-	}
-}
