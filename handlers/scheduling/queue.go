@@ -13,14 +13,11 @@ import (
 )
 
 // queueSnapshot is the open turns of every chat as the turns read model
-// showed them at position applied. It is read from the read model once,
-// then moved forward in memory with the events the read model applied
-// since (read from the shared reader's window), so that what a turn costs
-// does not grow with the number of open turns: a full read returns every
-// open turn, and a thousand waiting senders made each turn pay for a
-// thousand rows. It is read again only when the window does not reach
-// back to it, or every queueResync (the read model can also move without
-// a signal here, by another process's projections).
+// showed them at position applied. Read once, it is moved forward in
+// memory with the events applied since (from the shared reader's window),
+// so a turn does not pay for every open turn (a thousand waiting senders
+// made each read a thousand rows). It is read again when the window does
+// not reach back to it, or every queueResync.
 type queueSnapshot struct {
 	gen     uint64
 	at      time.Time
@@ -105,9 +102,9 @@ func (s *Scheduler) chatQueue(ctx context.Context, chat string) (turns []project
 	return turns, applied, err
 }
 
-// relay moves the shared copy forward with each signal that the read
+// relay moves the shared copy forward with each signal that the turns read
 // model moved, then passes the signal on to the scheduler's loop and
-// workers.
+// workers; a signal for another read model's lane is not passed on.
 func (s *Scheduler) relay(ctx context.Context) {
 	if s.applied == nil {
 		return
@@ -120,6 +117,7 @@ func (s *Scheduler) relay(ctx context.Context) {
 		window logWindow
 		holds  func(int64) bool
 		behind time.Time // since when the copy waits for the window to reach the read model
+		seen   = int64(-1)
 	)
 	tail := s.tail()
 	if tail != nil {
@@ -130,6 +128,13 @@ func (s *Scheduler) relay(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-applied:
+			if s.through != nil {
+				if last, ok := s.through(); ok && last == seen {
+					continue
+				} else if ok {
+					seen = last
+				}
+			}
 			s.followReadModel(window, holds, &behind)
 			s.tailGen.Add(1)
 			s.moved.Notify()
