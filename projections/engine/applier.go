@@ -94,7 +94,8 @@ func (e *Engine) runExclusive(ctx context.Context, ps []readmodel.Projection) er
 // the others' as they come free, until ctx ends or s is lost.
 func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session, ps []readmodel.Projection) {
 	var held []readmodel.Projection
-	stop, done := func() {}, closedChan()
+	stop, done := func() {}, make(chan struct{})
+	close(done)
 	defer func() {
 		stop()
 		<-done
@@ -129,12 +130,6 @@ func (e *Engine) holdAndApply(ctx context.Context, s *pglock.Session, ps []readm
 		case <-tick.C:
 		}
 	}
-}
-
-func closedChan() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
 }
 
 // takeFree tries the locks of the projections of ps not in held; with none

@@ -107,7 +107,12 @@ func (e *Engine) catchUp(ctx context.Context, ps []readmodel.Projection, prefix 
 	}
 }
 
+// countEvents counts the log once every transaction open now has ended:
+// one still open would hold back events committed after it from ReadAll.
 func (e *Engine) countEvents(ctx context.Context) (int64, error) {
+	if err := e.store.Settle(ctx); err != nil {
+		return 0, fmt.Errorf("settle the log: %w", err)
+	}
 	var n int64
 	if err := e.db.QueryRowContext(ctx, "SELECT count(*) FROM events").Scan(&n); err != nil {
 		return 0, fmt.Errorf("count events: %w", err)
