@@ -129,11 +129,11 @@ func (s *Scheduler) relay(ctx context.Context) {
 			return
 		case <-applied:
 			if s.through != nil {
-				if last, ok := s.through(); ok && last == seen {
+				last, ok := s.through()
+				if ok && last == seen {
 					continue
-				} else if ok {
-					seen = last
 				}
+				seen = last
 			}
 			s.followReadModel(window, holds, &behind)
 			s.tailGen.Add(1)
