@@ -57,6 +57,9 @@ func TestReadModelsCommitLazily(t *testing.T) {
 		}
 		modes = append(modes, m)
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	if len(modes) != 1 || modes[0] != "off" {
 		t.Fatalf("read models committed with synchronous_commit %v, want only off", modes)
 	}
