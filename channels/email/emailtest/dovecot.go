@@ -207,7 +207,22 @@ func (d *Dovecot) deliver(from string, to []string, raw []byte) error {
 	if err := c.SendMail(from, to, bytes.NewReader(raw)); err != nil {
 		return fmt.Errorf("send: %w", err)
 	}
-	return c.Quit()
+	if err := c.Quit(); err != nil {
+		return err
+	}
+	d.sync(to)
+	return nil
+}
+
+// sync has Dovecot give the recipients' new messages their UIDs now.
+// Maildir's get them when a reader next syncs the mailbox, in directory
+// order, so messages delivered back to back between two syncs could be
+// numbered out of delivery order (a test that sends several in a row
+// expects them in order). Best effort: without doveadm the reader syncs.
+func (d *Dovecot) sync(users []string) {
+	for _, u := range users {
+		_ = exec.Command("doveadm", "-c", d.conf, "mailbox", "status", "-u", u, "uidnext", "INBOX").Run()
+	}
 }
 
 // Mailbox is the raw messages in user's INBOX Maildir (new and cur), in
