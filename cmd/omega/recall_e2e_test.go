@@ -72,7 +72,10 @@ func TestRecallThroughTheDoor(t *testing.T) {
 					t.Fatalf("%s: %v", m[0], out)
 				}
 			}
-			time.Sleep(1500 * time.Millisecond) // the conversations go idle: the next message starts a new one
+			// The conversations go idle (1 s) and are summarized: the next
+			// message starts a new one. The margin lets a loaded machine
+			// record and apply the summaries before ann writes again.
+			time.Sleep(2500 * time.Millisecond)
 			out := postMessage(t, url, "ann", annAsks, "60s")
 			if out["status"] != "ok" {
 				t.Fatalf("recall turn: %v", out)
