@@ -10,14 +10,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/eventstore"
 )
 
 const eventColumns = `position, stream_id, version, event_id, type, data, metadata, recorded_at`
 
 // Load implements eventstore.Store.
 func (s *Store) Load(ctx context.Context, stream string, fromVersion int64) ([]domain.Event, error) {
-	if evs, ok := s.cache.Load(stream, fromVersion); ok {
-		return evs, nil
+	if !eventstore.ReadsFresh(ctx) {
+		if evs, ok := s.cache.Load(stream, fromVersion); ok {
+			return evs, nil
+		}
 	}
 	tok := s.cache.Token()
 	rows, err := s.read.QueryContext(ctx,

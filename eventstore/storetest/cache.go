@@ -23,6 +23,7 @@ func RunStreamCache(t *testing.T, pair func(t *testing.T) (Store, Store)) {
 		{"LoadsWhatTheDatabaseHolds", testCacheMatchesDatabase},
 		{"SeesTheOtherProcess", testCacheSeesOtherProcess},
 		{"ConflictReadsTheDatabase", testCacheConflict},
+		{"FreshReadsSeeTheOtherProcessAtOnce", testCacheFreshReads},
 		{"VersionOfAnEmptyStream", testCacheEmptyStream},
 		{"NoReaderIsAheadOfALoad", testCacheBehindNoReader},
 	}
@@ -217,6 +218,27 @@ func testCacheConflict(t *testing.T, a, b Store) {
 		t.Fatalf("retry at the version read: %v", err)
 	}
 	sameEvents(t, "after the retry", load(t, ctx, a, stream, 1), fromLog(t, ctx, a, stream, 3))
+}
+
+// A load asked for fresh reads (a lease just taken over) shows the other
+// process's append as soon as it committed, before this process's reader
+// has read it, and the copy it leaves is current.
+func testCacheFreshReads(t *testing.T, a, b Store) {
+	ctx := ctxT(t, 30*time.Second)
+	const stream = "cached-fresh"
+	if _, err := a.Append(ctx, stream, eventstore.NoStream, ev(t, "Mine", 1)); err != nil {
+		t.Fatal(err)
+	}
+	_ = load(t, ctx, a, stream, 1)
+	if _, err := b.Append(ctx, stream, eventstore.Exact(1), ev(t, "Theirs", 2)); err != nil {
+		t.Fatal(err)
+	}
+	got := load(t, eventstore.FreshReads(ctx), a, stream, 1)
+	if len(got) != 2 || got[1].Type != "Theirs" {
+		t.Fatalf("a fresh load right after the other process's append: %d events, want 2", len(got))
+	}
+	sameEvents(t, "the fresh load", got, fromLog(t, ctx, a, stream, 2))
+	sameEvents(t, "the next load", load(t, ctx, a, stream, 1), got)
 }
 
 // An empty stream's version is known without a query, until the other

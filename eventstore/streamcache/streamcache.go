@@ -12,7 +12,9 @@
 // that wakes the read models), which is the freshness every read model of
 // the process already has. A decision taken on a copy that another process
 // has moved meanwhile fails its append with a version conflict, which drops
-// the copy, so the retry reads the database.
+// the copy, so the retry reads the database. A decision with an effect
+// before its append (a model call) cannot wait for that refusal: a process
+// taking over such work from another reads with eventstore.FreshReads.
 //
 // Entries are trusted only while the Tail is following the log: before it
 // starts and after it stops (a failed read) nothing is cached, because an

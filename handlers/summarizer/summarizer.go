@@ -140,8 +140,14 @@ func (s *Summarizer) Summarize(ctx context.Context, c projections.OpenConversati
 		}
 	}()
 	log := s.Logger.With("conversation", c.ID, "sender", sender.SenderKey(c.Channel, c.SenderID))
+	// The process that held the lease until a moment ago may have written
+	// a step this process's copy of the stream does not show yet: the
+	// first fold reads the database, so the step is not asked of the model
+	// twice.
+	stepCtx := eventstore.FreshReads(ctx)
 	for {
-		done, err := s.step(ctx, c, reason, log)
+		done, err := s.step(stepCtx, c, reason, log)
+		stepCtx = ctx
 		if errors.Is(err, eventstore.ErrConcurrency) {
 			continue // someone else moved the stream on; look again
 		}
