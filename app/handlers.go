@@ -16,6 +16,7 @@ import (
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/handlers/projects"
 	"github.com/omega-gateway/omega/handlers/scheduling"
+	"github.com/omega-gateway/omega/handlers/scheduling/lease"
 	"github.com/omega-gateway/omega/handlers/selfheal"
 	"github.com/omega-gateway/omega/handlers/slash"
 	"github.com/omega-gateway/omega/handlers/summarizer"
@@ -68,7 +69,7 @@ func (r *Runtime) prepareProjects(ctx context.Context, opts RuntimeOptions, raw 
 
 // startCommandHandlers builds the summarizer and subscribes it and the
 // sender commands to the command bus.
-func (r *Runtime) startCommandHandlers(ctx context.Context, provider summarizer.Provider, leases *scheduling.Leases, ps *prompts.Set, workspace string) error {
+func (r *Runtime) startCommandHandlers(ctx context.Context, provider summarizer.Provider, leases *lease.Leases, ps *prompts.Set, workspace string) error {
 	cfg := r.Config
 	var err error
 	r.Summarizer, err = summarizer.New(summarizer.Deps{
@@ -86,8 +87,8 @@ func (r *Runtime) startCommandHandlers(ctx context.Context, provider summarizer.
 
 // startScheduling builds the leases, the scheduler and the gateway that
 // kicks it.
-func (r *Runtime) startScheduling(names []string, workspace string) (*scheduling.Leases, error) {
-	leases, err := scheduling.NewLeases(r.Store, r.node.ID, r.Config.LeaseTTL)
+func (r *Runtime) startScheduling(names []string, workspace string) (*lease.Leases, error) {
+	leases, err := lease.New(r.Store, r.node.ID, r.Config.LeaseTTL)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/scheduling"
+	"github.com/omega-gateway/omega/handlers/scheduling/lease"
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -84,7 +85,7 @@ func TestNoAckForMessageAfterTheReplyBeforeTheCompletion(t *testing.T) {
 				return providers.Response{Text: "re: " + req.Prompt}, nil
 			}
 			decided := signalHandler{msg: "scheduler: message after the reply; not acknowledged", seen: make(chan struct{}), once: &sync.Once{}}
-			leases, err := scheduling.NewLeases(hold, "race-node", 10*time.Second)
+			leases, err := lease.New(hold, "race-node", 10*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/handlers/promptstore"
 	"github.com/omega-gateway/omega/handlers/scheduling"
+	"github.com/omega-gateway/omega/handlers/scheduling/lease"
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
@@ -138,7 +139,7 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect readmodel.Di
 	if err != nil {
 		t.Fatal(err)
 	}
-	leases, err := scheduling.NewLeases(store, "test-node", 10*time.Second)
+	leases, err := lease.New(store, "test-node", 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/scheduling"
+	"github.com/omega-gateway/omega/handlers/scheduling/lease"
 	"github.com/omega-gateway/omega/handlers/senders"
 	"github.com/omega-gateway/omega/providers"
 )
@@ -205,7 +206,7 @@ func TestSchedulerLeavesTheDriverAsBuilt(t *testing.T) {
 	b := storeBackends()[0]
 	store, db, dialect := b.open(t, b.dsn(t))
 	p := newPipeline(t, store, db, dialect)
-	leases, err := scheduling.NewLeases(store, "test-node", 10*time.Second)
+	leases, err := lease.New(store, "test-node", 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

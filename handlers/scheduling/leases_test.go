@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers/scheduling/lease"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -62,7 +63,7 @@ func (f *fakeLeases) RenewLeases(_ context.Context, keys []string, owner string,
 
 func testScheduler(t *testing.T, store *fakeLeases) *Scheduler {
 	t.Helper()
-	l, err := NewLeases(store, "me", 15*time.Second)
+	l, err := lease.New(store, "me", 15*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/handlers/scheduling/lease"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -37,7 +38,7 @@ import (
 type Scheduler struct {
 	driver   *pipeline.Driver
 	turns    TurnRunner
-	leases   *Leases
+	leases   *lease.Leases
 	read     *projections.Queries
 	channels []string
 	applied  func(ctx context.Context) <-chan struct{}
@@ -105,7 +106,7 @@ func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
 type SchedulerConfig struct {
 	Driver   *pipeline.Driver
 	Turns    TurnRunner
-	Leases   *Leases
+	Leases   *lease.Leases
 	Read     *projections.Queries
 	Channels []string // channels this process can deliver to
 	// Applied subscribes to signals that the read models have moved on

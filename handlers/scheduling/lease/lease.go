@@ -1,4 +1,6 @@
-package scheduling
+// Package lease grants one process of a cluster at a time the right to
+// run a chat's turns (or any keyed work), on the event store's lease rows.
+package lease
 
 import (
 	"context"
@@ -20,10 +22,10 @@ type Leases struct {
 	Now func() time.Time
 }
 
-// NewLeases returns the leases owner takes for ttl at a time.
-func NewLeases(store eventstore.Leases, owner string, ttl time.Duration) (*Leases, error) {
+// New returns the leases owner takes for ttl at a time.
+func New(store eventstore.Leases, owner string, ttl time.Duration) (*Leases, error) {
 	if store == nil || owner == "" || ttl <= 0 {
-		return nil, errors.New("scheduling: leases need a store, an owner and a positive TTL")
+		return nil, errors.New("lease: leases need a store, an owner and a positive TTL")
 	}
 	return &Leases{store: store, owner: owner, ttl: ttl}, nil
 }
