@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"slices"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/summary"
 	"github.com/omega-gateway/omega/domain/system"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/scheduling"
 	"github.com/omega-gateway/omega/handlers/scheduling/lease"
@@ -51,6 +54,10 @@ func TestKickedTurnWaitsForEarlierTurnOfAnotherProcess(t *testing.T) {
 				_ = p.scheduler.Run(ctx)
 			}()
 
+			// The read models show the set-up (the sender's welcome) first.
+			if err := p.engine.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
 			first, second := uuid.NewString(), uuid.NewString()
 			p.receive(t, first, "first") // by the other process: no kick here
 			p.receive(t, second, "second")
@@ -74,6 +81,114 @@ func TestKickedTurnWaitsForEarlierTurnOfAnotherProcess(t *testing.T) {
 			<-engineDone
 		})
 	}
+}
+
+// A turn's context is read from the read models, so a turn waits until
+// they show what was logged before its message: a conversation closed
+// (summarized after going idle) just before the message is not continued
+// by it, though the message reached the scheduler before the read models
+// applied the closing.
+func TestTurnWaitsForTheReadModelsToShowWhatCameBeforeIt(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			p := newPipeline(t, store, db, dialect)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			p.provider.reply = func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
+				return providers.Response{Text: "re: " + req.Prompt}, nil
+			}
+			schedDone := make(chan struct{})
+			go func() {
+				defer close(schedDone)
+				_ = p.scheduler.Run(ctx)
+			}()
+			engineCtx, stopEngine := context.WithCancel(ctx)
+			engineDone := make(chan struct{})
+			go func() {
+				defer close(engineDone)
+				_ = p.engine.Run(engineCtx)
+			}()
+
+			first := uuid.NewString()
+			p.receive(t, first, "first")
+			p.scheduler.Kick(chanName+"-"+senderID, first)
+			eventually(t, "the first turn", func() bool { return p.completed(t, first) })
+			conv := conversationOf(t, p, first)
+			eventually(t, "the read model to show the first turn", func() bool { return appliedCompletion(t, db, first) })
+			stopEngine()
+			<-engineDone
+
+			closed, err := domain.NewEvents(domain.Metadata{Channel: chanName, Sender: senderID},
+				turn.ConversationClosed{ConversationID: conv, Sender: chanName + "-" + senderID, Summary: "talked about first", Reason: "idle"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Append(ctx, summary.SummaryStream(conv), eventstore.Any, closed...); err != nil {
+				t.Fatal(err)
+			}
+			second := uuid.NewString()
+			p.receive(t, second, "second")
+			p.scheduler.Kick(chanName+"-"+senderID, second)
+			// Whatever the scheduler does meanwhile, the read models catch
+			// up only later.
+			time.Sleep(300 * time.Millisecond)
+			engineDone = make(chan struct{})
+			go func() {
+				defer close(engineDone)
+				_ = p.engine.Run(ctx)
+			}()
+			eventually(t, "the second turn", func() bool { return p.completed(t, second) })
+			reqs := p.provider.requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d provider calls, want 2", len(reqs))
+			}
+			if h := reqs[1].History; len(h) != 0 {
+				t.Errorf("the message after the closed conversation continued it: history %+v", h)
+			}
+			if got := conversationOf(t, p, second); got == conv {
+				t.Errorf("the second turn joined the closed conversation %s", conv)
+			}
+			cancel()
+			<-schedDone
+			<-engineDone
+		})
+	}
+}
+
+// conversationOf is the conversation a turn's context was built in.
+func conversationOf(t *testing.T, p *rig, id string) string {
+	t.Helper()
+	evs, err := p.store.Load(context.Background(), domain.TurnStream(id), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Type == (turn.ContextBuilt{}).EventType() {
+			pl, err := p.reg.Decode(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pl.(turn.ContextBuilt).ConversationID
+		}
+	}
+	t.Fatalf("turn %s built no context", id)
+	return ""
+}
+
+// appliedCompletion tells whether the turns read model shows the turn
+// completed.
+func appliedCompletion(t *testing.T, db *sql.DB, id string) bool {
+	t.Helper()
+	var status string
+	err := db.QueryRow("SELECT status FROM turns WHERE turn_id = '" + id + "'").Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status != "open"
 }
 
 // A turn whose run panics every time is poisoned after the router's
@@ -166,6 +281,11 @@ func TestTurnFailingInAnOutageIsRetriedNotPoisoned(t *testing.T) {
 			p.driver.Senders = senders.MustNew(out, p.reg)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			// The read models show the set-up (the sender's welcome), which
+			// the turn waits for.
+			if err := p.engine.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
 			id := uuid.NewString()
 			p.receive(t, id, "hello")
 			out.down.Store(true)

@@ -22,7 +22,11 @@ const (
 // unapplied reads the log after the read model's checkpoint and returns
 // the chat's open turns received there, in log order. settled is false
 // when one of the chat's turns received there has already completed (or
-// was completed here): its exchange is not in the history yet; and when
+// was completed here): its exchange is not in the history yet; when an
+// event of another stream than a turn's (a conversation closed and
+// summarized, a fact, a task) was logged before one of them: a turn's
+// context is read from the read models, which must show what happened
+// before its message; and when
 // the log after the checkpoint is not in the shared reader's memory: the
 // worker then waits for the read model rather than read the log itself,
 // which, while the read model lags, would cost every turn a read of
@@ -38,6 +42,7 @@ func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, don
 			settled = false
 			continue
 		}
+		settled = settled && !t.behind
 		open = append(open, projections.OpenTurn{ID: t.id, Chat: chat})
 	}
 	return open, settled, nil
@@ -47,6 +52,7 @@ func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, don
 type unappliedTurn struct {
 	id        string
 	completed bool // its completion is after the checkpoint too
+	behind    bool // an event of another kind of stream is before it
 }
 
 // unappliedScan is the log after a checkpoint, by chat, as the shared
@@ -81,14 +87,17 @@ func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[strin
 	byChat := map[string][]unappliedTurn{}
 	at := map[string]int{} // turn -> index in its chat's list
 	chatOf := map[string]string{}
+	behind := false
 	for _, e := range evs {
 		id := domain.TurnIDFromStream(e.StreamID)
-		switch e.Type {
-		case turn.MessageReceived{}.EventType():
+		switch {
+		case id == "":
+			behind = true
+		case e.Type == turn.MessageReceived{}.EventType():
 			chat := s.chatOf(e)
 			chatOf[id], at[id] = chat, len(byChat[chat])
-			byChat[chat] = append(byChat[chat], unappliedTurn{id: id})
-		case turn.TurnCompleted{}.EventType():
+			byChat[chat] = append(byChat[chat], unappliedTurn{id: id, behind: behind})
+		case e.Type == turn.TurnCompleted{}.EventType():
 			if chat, ok := chatOf[id]; ok {
 				byChat[chat][at[id]].completed = true
 			}
@@ -101,13 +110,14 @@ func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[strin
 }
 
 // turnEventsAfter returns the turns' MessageReceived and TurnCompleted
-// events after position after: from the shared reader's memory when it
+// events after position after, and the events of every stream that is
+// not a turn's (few: see unapplied): from the shared reader's memory when it
 // follows the log (false when after is behind its window), else read from
 // the log within unappliedPages (false past them).
 func (s *Scheduler) turnEventsAfter(ctx context.Context, after int64) ([]domain.Event, bool, error) {
 	keep := func(e domain.Event) bool {
-		return (e.Type == turn.MessageReceived{}.EventType() || e.Type == turn.TurnCompleted{}.EventType()) &&
-			domain.TurnIDFromStream(e.StreamID) != ""
+		return domain.TurnIDFromStream(e.StreamID) == "" ||
+			e.Type == turn.MessageReceived{}.EventType() || e.Type == turn.TurnCompleted{}.EventType()
 	}
 	var out []domain.Event
 	if tail := s.tail(); tail != nil && tail.Following() {
