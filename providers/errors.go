@@ -121,6 +121,15 @@ func FriendlyError(err error) string {
 	}
 }
 
+// RefusedUntil is when the spending limit that refused a call resets; nil
+// when err is no such refusal (see OverBudget).
+func RefusedUntil(err error) *time.Time {
+	if pe := (*Error)(nil); errors.As(err, &pe) && ClassOf(err) == OverBudget {
+		return &pe.Until
+	}
+	return nil
+}
+
 // Excerpt trims s to at most n bytes on a rune boundary, for error messages
 // that quote process output or response bodies.
 func Excerpt(s string, n int) string {

@@ -70,9 +70,12 @@ func (t *Turn) Plan() bool {
 	return t.Route != nil && !t.Route.Direct && len(t.Route.Steps) > 0
 }
 
-// PlanStopped reports whether a plan step failed too often to go on.
+// PlanStopped reports whether a plan step failed too often to go on, or
+// was refused by a spending limit: asking again before the limit resets
+// is refused the same way.
 func (t *Turn) PlanStopped() bool {
-	return t.StepFailure != nil && t.StepFailure.Attempt >= MaxStepAttempts
+	f := t.StepFailure
+	return f != nil && (f.Attempt >= MaxStepAttempts || f.Class == ClassOverBudget)
 }
 
 // PlanComplete reports whether every step of the plan completed.

@@ -265,6 +265,9 @@ type (
 		Message string `json:"message"` // safe: no secrets
 		// Usage is the failed call's time (absent before it was recorded).
 		Usage *usage.CallUsage `json:"usage,omitempty"`
+		// ResetAt is, for a step a spending limit refused (Class
+		// ClassOverBudget, no call made), when that limit resets.
+		ResetAt *time.Time `json:"reset_at,omitempty"`
 	}
 	// PlanProgressSent records a plan message sent to the user: the
 	// announcement (Index 0) or the progress after step Index, whose reply
@@ -377,6 +380,9 @@ func (e PlanStepCompleted) ProviderCall() (usage.ProviderCall, bool) {
 
 // ProviderCall is the provider call the event records.
 func (e PlanStepFailed) ProviderCall() (usage.ProviderCall, bool) {
+	if e.Class == ClassOverBudget {
+		return usage.ProviderCall{}, false // refused before the call
+	}
 	return usage.OptionalCall(usage.PurposePlanStep, e.Usage, true)
 }
 

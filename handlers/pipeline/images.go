@@ -17,7 +17,7 @@ type WorkspaceImages = images.Files
 // snapshotImages adds the workspace's images as they are before the
 // provider is called, in the provider's working directory (the
 // configured workspace, which the snapshot does not name: see
-// imagesDir). Without a snapshot the turn sends no images.
+// images.Dir). Without a snapshot the turn sends no images.
 func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Logger) {
 	dir := d.Config.Workspace
 	if dir == "" || !d.showsImages(st.Received.Channel) {
@@ -31,22 +31,12 @@ func (d *Driver) snapshotImages(ctx context.Context, st *turnState, log *slog.Lo
 	st.add(turn.WorkspaceImagesSnapshotted{Images: imgs})
 }
 
-// imagesDir is the directory the turn's snapshot was taken in: the one it
-// names (snapshots recorded before the directory was left out), else the
-// configured workspace.
-func (d *Driver) imagesDir(before *turn.WorkspaceImagesSnapshotted) string {
-	if before.Dir != "" {
-		return before.Dir
-	}
-	return d.Config.Workspace
-}
-
 // sendImages does the next thing the turn's workspace images need: find
 // them and record the intent, or send the next one and record how it went.
 // A send is on record as soon as it is done, so a resumed turn sends only
 // the images without an outcome.
 func (d *Driver) sendImages(ctx context.Context, st *turnState, _ sender.SenderProfile, log *slog.Logger) error {
-	dir := d.imagesDir(st.Images.Before)
+	dir := images.Dir(st.Images.Before, d.Config.Workspace)
 	if st.Images.Found == nil {
 		// When there are none nothing is recorded (TurnImages.FoundNone),
 		// which spares every turn that made no image an event.

@@ -88,9 +88,14 @@ func (d *Driver) planStep(ctx context.Context, st *turnState, profile sender.Sen
 	}
 	if err != nil {
 		class := providers.ClassOf(err)
+		failed := turn.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err)}
+		if failed.ResetAt = providers.RefusedUntil(err); failed.ResetAt != nil { // no call made: the plan stops
+			log.Warn("plan step refused by a spending limit", "step", index, "reset_at", *failed.ResetAt)
+			return d.recordOutcome(ctx, st, failed)
+		}
+		failed.Usage = resp.CallUsageOf(elapsed, err)
 		log.Warn("plan step failed", "step", index, "attempt", attempt, "class", class, "err", err)
-		return d.recordOutcome(ctx, st, turn.PlanStepFailed{Index: index, Attempt: attempt, Class: class.String(), Message: d.Config.Redactor.Error(err),
-			Usage: resp.CallUsageOf(elapsed, err)})
+		return d.recordOutcome(ctx, st, failed)
 	}
 	// Markers act on other streams: the raw reply goes on record first.
 	return d.recordOutcome(ctx, st, turn.PlanStepCompleted{Index: index, Text: text, Reply: resp.Text, Usage: resp.CallUsage(elapsed)})
@@ -133,5 +138,5 @@ func (d *Driver) planProgress(ctx context.Context, st *turnState, profile sender
 
 // planSummary makes the plan's final reply (see replytext.PlanSummary).
 func (d *Driver) planSummary(st *turnState, profile sender.SenderProfile) {
-	st.add(turn.ReplyReady{Text: replytext.PlanSummary(&st.Turn, d.language(st, profile))})
+	st.add(turn.ReplyReady{Text: replytext.PlanSummary(&st.Turn, d.language(st, profile), d.Config.Location)})
 }

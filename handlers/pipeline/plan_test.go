@@ -7,13 +7,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/i18n"
+	"github.com/omega-gateway/omega/domain/i18n/budgetmsg"
 	"github.com/omega-gateway/omega/domain/markers"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/handlers/pipeline/replytext"
 	"github.com/omega-gateway/omega/providers"
 )
 
@@ -239,6 +242,41 @@ func TestPlanStepRetries(t *testing.T) {
 				t.Errorf("final reply %q", last)
 			}
 		})
+	}
+}
+
+// A step a spending limit refuses stops the plan at once (asking again
+// before the limit resets is refused the same way), and the final reply
+// says why and when the limit resets, in the sender's language; the
+// refusal is no provider call in the ledger.
+func TestPlanStepRefusedByABudget(t *testing.T) {
+	f, _ := planFixture(t)
+	reset := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	f.provider.reply = planReplies(threeSteps, func(step string, _ int) error {
+		if strings.Contains(step, "Build the report") {
+			return &providers.Error{Class: providers.OverBudget, Provider: "fake", Msg: "daily limit reached", Until: reset}
+		}
+		return nil
+	})
+	id := f.turn(t, message("prepara el informe"))
+
+	ps := f.events(t, domain.TurnStream(id))
+	fails := ofType[turn.PlanStepFailed](ps)
+	if len(fails) != 1 || fails[0].Class != turn.ClassOverBudget || fails[0].ResetAt == nil || !fails[0].ResetAt.Equal(reset) {
+		t.Fatalf("PlanStepFailed = %+v, want one refusal resetting at %s", fails, reset)
+	}
+	if _, counted := fails[0].ProviderCall(); counted {
+		t.Error("the refused step counts as a provider call")
+	}
+	if got := completion(t, ps).Status; got != turn.StatusError {
+		t.Errorf("status %q, want %q", got, turn.StatusError)
+	}
+	sent := f.channel.texts()
+	last := sent[len(sent)-1]
+	want := i18n.More(lang, i18n.StepFailed, 2, 3, "Build the report") + "\n" +
+		budgetmsg.Text(lang, budgetmsg.Exceeded, replytext.ResetTime(reset, time.UTC))
+	if !strings.HasPrefix(last, want) {
+		t.Errorf("final reply %q, want it to start with %q", last, want)
 	}
 }
 

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"cmp"
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -36,11 +35,10 @@ func (d *Driver) providerRequest(c *turn.ContextBuilt, resume bool) providers.Re
 func (d *Driver) providerFailed(ctx context.Context, st *turnState, err error, resume bool, elapsed time.Duration, statusCount int, log *slog.Logger) error {
 	class := providers.ClassOf(err)
 	failed := turn.ProviderFailed{Provider: d.providerName(), Class: class.String(), Message: d.Config.Redactor.Error(err), DurationMs: elapsed.Milliseconds(), StatusMessages: statusCount}
-	if pe := (*providers.Error)(nil); errors.As(err, &pe) && class == providers.OverBudget {
+	if failed.ResetAt = providers.RefusedUntil(err); failed.ResetAt != nil {
 		// No call was made: the limit, not the session, stopped it.
-		until := pe.Until
-		failed.ResetAt, failed.DurationMs = &until, 0
-		log.Warn("provider call refused by a spending limit", "reset_at", until)
+		failed.DurationMs = 0
+		log.Warn("provider call refused by a spending limit", "reset_at", *failed.ResetAt)
 		return d.recordOutcome(ctx, st, failed)
 	}
 	if resume && class != providers.Unavailable {

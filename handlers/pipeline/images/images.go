@@ -91,3 +91,13 @@ func (s *Sender) Send(ctx context.Context, log *slog.Logger, photo PhotoSend, di
 	log.Info("workspace image sent", "path", img.Path, "size", img.Size)
 	return turn.WorkspaceImageSent{Path: img.Path, SHA256: img.SHA256, Size: img.Size, PlatformIDs: res.PlatformIDs}, true, nil
 }
+
+// Dir is the directory a turn's snapshot was taken in: the one it names
+// (snapshots recorded before the directory was left out), else the
+// configured workspace.
+func Dir(before *turn.WorkspaceImagesSnapshotted, workspace string) string {
+	if before.Dir != "" {
+		return before.Dir
+	}
+	return workspace
+}

@@ -87,12 +87,15 @@ func PlanAnnounce(lang string, steps []string) string {
 // PlanSummary is the plan's final reply: how far it got, why it stopped
 // if it did, and every step's result as the user would see it (a step's
 // result may carry a task confirmation, which must not be lost).
-func PlanSummary(t *turn.Turn, lang string) string {
+func PlanSummary(t *turn.Turn, lang string, loc *time.Location) string {
 	steps := t.Route.Steps
 	var parts []string
 	if f := t.StepFailure; t.PlanStopped() {
-		parts = append(parts, i18n.More(lang, i18n.StepFailed, f.Index, len(steps), steps[f.Index-1])+"\n"+
-			i18n.Text(lang, errorClassKey(f.Class)))
+		why := i18n.Text(lang, errorClassKey(f.Class))
+		if f.Class == turn.ClassOverBudget && f.ResetAt != nil {
+			why = budgetmsg.Text(lang, budgetmsg.Exceeded, ResetTime(*f.ResetAt, loc))
+		}
+		parts = append(parts, i18n.More(lang, i18n.StepFailed, f.Index, len(steps), steps[f.Index-1])+"\n"+why)
 	}
 	parts = append(parts, i18n.More(lang, i18n.PlanDone, len(t.StepsDone), len(steps)))
 	for i, r := range t.StepReplies {
