@@ -87,7 +87,7 @@ func TestBudgetThroughTheBinary(t *testing.T) {
 				t.Fatalf("a sender without a limit: %v", out)
 			}
 			usage := postMessage(t, url, "ana", "/usage", "60s")
-			if r, _ := usage["reply"].(string); !strings.Contains(r, "you, day: spent 30tok") || !strings.Contains(r, "left 0") {
+			if r, _ := usage["reply"].(string); !strings.Contains(r, "you, today: spent 30tok") || !strings.Contains(r, "left 0") {
 				t.Fatalf("/usage answered %v", usage)
 			}
 

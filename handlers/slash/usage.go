@@ -2,7 +2,6 @@ package slash
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/omega-gateway/omega/domain/budget"
@@ -27,12 +26,8 @@ func (c *Commands) usage(ctx context.Context, call *cmdCall) (string, error) {
 	}
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
-		who := "all"
-		if l.Scope != "" {
-			who = "you"
-		}
-		label := who + ", " + l.Period
-		spent := spentText(l.Spent)
+		label := budgetmsg.Text(call.lang, usageLabel(l))
+		spent := budgetmsg.Text(call.lang, budgetmsg.Spent, l.Spent.Tokens, l.Spent.USD, l.Spent.Calls)
 		if l.Limit.IsZero() {
 			out = append(out, budgetmsg.Text(call.lang, budgetmsg.NoLimit, label, spent))
 			continue
@@ -46,6 +41,17 @@ func (c *Commands) usage(ctx context.Context, call *cmdCall) (string, error) {
 	return strings.Join(out, "\n"), nil
 }
 
-func spentText(s budget.Spend) string {
-	return fmt.Sprintf("%dtok, $%.4f (%d calls)", s.Tokens, s.USD, s.Calls)
+// usageLabel names a line: whose spend (the sender's own or everything
+// together) over which period.
+func usageLabel(l budget.Line) budgetmsg.Key {
+	own, month := l.Scope != "", l.Period == budget.Month
+	switch {
+	case own && month:
+		return budgetmsg.YouThisMonth
+	case own:
+		return budgetmsg.YouToday
+	case month:
+		return budgetmsg.AllThisMonth
+	}
+	return budgetmsg.AllToday
 }
