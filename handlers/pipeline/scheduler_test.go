@@ -191,6 +191,39 @@ func appliedCompletion(t *testing.T, db *sql.DB, id string) bool {
 	return status != "open"
 }
 
+// What other streams record for another chat does not hold a turn back:
+// a conversation of someone else closed just before the message, the turn
+// runs while the read models have not applied that yet.
+func TestTurnDoesNotWaitForAnotherChatsStreams(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			p := newPipeline(t, store, db, dialect)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if err := p.engine.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
+			schedDone := background(ctx, p.scheduler.Run)
+			closed, err := domain.NewEvents(domain.Metadata{Channel: chanName, Sender: "someone-else"},
+				turn.ConversationClosed{ConversationID: "c-other", Sender: chanName + "-someone-else", Reason: "idle"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.Append(ctx, summary.SummaryStream("c-other"), eventstore.Any, closed...); err != nil {
+				t.Fatal(err)
+			}
+			id := uuid.NewString()
+			p.receive(t, id, "hello")
+			p.scheduler.Kick(chanName+"-"+senderID, id)
+			// The read models are not running: the turn completes without them.
+			eventually(t, "the turn, with the read models behind", func() bool { return p.completed(t, id) })
+			cancel()
+			<-schedDone
+		})
+	}
+}
+
 // A turn whose run panics every time is poisoned after the router's
 // retries: MessagePoisoned is recorded, the sender is told in their
 // language that something went wrong, the turn completes with status

@@ -23,10 +23,11 @@ const (
 // the chat's open turns received there, in log order. settled is false
 // when one of the chat's turns received there has already completed (or
 // was completed here): its exchange is not in the history yet; when an
-// event of another stream than a turn's (a conversation closed and
-// summarized, a fact, a task) was logged before one of them: a turn's
-// context is read from the read models, which must show what happened
-// before its message; and when
+// event of another stream than a turn's written for the chat or the
+// message's sender (a conversation closed and summarized, a task) was
+// logged before one of them: a turn's context is read from the read
+// models, which must show what happened to its chat before its message;
+// and when
 // the log after the checkpoint is not in the shared reader's memory: the
 // worker then waits for the read model rather than read the log itself,
 // which, while the read model lags, would cost every turn a read of
@@ -52,7 +53,7 @@ func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, don
 type unappliedTurn struct {
 	id        string
 	completed bool // its completion is after the checkpoint too
-	behind    bool // an event of another kind of stream is before it
+	behind    bool // another kind of stream was written for its chat before it
 }
 
 // unappliedScan is the log after a checkpoint, by chat, as the shared
@@ -87,15 +88,18 @@ func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[strin
 	byChat := map[string][]unappliedTurn{}
 	at := map[string]int{} // turn -> index in its chat's list
 	chatOf := map[string]string{}
-	behind := false
+	touched := map[string]bool{} // chats and senders another kind of stream wrote for
 	for _, e := range evs {
 		id := domain.TurnIDFromStream(e.StreamID)
 		switch {
 		case id == "":
-			behind = true
+			if e.Metadata.Sender != "" {
+				touched[sender.SenderKey(e.Metadata.Channel, e.Metadata.Sender)] = true
+			}
 		case e.Type == turn.MessageReceived{}.EventType():
 			chat := s.chatOf(e)
 			chatOf[id], at[id] = chat, len(byChat[chat])
+			behind := touched[chat] || touched[sender.SenderKey(e.Metadata.Channel, e.Metadata.Sender)]
 			byChat[chat] = append(byChat[chat], unappliedTurn{id: id, behind: behind})
 		case e.Type == turn.TurnCompleted{}.EventType():
 			if chat, ok := chatOf[id]; ok {
