@@ -30,6 +30,7 @@ import (
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/recall"
 	"github.com/omega-gateway/omega/projections/reports"
+	"github.com/omega-gateway/omega/projections/tasks"
 )
 
 // Store is the event log with consumer checkpoints and leases. It hands
@@ -221,7 +222,7 @@ func NewRegistry() *domain.Registry { return events.NewRegistry() }
 // Projections lists every read model.
 func Projections() []readmodel.Projection {
 	return []readmodel.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
-		projections.Tasks{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{},
+		tasks.ReadModel{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{},
 		recall.ReadModel{}}
 }
 

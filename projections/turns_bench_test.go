@@ -20,6 +20,7 @@ import (
 	"github.com/omega-gateway/omega/projections/projectionstest"
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/reports"
+	"github.com/omega-gateway/omega/projections/tasks"
 )
 
 // applyTurnsCount is how many turns BenchmarkApplyTurns replays, spread
@@ -62,7 +63,7 @@ func BenchmarkApplyTurns(b *testing.B) {
 			b.Cleanup(func() { s.Close() })
 			seedTurns(b, ctx, s, applyTurnsCount)
 			eng := engine.New(s.DB(), s, o.dialect, newRegistry(), projectionstest.Quiet,
-				projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{},
+				projections.Facts{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{},
 				projections.Summaries{}, reports.ReadModel{})
 			if err := eng.Setup(ctx); err != nil {
 				b.Fatal(err)

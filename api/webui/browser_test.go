@@ -27,6 +27,7 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/auditlog"
 	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/tasks"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -110,7 +111,7 @@ func serve(t *testing.T, token string) *site {
 		}
 	}
 	reg := events.NewRegistry()
-	eng := audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{}, projections.Facts{}, projections.Sessions{}, projections.Tasks{})
+	eng := audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{}, projections.Facts{}, projections.Sessions{}, tasks.ReadModel{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = eng.Run(ctx) }()

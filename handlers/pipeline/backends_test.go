@@ -23,6 +23,7 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/tasks"
 	"github.com/omega-gateway/omega/prompts"
 )
 
@@ -111,7 +112,7 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect readmodel.Di
 	t.Helper()
 	ctx := context.Background()
 	reg := events.NewRegistry()
-	engine := engine.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, projections.Tasks{}, projections.Summaries{})
+	engine := engine.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

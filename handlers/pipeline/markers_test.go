@@ -24,6 +24,7 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/tasks"
 )
 
 type markerRig struct {
@@ -42,7 +43,7 @@ func newMarkerRig(t *testing.T) *markerRig {
 	}
 	t.Cleanup(func() { s.Close() })
 	reg := events.NewRegistry()
-	engine := engine.New(s.DB(), s, readmodel.SQLite, reg, quiet, projections.Tasks{}, projections.Turns{}, projections.Summaries{})
+	engine := engine.New(s.DB(), s, readmodel.SQLite, reg, quiet, tasks.ReadModel{}, projections.Turns{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

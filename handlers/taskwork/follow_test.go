@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
 	"github.com/omega-gateway/omega/projections/readmodel"
+	"github.com/omega-gateway/omega/projections/tasks"
 )
 
 // syncClock records what the follower tells the clock.
@@ -59,7 +60,7 @@ func TestFollowerTracksTaskChanges(t *testing.T) {
 	ctx := context.Background()
 	due := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
 	r := newRig(t, due)
-	engine := engine.New(r.sq.DB(), r.sq, readmodel.SQLite, r.reg, quiet, projections.Tasks{})
+	engine := engine.New(r.sq.DB(), r.sq, readmodel.SQLite, r.reg, quiet, tasks.ReadModel{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestFollowerOutlivesFailedLoads(t *testing.T) {
 	ctx := context.Background()
 	due := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
 	r := newRig(t, due)
-	engine := engine.New(r.sq.DB(), r.sq, readmodel.SQLite, r.reg, quiet, projections.Tasks{})
+	engine := engine.New(r.sq.DB(), r.sq, readmodel.SQLite, r.reg, quiet, tasks.ReadModel{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,30 +1,29 @@
-package projections
+// Package tasks is the read model of scheduled tasks.
+package tasks
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-// Tasks is the read model of scheduled tasks: what /tasks lists, what
+// ReadModel is the read model of scheduled tasks: what /tasks lists, what
 // /cancel resolves id prefixes against and what the task confirmation
 // compares new tasks with.
-type Tasks struct{}
+type ReadModel struct{}
 
-func (Tasks) Name() string { return "tasks" }
+func (ReadModel) Name() string { return "tasks" }
 
 // Version 2 bounded sender keys (see sender.SenderKey); 3 added the firing columns.
-func (Tasks) Version() int     { return 3 }
-func (Tasks) Tables() []string { return []string{"tasks"} }
+func (ReadModel) Version() int     { return 3 }
+func (ReadModel) Tables() []string { return []string{"tasks"} }
 
-func (Tasks) Schema(_ readmodel.Dialect, t func(string) string) []string {
+func (ReadModel) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			id          TEXT PRIMARY KEY,
@@ -51,7 +50,7 @@ func (Tasks) Schema(_ readmodel.Dialect, t func(string) string) []string {
 	}
 }
 
-func (Tasks) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
+func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	if !strings.HasPrefix(e.StreamID, "task-") {
 		return nil
 	}
@@ -86,7 +85,7 @@ func taskChange(p domain.Payload, at int64) (string, []any) {
 	case task.TaskScheduled:
 		return `INSERT INTO %s (id, sender, channel, sender_id, chat_id, description, due_at, repeat, kind, project, status, turn_id, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13) ON CONFLICT (id) DO NOTHING`,
-			[]any{ev.ID, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Description,
+			[]any{ev.ID, sender.SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Description,
 				ev.Due.UnixMicro(), ev.Repeat, ev.Kind, ev.Project, task.TaskStatusPending, ev.TurnID, at}
 	case task.TaskCancelled:
 		return `UPDATE %s SET status = $2, updated_at = $3 WHERE id = $1`, []any{ev.ID, task.TaskStatusCancelled, at}
@@ -123,51 +122,4 @@ func firingChange(p domain.Payload, at int64) (string, []any) {
 			status = CASE WHEN status = 'done' THEN 'failed' ELSE status END, updated_at = $3 WHERE id = $1`, []any{ev.ID, ev.Error, at}
 	}
 	return "", nil
-}
-
-// DueTask is a task that needs the clock: pending, or with an occurrence
-// in flight (fired, not settled).
-type DueTask struct {
-	ID  string
-	Due time.Time
-}
-
-// DueTasks returns every task that needs the clock and the log position
-// the tasks read model reflects, read from one snapshot: following the
-// log after that position misses no change.
-func (q *Queries) DueTasks(ctx context.Context) (int64, []DueTask, error) {
-	opts := &sql.TxOptions{ReadOnly: true}
-	if q.dialect == readmodel.Postgres {
-		opts.Isolation = sql.LevelRepeatableRead
-	}
-	tx, err := q.db.BeginTx(ctx, opts)
-	if err != nil {
-		return 0, nil, fmt.Errorf("due tasks: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }() // read-only: nothing to undo
-	var pos int64
-	err = tx.QueryRowContext(ctx, "SELECT position FROM checkpoints WHERE name = $1", readmodel.CheckpointName(Tasks{})).Scan(&pos)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, nil, fmt.Errorf("due tasks: checkpoint: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, CASE WHEN firing > 0 THEN firing_due ELSE due_at END FROM tasks
-		WHERE status = 'pending' OR firing > 0`)
-	if err != nil {
-		return 0, nil, fmt.Errorf("due tasks: %w", err)
-	}
-	defer rows.Close()
-	var out []DueTask
-	for rows.Next() {
-		var t DueTask
-		var due int64
-		if err := rows.Scan(&t.ID, &due); err != nil {
-			return 0, nil, fmt.Errorf("due tasks: %w", err)
-		}
-		t.Due = time.UnixMicro(due).UTC()
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, nil, fmt.Errorf("due tasks: %w", err)
-	}
-	return pos, out, nil
 }
