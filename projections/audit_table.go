@@ -68,11 +68,17 @@ func auditInsert(tx *readmodel.Tx) string { return auditInsertFrom(tx, tx.T("tur
 // auditInsertFrom is auditInsert reading the turn from rows (the turns
 // table, or a CTE of the same shape).
 func auditInsertFrom(tx *readmodel.Tx, rows string) string {
-	return fmt.Sprintf(`INSERT INTO %s (%s)
-		SELECT turn_id, $2, sender, channel, sender_id, project, conversation_id, input, output, provider, model,
-			duration_ms, prompt_bytes, reply_bytes, status, acked, received_at, ($2 - received_at) / 1000,
+	return auditInsertSQL(tx.T, rows, "$2", "WHERE turn_id = $1")
+}
+
+// auditInsertSQL copies the turns of rows that where selects into the
+// audit, each completed at the expression at.
+func auditInsertSQL(t func(string) string, rows, at, where string) string {
+	return fmt.Sprintf(`INSERT INTO %[1]s (%[2]s)
+		SELECT turn_id, %[4]s, sender, channel, sender_id, project, conversation_id, input, output, provider, model,
+			duration_ms, prompt_bytes, reply_bytes, status, acked, received_at, (%[4]s - received_at) / 1000,
 			input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, usage_reported, calls
-		FROM %s WHERE turn_id = $1`, tx.T("audit"), AuditColumns, rows)
+		FROM %[3]s %[5]s`, t("audit"), AuditColumns, rows, at, where)
 }
 
 // callUsageOf is the provider call an event records, if any.

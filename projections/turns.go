@@ -220,7 +220,7 @@ func (s turnStep) messageInOneStatement(event, set string, args []any, role, tex
 ), c AS (
 	INSERT INTO %[3]s (id, sender, project, started_at, last_at, messages)
 	SELECT t.conversation_id, t.chat, t.project, %[4]s, %[4]s, 1 FROM t WHERE t.conversation_id <> ''
-	ON CONFLICT (id) DO UPDATE SET last_at = excluded.last_at, messages = %[3]s.messages + 1
+	ON CONFLICT (id) DO UPDATE SET last_at = GREATEST(%[3]s.last_at, excluded.last_at), messages = %[3]s.messages + 1
 ), m AS (
 	INSERT INTO %[5]s (turn_id, role, conversation_id, sender, project, text, at)
 	SELECT t.turn_id, %[6]s, t.conversation_id, t.chat, t.project, %[7]s, %[4]s FROM t WHERE t.conversation_id <> ''
@@ -290,13 +290,15 @@ type turnConversation struct {
 
 // addMessageText appends a message to the turn's conversation, starting
 // the conversation if this is its first message; a turn outside any
-// conversation (a command) adds none.
+// conversation (a command) adds none. SQLite only (its MAX of two values);
+// a conversation's last activity is its latest message's, whatever order
+// the messages are applied in (see Turns.ApplyBatch).
 func addMessageText(exec func(string, ...any) error, tx *readmodel.Tx, c turnConversation, role, text string, at int64) error {
 	if c.conv == "" {
 		return nil
 	}
-	if err := exec(fmt.Sprintf(`INSERT INTO %s (id, sender, project, started_at, last_at, messages) VALUES ($1, $2, $3, $4, $4, 1)
-		ON CONFLICT (id) DO UPDATE SET last_at = excluded.last_at, messages = %s.messages + 1`, tx.T("conversations"), tx.T("conversations")),
+	if err := exec(fmt.Sprintf(`INSERT INTO %[1]s (id, sender, project, started_at, last_at, messages) VALUES ($1, $2, $3, $4, $4, 1)
+		ON CONFLICT (id) DO UPDATE SET last_at = MAX(%[1]s.last_at, excluded.last_at), messages = %[1]s.messages + 1`, tx.T("conversations")),
 		c.conv, c.chat, c.project, at); err != nil {
 		return err
 	}
