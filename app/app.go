@@ -26,6 +26,7 @@ import (
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/auditlog"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/providercalls"
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/recall"
@@ -221,7 +222,7 @@ func NewRegistry() *domain.Registry { return events.NewRegistry() }
 
 // Projections lists every read model.
 func Projections() []readmodel.Projection {
-	return []readmodel.Projection{projections.Facts{}, projections.Turns{}, projections.Sessions{},
+	return []readmodel.Projection{facts.ReadModel{}, projections.Turns{}, projections.Sessions{},
 		tasks.ReadModel{}, projections.Summaries{}, reports.ReadModel{}, providercalls.ReadModel{},
 		recall.ReadModel{}}
 }

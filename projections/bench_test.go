@@ -19,8 +19,8 @@ import (
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
 	"github.com/omega-gateway/omega/internal/pgtest"
-	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/projectionstest"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
@@ -208,7 +208,7 @@ func BenchmarkReplayFacts1M(b *testing.B) {
 			n := replayEvents(b)
 			s := o.open(b, n)
 			reg := newRegistry()
-			eng := engine.New(s.DB(), s, o.dialect, reg, projectionstest.Quiet, projections.Facts{})
+			eng := engine.New(s.DB(), s, o.dialect, reg, projectionstest.Quiet, facts.ReadModel{})
 			b.Run("readall", func(b *testing.B) {
 				ctx := context.Background()
 				for b.Loop() {
@@ -311,7 +311,7 @@ func TestFactsBatchMatchesOneByOne(t *testing.T) {
 		}
 	}
 	dump := func(skipBad bool) string {
-		e := engine.New(s.DB(), s, readmodel.SQLite, newRegistry(), projectionstest.Quiet, projections.Facts{})
+		e := engine.New(s.DB(), s, readmodel.SQLite, newRegistry(), projectionstest.Quiet, facts.ReadModel{})
 		e.BatchSize, e.SkipBad = 97, skipBad // batches cut through senders
 		if err := e.Rebuild(ctx, e.Projections(), nil); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/summary"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -325,7 +326,7 @@ func (Sessions) Schema(_ readmodel.Dialect, t func(string) string) []string {
 }
 
 func (Sessions) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	snd, _, _, ok := SenderOf(e.StreamID)
+	snd, _, _, ok := facts.SenderOf(e.StreamID)
 	if !ok || (e.Type != "SessionStarted" && e.Type != "SessionCleared") {
 		return nil
 	}

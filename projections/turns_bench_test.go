@@ -17,6 +17,7 @@ import (
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/projectionstest"
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/reports"
@@ -63,7 +64,7 @@ func BenchmarkApplyTurns(b *testing.B) {
 			b.Cleanup(func() { s.Close() })
 			seedTurns(b, ctx, s, applyTurnsCount)
 			eng := engine.New(s.DB(), s, o.dialect, newRegistry(), projectionstest.Quiet,
-				projections.Facts{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{},
+				facts.ReadModel{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{},
 				projections.Summaries{}, reports.ReadModel{})
 			if err := eng.Setup(ctx); err != nil {
 				b.Fatal(err)

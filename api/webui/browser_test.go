@@ -26,6 +26,7 @@ import (
 	"github.com/omega-gateway/omega/internal/audittest"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/auditlog"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/tasks"
 )
@@ -111,7 +112,7 @@ func serve(t *testing.T, token string) *site {
 		}
 	}
 	reg := events.NewRegistry()
-	eng := audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{}, projections.Facts{}, projections.Sessions{}, tasks.ReadModel{})
+	eng := audittest.Project(t, store, readmodel.SQLite, reg, projections.Turns{}, facts.ReadModel{}, projections.Sessions{}, tasks.ReadModel{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = eng.Run(ctx) }()

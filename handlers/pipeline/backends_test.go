@@ -22,6 +22,7 @@ import (
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/tasks"
 	"github.com/omega-gateway/omega/prompts"
@@ -112,7 +113,7 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect readmodel.Di
 	t.Helper()
 	ctx := context.Background()
 	reg := events.NewRegistry()
-	engine := engine.New(db, store, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{}, projections.Summaries{})
+	engine := engine.New(db, store, dialect, reg, quiet, facts.ReadModel{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{}, projections.Summaries{})
 	if err := engine.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/omega-gateway/omega/internal/pgtest"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/tasks"
 	"github.com/omega-gateway/omega/prompts"
@@ -60,7 +61,7 @@ func TestEventsWrittenByTheGatewayAndDriverCarryTheirSchemaVersion(t *testing.T)
 				s = ss
 			}
 			t.Cleanup(func() { s.Close() })
-			engine := engine.New(s.DB(), s, dialect, reg, quiet, projections.Facts{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{})
+			engine := engine.New(s.DB(), s, dialect, reg, quiet, facts.ReadModel{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{})
 			if err := engine.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}

@@ -16,8 +16,8 @@ import (
 	"github.com/omega-gateway/omega/domain/events"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/eventstore"
-	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/projectionstest"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
@@ -158,7 +158,7 @@ func TestEngine(t *testing.T) {
 
 func testLiveRunThenVerify(t *testing.T, b backend) {
 	s := b.Open(t)()
-	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, facts.ReadModel{}, applied{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := eng.Setup(ctx); err != nil {
@@ -272,7 +272,7 @@ func testBadEvents(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{})
+	eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, facts.ReadModel{})
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func testBadEvents(t *testing.T, b backend) {
 	}
 	// A payload of a known type that cannot be decoded is the event's own
 	// fault: the projection records it as poisoned and goes on.
-	eng2 := engine.New(s2.DB(), s2, b.Dialect, fullRegistry(), quiet, projections.Facts{})
+	eng2 := engine.New(s2.DB(), s2, b.Dialect, fullRegistry(), quiet, facts.ReadModel{})
 	if err := eng2.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/readmodel"
 	"github.com/omega-gateway/omega/projections/tasks"
 )
@@ -53,7 +54,7 @@ func TestOldPoisonShapesDoNotStopProjections(t *testing.T) {
 			s := b.Open(t)()
 			reg := fullRegistry()
 			eng := engine.New(s.DB(), s, b.Dialect, reg, quiet,
-				projections.Facts{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{})
+				facts.ReadModel{}, projections.Turns{}, projections.Sessions{}, tasks.ReadModel{})
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)
 			}

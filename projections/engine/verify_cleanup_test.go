@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/facts"
 	"github.com/omega-gateway/omega/projections/readmodel"
-
-	"github.com/omega-gateway/omega/projections"
 )
 
 // cancelOnProgress interrupts a run at its first progress report, as a
@@ -41,7 +40,7 @@ func TestVerifyLeavesNoShadowTables(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			s := b.Open(t)()
-			eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, projections.Facts{}, applied{})
+			eng := engine.New(s.DB(), s, b.Dialect, registry(), quiet, facts.ReadModel{}, applied{})
 			ctx := context.Background()
 			if err := eng.Setup(ctx); err != nil {
 				t.Fatal(err)

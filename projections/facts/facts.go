@@ -1,4 +1,6 @@
-package projections
+// Package facts is the read model of senders and what they told omega to
+// remember: the senders and facts tables.
+package facts
 
 import (
 	"context"
@@ -10,14 +12,14 @@ import (
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
-// Facts is the read model of sender profiles: one row per sender and one
+// ReadModel is the read model of sender profiles: one row per sender and one
 // per known fact.
-type Facts struct{}
+type ReadModel struct{}
 
-func (Facts) Name() string     { return "facts" }
-func (Facts) Tables() []string { return []string{"senders", "facts"} }
+func (ReadModel) Name() string     { return "facts" }
+func (ReadModel) Tables() []string { return []string{"senders", "facts"} }
 
-func (Facts) Schema(d readmodel.Dialect, t func(string) string) []string {
+func (ReadModel) Schema(d readmodel.Dialect, t func(string) string) []string {
 	return []string{
 		fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s (
 			sender      TEXT PRIMARY KEY,
@@ -50,7 +52,7 @@ func SenderOf(stream string) (snd, channel, id string, ok bool) {
 	return rest, channel, id, ok
 }
 
-func (f Facts) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
+func (f ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
 	snd, channel, id, ok := SenderOf(e.StreamID)
 	if !ok {
 		return nil
@@ -99,7 +101,7 @@ func (f Facts) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) erro
 // each fact is folded in memory and written once. Welcomed and FactsPurged
 // depend on or clear rows wholesale; before one of them the fold so far is
 // written and the event is applied on its own.
-func (f Facts) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error {
+func (f ReadModel) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error {
 	b := newFactsBatch()
 	for _, e := range evs {
 		snd, channel, id, ok := SenderOf(e.StreamID)
