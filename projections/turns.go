@@ -156,14 +156,19 @@ func (Turns) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error 
 	if !belongsToTurns(e, id) {
 		return nil
 	}
-	apply, ok := turnAppliers[e.Type]
-	if !ok {
+	if _, ok := turnAppliers[e.Type]; !ok {
 		return nil
 	}
 	p, err := tx.Decode(e)
 	if err != nil {
 		return err
 	}
+	return applyTurnEvent(ctx, tx, e, p)
+}
+
+// applyTurnEvent applies an event of the turns model, decoded.
+func applyTurnEvent(ctx context.Context, tx *readmodel.Tx, e domain.Event, p domain.Payload) error {
+	id, apply := domain.TurnIDFromStream(e.StreamID), turnAppliers[e.Type]
 	s := turnStep{ctx: ctx, tx: tx, id: id, at: e.RecordedAt.UnixMicro(), exec: func(q string, args ...any) error {
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("turns: apply %s of %s: %w", e.Type, id, err)

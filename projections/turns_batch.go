@@ -31,18 +31,24 @@ import (
 // shares no key with it changes nothing.
 func (t Turns) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error {
 	if tx.Dialect != readmodel.Postgres {
-		for _, e := range evs {
-			if err := t.Apply(ctx, tx, e); err != nil {
-				return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
-			}
-		}
-		return nil
+		return t.applyEach(ctx, tx, evs)
 	}
 	w := turnWaves{depth: map[string]int{}}
 	for _, e := range evs {
 		if err := w.add(tx, e); err != nil {
 			return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
 		}
+	}
+	if w.statements()*2 > w.changes {
+		// A batch of a turn or two (an applier keeping up) saves few round
+		// trips, and a statement over a few rows costs more than one over
+		// a row.
+		for _, d := range w.decoded {
+			if err := applyTurnEvent(ctx, tx, d.e, d.p); err != nil {
+				return fmt.Errorf("apply %s at position %d: %w", d.e.Type, d.e.Position, err)
+			}
+		}
+		return nil
 	}
 	for _, wave := range w.waves {
 		for k, rows := range wave {
@@ -57,10 +63,39 @@ func (t Turns) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Ev
 	return nil
 }
 
+func (t Turns) applyEach(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error {
+	for _, e := range evs {
+		if err := t.Apply(ctx, tx, e); err != nil {
+			return fmt.Errorf("apply %s at position %d: %w", e.Type, e.Position, err)
+		}
+	}
+	return nil
+}
+
 // turnWaves is a batch's changes laid out in waves (see ApplyBatch).
 type turnWaves struct {
-	depth map[string]int             // key -> changes so far
-	waves [][numTurnKinds][][]string // wave -> kind -> rows, in log order
+	depth   map[string]int             // key -> changes so far
+	waves   [][numTurnKinds][][]string // wave -> kind -> rows, in log order
+	changes int
+	decoded []decodedEvent // the batch's events of the turns model
+}
+
+type decodedEvent struct {
+	e domain.Event
+	p domain.Payload
+}
+
+// statements is how many statements the waves take.
+func (w *turnWaves) statements() int {
+	n := 0
+	for _, wave := range w.waves {
+		for _, rows := range wave {
+			if len(rows) > 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // put adds a change to the first wave after every earlier change of each
@@ -73,6 +108,7 @@ func (w *turnWaves) put(k turnKind, keys []string, row ...string) {
 	for _, key := range keys {
 		w.depth[key] = d + 1
 	}
+	w.changes++
 	for d >= len(w.waves) {
 		w.waves = append(w.waves, [numTurnKinds][][]string{})
 	}
@@ -92,6 +128,7 @@ func (w *turnWaves) add(tx *readmodel.Tx, e domain.Event) error {
 	if err != nil {
 		return err
 	}
+	w.decoded = append(w.decoded, decodedEvent{e, p})
 	at, turnKey := num(e.RecordedAt.UnixMicro()), []string{id}
 	if u, ok := callUsageOf(p); ok {
 		set, provider, model := "false", "", ""

@@ -35,7 +35,7 @@ const (
 // chat's next turn waits for (those applied with the turns model, in one
 // lane) can take in: the rate of the one process applying them bounds a
 // cluster's turns per second. Each turn is the ten events an answered
-// message records.
+// message records, replayed in batches of a given number of events.
 func BenchmarkApplyTurns(b *testing.B) {
 	opens := []struct {
 		name    string
@@ -69,14 +69,20 @@ func BenchmarkApplyTurns(b *testing.B) {
 			if err := eng.Setup(ctx); err != nil {
 				b.Fatal(err)
 			}
-			for b.Loop() {
-				start := time.Now()
-				if err := eng.Rebuild(ctx, eng.Projections(), nil); err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(applyTurnsCount/time.Since(start).Seconds(), "turns/s")
+			// A live applier's batches are what committed since its last
+			// one: a few turns when it keeps up, more as it falls behind.
+			for _, size := range []int{20, 100, 1000} {
+				b.Run(fmt.Sprintf("batch=%d", size), func(b *testing.B) {
+					eng.BatchSize = size
+					for b.Loop() {
+						start := time.Now()
+						if err := eng.Rebuild(ctx, eng.Projections(), nil); err != nil {
+							b.Fatal(err)
+						}
+						b.ReportMetric(applyTurnsCount/time.Since(start).Seconds(), "turns/s")
+					}
+				})
 			}
-			b.StopTimer()
 			var completed int
 			if err := s.DB().QueryRow("SELECT count(*) FROM turns WHERE status = 'ok'").Scan(&completed); err != nil {
 				b.Fatal(err)
