@@ -199,7 +199,7 @@ const (
 // turnKindSQL is a kind's multi-row statement: cols are the columns of
 // its rows, each with its type; sql is the statement, with %[1]s for the
 // rows (a relation v of those columns and ord, the row's place in the log
-// order) and t for the physical table names. A checked
+// order), %[2]s for the array of their ids (see rowKeys) and t for the physical table names. A checked
 // statement returns how many turns it found, which must be every row.
 type turnKindSQL struct {
 	name    string
@@ -245,7 +245,8 @@ var turnKinds = [numTurnKinds]turnKindSQL{
 		return updateTurns(t, "output = v.output")
 	}, false},
 	kindClosed: {"ConversationClosed", []string{"id text", "at bigint"}, func(t func(string) string) string {
-		return `UPDATE ` + t("conversations") + ` SET closed_at = v.at FROM %[1]s WHERE ` + t("conversations") + `.id = v.id`
+		c := t("conversations")
+		return `UPDATE ` + c + ` SET closed_at = v.at FROM %[1]s WHERE ` + c + `.id = ANY(%[2]s) AND ` + c + `.id = v.id`
 	}, false},
 	kindCompleted: {"TurnCompleted", []string{"id text", "at bigint", "status text"}, func(t func(string) string) string {
 		return `WITH done AS (` + updateTurns(t, "status = v.status, completed_at = v.at") + ` RETURNING ` + t("turns") + `.*, v.at AS done_at) ` +
@@ -259,7 +260,7 @@ var turnKinds = [numTurnKinds]turnKindSQL{
 // conversation's rows summed (a statement may change a row only once).
 func messagesSQL(t func(string) string, set, role, text string) string {
 	return fmt.Sprintf(`WITH t AS (
-	UPDATE %[2]s SET %[3]s FROM %%[1]s WHERE %[2]s.turn_id = v.id
+	UPDATE %[2]s SET %[3]s FROM %%[1]s WHERE %[2]s.turn_id = ANY(%%[2]s) AND %[2]s.turn_id = v.id
 	RETURNING %[2]s.turn_id, %[2]s.conversation_id, %[2]s.chat, %[2]s.project, %[2]s.%[6]s AS text, v.at, v.ord
 ), c AS (
 	INSERT INTO %[4]s (id, sender, project, started_at, last_at, messages)
@@ -276,8 +277,14 @@ SELECT count(*) FROM t`, "", t("turns"), set, t("conversations"), t("messages"),
 
 // updateTurns is the statement that sets set on each row's turn.
 func updateTurns(t func(string) string, set string) string {
-	return `UPDATE ` + t("turns") + ` SET ` + set + ` FROM %[1]s WHERE ` + t("turns") + `.turn_id = v.id`
+	return `UPDATE ` + t("turns") + ` SET ` + set + ` FROM %[1]s WHERE ` + t("turns") + `.turn_id = ANY(%[2]s) AND ` + t("turns") + `.turn_id = v.id`
 }
+
+// rowKeys is the array of the rows' ids, computed once before the
+// statement runs: a target row is then found by its key's index. Joined
+// to the rows alone, the table was scanned whole, at every statement
+// (the planner cannot know how few rows the JSON holds).
+const rowKeys = `ARRAY(SELECT r->>'id' FROM json_array_elements($1::json) r)`
 
 // exec runs the kind's statement over rows (in log order).
 func (k turnKindSQL) exec(ctx context.Context, tx *readmodel.Tx, rows [][]string) error {
@@ -298,13 +305,15 @@ func (k turnKindSQL) exec(ctx context.Context, tx *readmodel.Tx, rows [][]string
 	// The rows travel as one JSON parameter: a statement's text, and so its
 	// prepared plan, is the same whatever the number of rows.
 	rel := fmt.Sprintf("json_to_recordset($1::json) AS v(%s, ord bigint)", strings.Join(k.cols, ", "))
-	q := fmt.Sprintf(k.sql(tx.T), rel)
+	q := fmt.Sprintf(k.sql(tx.T), rel, rowKeys)
+	// Sent unprepared, the statement is planned for the table as it is: a
+	// plan prepared while the table was small scans it whole for good.
 	if !k.checked {
-		_, err := tx.ExecContext(ctx, q, string(data))
+		_, err := tx.Tx.ExecContext(ctx, q, string(data))
 		return err
 	}
 	var found int
-	if err := tx.QueryRowContext(ctx, q, string(data)).Scan(&found); err != nil {
+	if err := tx.Tx.QueryRowContext(ctx, q, string(data)).Scan(&found); err != nil {
 		return err
 	}
 	if found != len(rows) {
