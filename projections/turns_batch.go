@@ -129,20 +129,33 @@ func (w *turnWaves) add(tx *readmodel.Tx, e domain.Event) error {
 		return err
 	}
 	w.decoded = append(w.decoded, decodedEvent{e, p})
-	at, turnKey := num(e.RecordedAt.UnixMicro()), []string{id}
-	if u, ok := callUsageOf(p); ok {
-		set, provider, model := "false", "", ""
-		if r, ok := p.(turn.ProviderReplied); ok {
-			set, provider, model = "true", r.Provider, r.Model
-		}
-		reported := "0"
-		if u.UsageReported {
-			reported = "1"
-		}
-		w.put(kindUsage, turnKey, id, num(u.DurationMs), num(int64(u.PromptBytes)), num(int64(u.ReplyBytes)),
-			num(int64(u.InputTokens)), num(int64(u.OutputTokens)), num(int64(u.CacheReadTokens)), num(int64(u.CacheWriteTokens)),
-			strconv.FormatFloat(u.CostUSD, 'g', -1, 64), reported, set, provider, model)
+	w.putUsage(id, p)
+	w.putEffect(id, num(e.RecordedAt.UnixMicro()), p)
+	return nil
+}
+
+// putUsage lays out the usage of the provider call p records, if any.
+func (w *turnWaves) putUsage(id string, p domain.Payload) {
+	u, ok := callUsageOf(p)
+	if !ok {
+		return
 	}
+	set, provider, model := "false", "", ""
+	if r, ok := p.(turn.ProviderReplied); ok { // a reply names its provider and model
+		set, provider, model = "true", r.Provider, r.Model
+	}
+	reported := "0"
+	if u.UsageReported {
+		reported = "1"
+	}
+	w.put(kindUsage, []string{id}, id, num(u.DurationMs), num(int64(u.PromptBytes)), num(int64(u.ReplyBytes)),
+		num(int64(u.InputTokens)), num(int64(u.OutputTokens)), num(int64(u.CacheReadTokens)), num(int64(u.CacheWriteTokens)),
+		strconv.FormatFloat(u.CostUSD, 'g', -1, 64), reported, set, provider, model)
+}
+
+// putEffect lays out what p does beyond its usage, recorded at at.
+func (w *turnWaves) putEffect(id, at string, p domain.Payload) {
+	turnKey := []string{id}
 	switch ev := p.(type) {
 	case turn.MessageReceived:
 		w.put(kindReceived, turnKey, id, SenderKey(ev.Channel, ev.SenderID), ev.Channel, ev.SenderID, ev.ChatID, ev.Chat().Key(), at, ev.Text)
@@ -171,7 +184,6 @@ func (w *turnWaves) add(tx *readmodel.Tx, e domain.Event) error {
 	case turn.TurnCompleted:
 		w.put(kindCompleted, turnKey, id, at, ev.Status)
 	}
-	return nil
 }
 
 func num(n int64) string { return strconv.FormatInt(n, 10) }

@@ -85,6 +85,17 @@ func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[strin
 	if err != nil || !ok {
 		return nil, false, err
 	}
+	byChat := s.turnsByChat(evs)
+	if shared {
+		s.scan = &unappliedScan{after: after, gen: gen, byChat: byChat}
+	}
+	return byChat, true, nil
+}
+
+// turnsByChat gathers the turns received in evs by chat, in log order,
+// noting which completed there and which another kind of stream's
+// events for their chat or sender came before.
+func (s *Scheduler) turnsByChat(evs []domain.Event) map[string][]unappliedTurn {
 	byChat := map[string][]unappliedTurn{}
 	at := map[string]int{} // turn -> index in its chat's list
 	chatOf := map[string]string{}
@@ -107,10 +118,7 @@ func (s *Scheduler) unappliedByChat(ctx context.Context, after int64) (map[strin
 			}
 		}
 	}
-	if shared {
-		s.scan = &unappliedScan{after: after, gen: gen, byChat: byChat}
-	}
-	return byChat, true, nil
+	return byChat
 }
 
 // turnEventsAfter returns the turns' MessageReceived and TurnCompleted
