@@ -152,18 +152,23 @@ func belongsToTurns(e domain.Event, turnID string) bool {
 }
 
 func (Turns) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	id := domain.TurnIDFromStream(e.StreamID)
-	if !belongsToTurns(e, id) {
-		return nil
-	}
-	if _, ok := turnAppliers[e.Type]; !ok {
-		return nil
-	}
-	p, err := tx.Decode(e)
-	if err != nil {
+	p, err := decodeTurnEvent(tx, e)
+	if p == nil || err != nil {
 		return err
 	}
 	return applyTurnEvent(ctx, tx, e, p)
+}
+
+// decodeTurnEvent is e's payload when the turns model applies e, else
+// nil.
+func decodeTurnEvent(tx *readmodel.Tx, e domain.Event) (domain.Payload, error) {
+	if !belongsToTurns(e, domain.TurnIDFromStream(e.StreamID)) {
+		return nil, nil
+	}
+	if _, ok := turnAppliers[e.Type]; !ok {
+		return nil, nil
+	}
+	return tx.Decode(e)
 }
 
 // applyTurnEvent applies an event of the turns model, decoded.

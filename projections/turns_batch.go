@@ -117,17 +117,11 @@ func (w *turnWaves) put(k turnKind, keys []string, row ...string) {
 
 // add lays out one event's changes, as Turns.Apply would make them.
 func (w *turnWaves) add(tx *readmodel.Tx, e domain.Event) error {
-	id := domain.TurnIDFromStream(e.StreamID)
-	if !belongsToTurns(e, id) {
-		return nil
-	}
-	if _, ok := turnAppliers[e.Type]; !ok {
-		return nil
-	}
-	p, err := tx.Decode(e)
-	if err != nil {
+	p, err := decodeTurnEvent(tx, e)
+	if p == nil || err != nil {
 		return err
 	}
+	id := domain.TurnIDFromStream(e.StreamID)
 	w.decoded = append(w.decoded, decodedEvent{e, p})
 	w.putUsage(id, p)
 	w.putEffect(id, num(e.RecordedAt.UnixMicro()), p)
