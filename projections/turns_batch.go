@@ -42,7 +42,7 @@ func (t Turns) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Ev
 		// A batch of a turn or two (an applier keeping up) saves few round
 		// trips, and a statement over a few rows costs more than one over
 		// a row: the waves pay from a third of the statements down
-		// (BenchmarkApplyTurns: even at 20 events a batch, 2.6x at 1,000).
+		// (BenchmarkApplyTurns: even at 20 events a batch, 2.4x at 1,000).
 		for _, d := range w.decoded {
 			if err := applyTurnEvent(ctx, tx, d.e, d.p); err != nil {
 				return fmt.Errorf("apply %s at position %d: %w", d.e.Type, d.e.Position, err)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
@@ -191,6 +193,7 @@ func TestBuildFromChat(t *testing.T) {
 					t.Fatalf("the build's page lacks %q:\n%s", w, body)
 				}
 			}
+			browseBuilds(t, b.url, id, hex.EncodeToString(sum[:]))
 
 			// Escalation: the reviewer never passes; its cap is 2 fixes.
 			b.touch(t, "reviewer-fails")
@@ -421,5 +424,47 @@ func TestBuildTopologyRefused(t *testing.T) {
 	}
 	if out, err := b.omega(t, "build", "list"); err != nil || !strings.Contains(out, "no builds") {
 		t.Fatalf("a refused topology started a build: %v\n%s", err, out)
+	}
+}
+
+// browseBuilds follows the web UI in a browser from the front page's
+// navigation to the builds list and on to the build's page, which shows
+// its phases as a timeline with the artifact's hash.
+func browseBuilds(t *testing.T, url, id, artifactSum string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+	var list, loc, page string
+	var phases int
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(url+"/ui/"),
+		chromedp.Click(`header nav a[href="/ui/builds"]`),
+		chromedp.WaitVisible(`td a[href^="/ui/builds/"]`),
+		chromedp.Text(`main`, &list),
+		chromedp.Click(`td a[href^="/ui/builds/"]`),
+		chromedp.WaitVisible(`ol.timeline`),
+		chromedp.Location(&loc),
+		chromedp.Text(`main`, &page),
+		chromedp.Evaluate(`document.querySelectorAll("ol.timeline li").length`, &phases),
+	); err != nil {
+		t.Fatalf("browsing the builds: %v", err)
+	}
+	if !strings.Contains(list, "completed") {
+		t.Fatalf("the builds list shows:\n%s", list)
+	}
+	if !strings.HasSuffix(loc, "/ui/builds/"+id) {
+		t.Fatalf("the build's link led to %s", loc)
+	}
+	for _, w := range []string{"analyst", "delivery", "README.md", artifactSum} {
+		if !strings.Contains(page, w) {
+			t.Fatalf("the build's page in a browser lacks %q:\n%s", w, page)
+		}
+	}
+	if phases < 7 {
+		t.Fatalf("the build's timeline shows %d entries, want its 7 phases at least:\n%s", phases, page)
 	}
 }
