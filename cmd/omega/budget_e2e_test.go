@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -144,12 +143,8 @@ func TestBudgetThroughTheBinary(t *testing.T) {
 // bar per purpose and day, and a day's number leads to the calls it sums.
 func spendChartInBrowser(t *testing.T, url string) {
 	browserPath := chromiumPath(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browserPath),
-		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+	ctx, closeBrowser := headlessBrowser(browserPath)
+	defer closeBrowser()
 	var bars int
 	var loc, summary string
 	if err := chromedp.Run(ctx,

@@ -432,12 +432,8 @@ func TestBuildTopologyRefused(t *testing.T) {
 // its phases as a timeline with the artifact's hash.
 func browseBuilds(t *testing.T, url, id, artifactSum string) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+	ctx, closeBrowser := headlessBrowser(chromiumPath(t))
+	defer closeBrowser()
 	var list, loc, page string
 	var phases int
 	if err := chromedp.Run(ctx,

@@ -183,12 +183,8 @@ func recordedRecall(t *testing.T, s interface {
 // and follows the passage found to its turn.
 func browseSearch(t *testing.T, url string) {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+	ctx, closeBrowser := headlessBrowser(chromiumPath(t))
+	defer closeBrowser()
 	var results, loc, turnPage string
 	if err := chromedp.Run(ctx,
 		chromedp.Navigate(url+"/ui/"),

@@ -137,12 +137,8 @@ func TestServeSenderPageAsOfBrowser(t *testing.T) {
 		t.Fatalf("facts set: %v\n%s%s", err, out, errs)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browserPath),
-		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+	ctx, closeBrowser := headlessBrowser(browserPath)
+	defer closeBrowser()
 
 	var present, past, note, loc string
 	// The present page reads the read models, which apply the last fact

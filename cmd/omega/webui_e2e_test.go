@@ -118,12 +118,8 @@ func TestServeWebUIBrowser(t *testing.T) {
 	browserPath := chromiumPath(t)
 	const token = "browser-token"
 	url := webUIServe(t, token)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browserPath),
-		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	defer func() { cancelTimeout(); cancelCtx(); cancelAlloc() }()
+	ctx, closeBrowser := headlessBrowser(browserPath)
+	defer closeBrowser()
 
 	var loc, title string
 	if err := chromedp.Run(ctx,
@@ -155,6 +151,17 @@ func TestServeWebUIBrowser(t *testing.T) {
 
 // chromiumPath finds a browser or skips (failing under
 // OMEGA_TEST_REQUIRE_BROWSER=1, as the webui tests do).
+// headlessBrowser starts the browser at path for one test's steps, which
+// must end within a minute; stop stops it.
+func headlessBrowser(path string) (ctx context.Context, stop func()) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
+}
+
 func chromiumPath(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
