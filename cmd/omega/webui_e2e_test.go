@@ -149,8 +149,6 @@ func TestServeWebUIBrowser(t *testing.T) {
 	}
 }
 
-// chromiumPath finds a browser or skips (failing under
-// OMEGA_TEST_REQUIRE_BROWSER=1, as the webui tests do).
 // headlessBrowser starts the browser at path for one test's steps, which
 // must end within a minute; stop stops it.
 func headlessBrowser(path string) (ctx context.Context, stop func()) {
@@ -162,6 +160,8 @@ func headlessBrowser(path string) (ctx context.Context, stop func()) {
 	return ctx, func() { cancelTimeout(); cancelCtx(); cancelAlloc() }
 }
 
+// chromiumPath finds a browser or skips (failing under
+// OMEGA_TEST_REQUIRE_BROWSER=1, as the webui tests do).
 func chromiumPath(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
