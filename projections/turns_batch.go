@@ -217,9 +217,9 @@ type turnKindSQL struct {
 var turnKinds = [numTurnKinds]turnKindSQL{
 	kindReceived: {"MessageReceived", []string{"id text", "snd text", "ch text", "sid text", "cid text", "chat text", "at bigint", "input text"},
 		func(t func(string) string) string {
-			return fmt.Sprintf(`INSERT INTO %[2]s (turn_id, sender, channel, sender_id, chat_id, chat, arrival, received_at, input)
+			return `INSERT INTO ` + t("turns") + ` (turn_id, sender, channel, sender_id, chat_id, chat, arrival, received_at, input)
 				SELECT v.id, v.snd, v.ch, v.sid, v.cid, v.chat, m.a + v.ord, v.at, v.input
-				FROM %%[1]s CROSS JOIN (SELECT COALESCE(MAX(arrival), 0) AS a FROM %[2]s) m`, "", t("turns"))
+				FROM %[1]s CROSS JOIN (SELECT COALESCE(MAX(arrival), 0) AS a FROM ` + t("turns") + `) m`
 		}, false},
 	kindAcked: {"AckSent", []string{"id text"}, func(t func(string) string) string {
 		return updateTurns(t, "acked = 1")
@@ -266,19 +266,19 @@ var turnKinds = [numTurnKinds]turnKindSQL{
 // conversation's rows summed (a statement may change a row only once).
 func messagesSQL(t func(string) string, set, role, text string) string {
 	return fmt.Sprintf(`WITH t AS (
-	UPDATE %[2]s SET %[3]s FROM %%[1]s WHERE %[2]s.turn_id = ANY(%%[2]s) AND %[2]s.turn_id = v.id
-	RETURNING %[2]s.turn_id, %[2]s.conversation_id, %[2]s.chat, %[2]s.project, %[2]s.%[6]s AS text, v.at, v.ord
+	UPDATE %[1]s SET %[2]s FROM %%[1]s WHERE %[1]s.turn_id = ANY(%%[2]s) AND %[1]s.turn_id = v.id
+	RETURNING %[1]s.turn_id, %[1]s.conversation_id, %[1]s.chat, %[1]s.project, %[1]s.%[5]s AS text, v.at, v.ord
 ), c AS (
-	INSERT INTO %[4]s (id, sender, project, started_at, last_at, messages)
+	INSERT INTO %[3]s (id, sender, project, started_at, last_at, messages)
 	SELECT conversation_id, (array_agg(chat ORDER BY ord))[1], (array_agg(project ORDER BY ord))[1],
 		(array_agg(at ORDER BY ord))[1], max(at), count(*) FROM t WHERE conversation_id <> '' GROUP BY conversation_id
-	ON CONFLICT (id) DO UPDATE SET last_at = GREATEST(%[4]s.last_at, excluded.last_at), messages = %[4]s.messages + excluded.messages
+	ON CONFLICT (id) DO UPDATE SET last_at = GREATEST(%[3]s.last_at, excluded.last_at), messages = %[3]s.messages + excluded.messages
 ), m AS (
-	INSERT INTO %[5]s (turn_id, role, conversation_id, sender, project, text, at)
-	SELECT turn_id, '%[7]s', conversation_id, chat, project, text, at FROM t WHERE conversation_id <> ''
+	INSERT INTO %[4]s (turn_id, role, conversation_id, sender, project, text, at)
+	SELECT turn_id, '%[6]s', conversation_id, chat, project, text, at FROM t WHERE conversation_id <> ''
 	ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text
 )
-SELECT count(*) FROM t`, "", t("turns"), set, t("conversations"), t("messages"), text, role)
+SELECT count(*) FROM t`, t("turns"), set, t("conversations"), t("messages"), text, role)
 }
 
 // updateTurns is the statement that sets set on each row's turn.
