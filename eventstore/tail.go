@@ -52,7 +52,23 @@ type Tail struct {
 	// urgent, when set, tells whether a follower of this process needs
 	// other processes' events as soon as they commit (see SetUrgent).
 	urgent func() bool
+	// readAwaiting, when set, reads once an awaited own commit is
+	// readable (see SetAwaitingRead).
+	readAwaiting AwaitingRead
 }
+
+// AwaitingRead is a backend's read of the log after position after that
+// first waits, a bounded time, until the own commit at position awaited
+// can be read (no older transaction is still running). It returns what
+// is readable then, whether or not the wait succeeded.
+type AwaitingRead func(ctx context.Context, after int64, limit int, awaited int64) ([]domain.Event, error)
+
+// SetAwaitingRead gives the Tail a read that waits for an awaited own
+// commit in the backend: a process that must see its own commit's place
+// in the log (another process's older transaction still running) then
+// reads once, instead of reading again at every change signal and retry
+// until it can. Call it before Run.
+func (t *Tail) SetAwaitingRead(read AwaitingRead) { t.readAwaiting = read }
 
 // Bounds of a Tail's window and of one read.
 const (
@@ -131,7 +147,7 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 		after, got := t.head, t.gotAwaited
 		t.mu.Unlock()
 		began := time.Now()
-		evs, err := t.read(ctx, after, tailBatch)
+		evs, err := t.readNext(ctx, after)
 		if err != nil {
 			t.reset()
 			return
@@ -159,6 +175,17 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 		case <-timer.C:
 		}
 	}
+}
+
+// readNext reads what follows position after: once the latest awaited own
+// commit is readable, when the backend can wait for it.
+func (t *Tail) readNext(ctx context.Context, after int64) ([]domain.Event, error) {
+	if t.readAwaiting != nil {
+		if awaited := t.latestAwaited(); awaited > 0 {
+			return t.readAwaiting(ctx, after, tailBatch, awaited)
+		}
+	}
+	return t.read(ctx, after, tailBatch)
 }
 
 // add appends what a read after position after returned. Events handed

@@ -226,3 +226,60 @@ func TestTailAwaitsWhatFollowersWaitFor(t *testing.T) {
 		t.Fatal("still prompt once the awaited commit was read")
 	}
 }
+
+// While it awaits an own commit, the Tail reads through the backend's
+// awaiting read, for the latest awaited position; otherwise plainly.
+func TestTailAwaitingRead(t *testing.T) {
+	log := []domain.Event{{Position: 1}, {Position: 2}, {Position: 3}}
+	after := func(pos int64) []domain.Event {
+		for i, e := range log {
+			if e.Position > pos {
+				return slices.Clone(log[i:])
+			}
+		}
+		return nil
+	}
+	var plain atomic.Int64
+	awaitedReads := make(chan int64, 10)
+	changes := make(chan struct{}, 1)
+	tail := NewTail(func(_ context.Context, pos int64, _ int) ([]domain.Event, error) {
+		plain.Add(1)
+		return nil, nil // the own commits are not readable without waiting
+	}, func(context.Context) <-chan struct{} { return changes })
+	tail.SetAwaitingRead(func(_ context.Context, pos int64, _ int, awaited int64) ([]domain.Event, error) {
+		awaitedReads <- awaited
+		return after(pos), nil
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tail.offer(0)
+	go tail.Run(ctx)
+
+	tail.Committed([]domain.Event{{Position: 3}, {Position: 2}})
+	changes <- struct{}{}
+	select {
+	case got := <-awaitedReads:
+		if got != 3 {
+			t.Fatalf("awaiting read for %d, want the latest awaited commit, 3", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Tail never read awaiting its commits")
+	}
+	for deadline := time.Now().Add(10 * time.Second); !tail.Holds(3); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the awaited commits never joined the window")
+		}
+	}
+	before := plain.Load()
+	changes <- struct{}{}
+	for deadline := time.Now().Add(10 * time.Second); plain.Load() == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("with nothing awaited, a change signal brought no plain read")
+		}
+	}
+	select {
+	case got := <-awaitedReads:
+		t.Fatalf("an awaiting read for %d with nothing awaited", got)
+	default:
+	}
+}

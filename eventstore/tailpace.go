@@ -106,6 +106,23 @@ func (t *Tail) missing() bool {
 	return len(t.awaited) > 0
 }
 
+// latestAwaited is the position of the latest own commit the Tail awaits
+// (0: none): once it is readable the others nearly always are (positions
+// and transaction ids grow together, if not strictly), and a read finds
+// any left over awaited still.
+func (t *Tail) latestAwaited() int64 {
+	if !t.missing() {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var last int64
+	for p := range t.awaited {
+		last = max(last, p)
+	}
+	return last
+}
+
 // horizonWait is the Tail's back-off while the horizon holds back what it waits for.
 type horizonWait struct {
 	retry     time.Duration // the next wait for the horizon

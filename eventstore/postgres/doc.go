@@ -35,12 +35,22 @@
 // write transactions, and watch pg_stat_activity for "idle in transaction"
 // when followers lag.
 //
+// A process waiting to read its own commit (the shared Tail, for a message
+// the scheduler must place in the order) waits for the horizon in the
+// server: the read_after_horizon function checks it with a fresh snapshot
+// every few milliseconds, up to a bound, then reads. With several
+// processes the horizon is nearly always held by another's commit waiting
+// for its flush, and reading from the client until it moved cost a round
+// trip and a transaction per try.
+//
 // # Change signals
 //
 // Followers are woken by an in-process Broadcaster after each commit and by
 // LISTEN/NOTIFY for appends made by other processes. NOTIFY is sent after
 // commit, not inside the append transaction (which would take a global
 // lock at commit and serialize committing writers), and is coalesced to at
-// most one per process every few milliseconds. Signals are best-effort:
-// Follow also polls.
+// most one per process every few milliseconds, in a transaction that does
+// not wait for its flush (a NOTIFY takes a transaction id, which holds the
+// horizon back until the commit ends). Signals are best-effort: Follow
+// also polls.
 package postgres

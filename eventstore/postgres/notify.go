@@ -22,6 +22,13 @@ const (
 	notifyWindow = 25 * time.Millisecond
 )
 
+// notifySQL sends a change signal in a transaction of its own that does
+// not wait for its commit to reach the disk: a signal lost in a crash
+// costs nothing (readers poll), while a NOTIFY takes a transaction id, so
+// a transaction waiting for its flush held back the log's horizon (and
+// every reader awaiting a commit behind it) for as long.
+const notifySQL = `SELECT pg_notify($1, $2) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async`
+
 // notifier sends pg_notify after commits, outside the append transactions.
 type notifier struct {
 	db       *sql.DB
@@ -51,7 +58,7 @@ func (n *notifier) run(ctx context.Context) {
 		}
 		// The payload names this process so its own listener can skip
 		// signals the local broadcaster already delivered.
-		if _, err := n.db.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, n.instance); err != nil && ctx.Err() == nil {
+		if _, err := n.db.ExecContext(ctx, notifySQL, notifyChannel, n.instance); err != nil && ctx.Err() == nil {
 			n.log.Warn("notify other processes of new events", "err", err)
 		}
 		select {

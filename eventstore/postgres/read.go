@@ -29,12 +29,42 @@ LIMIT $2`
 WHERE stream_id = $1 AND version >= $2
 ORDER BY version`
 	versionSQL = `SELECT coalesce(max(version), 0) FROM events WHERE stream_id = $1`
+	// readAwaitingSQL is readAfterSQL (or readFirstSQL, after 0) once the
+	// horizon has passed the transaction of the event at $3, waiting in
+	// the server up to $4 ms (migration read_after_horizon).
+	readAwaitingSQL = `SELECT ` + eventColumns + ` FROM read_after_horizon($1, $2, $3, $4)`
 )
+
+// horizonWait bounds how long one of the Tail's reads waits in the server
+// for an awaited own commit to become readable: about the longest an
+// append's transaction lasts under load, so that a transaction that holds
+// the horizon back for long costs a read this often, not one per signal.
+const horizonWait = 20 * time.Millisecond
 
 // ReadAll implements eventstore.Store. after must be 0 or the position of
 // an event ReadAll has returned.
 func (s *Store) ReadAll(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
 	return s.readAll(ctx, after, limit, true)
+}
+
+// readAwaiting is the shared Tail's read while it awaits this process's
+// commit at position awaited: it waits in the server for that commit's
+// place in the delivery order to become readable instead of reading
+// before it is (eventstore.Tail.SetAwaitingRead).
+func (s *Store) readAwaiting(ctx context.Context, after int64, limit int, awaited int64) ([]domain.Event, error) {
+	return s.readAwaitingFor(ctx, after, limit, awaited, horizonWait)
+}
+
+func (s *Store) readAwaitingFor(ctx context.Context, after int64, limit int, awaited int64, wait time.Duration) ([]domain.Event, error) {
+	rows, err := s.readAwaitingStmt.QueryContext(ctx, after, limit, awaited, wait.Milliseconds())
+	if err != nil {
+		return nil, fmt.Errorf("read all after %d once %d is readable: %w", after, awaited, err)
+	}
+	events, err := scanEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("read all after %d once %d is readable: %w", after, awaited, err)
+	}
+	return events, nil
 }
 
 // readAll is ReadAll; check asks for an unknown cursor to be reported

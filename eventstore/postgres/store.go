@@ -58,7 +58,7 @@ type Store struct {
 
 	// Prepared once per connection: one round trip per call instead of
 	// lib/pq's two for an unnamed statement (parse, then bind).
-	appendStmt, readFirstStmt, readAfterStmt, loadStmt, versionStmt, advanceStmt, announceStmt *sql.Stmt
+	appendStmt, readFirstStmt, readAfterStmt, readAwaitingStmt, loadStmt, versionStmt, advanceStmt, announceStmt *sql.Stmt
 
 	watchers checkpointWatchers
 	schema   string // where the log lives: checkpoint announcements name it
@@ -130,6 +130,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s.tail = eventstore.NewTail(func(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
 		return s.readAll(ctx, after, limit, false)
 	}, s.unread.Subscribe)
+	s.tail.SetAwaitingRead(s.readAwaiting)
 	s.cache = streamcache.New(0)
 	s.tail.SetCache(s.cache)
 	s.wg.Add(3)
@@ -199,6 +200,7 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.appendStmt, appendSQL},
 		{&s.readFirstStmt, readFirstSQL},
 		{&s.readAfterStmt, readAfterSQL},
+		{&s.readAwaitingStmt, readAwaitingSQL},
 		{&s.loadStmt, loadSQL},
 		{&s.versionStmt, versionSQL},
 		{&s.advanceStmt, advanceCheckpointsSQL},
@@ -216,7 +218,7 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (s *Store) closeStmts() {
-	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.loadStmt, s.versionStmt, s.advanceStmt, s.announceStmt} {
+	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.readAwaitingStmt, s.loadStmt, s.versionStmt, s.advanceStmt, s.announceStmt} {
 		if st != nil {
 			st.Close()
 		}
