@@ -47,6 +47,10 @@ type Dendrite struct {
 	bin  string
 	cmd  *exec.Cmd
 	exit chan struct{}
+	// keeper and keeperRoom, made on the first Stop, are the kit's own
+	// account and room for settle's barriers.
+	keeper     *User
+	keeperRoom string
 }
 
 // Start starts Dendrite, or skips the test, saying why, when the binary
@@ -60,7 +64,7 @@ func Start(t *testing.T) *Dendrite {
 	writeKey(t, filepath.Join(dir, "matrix_key.pem"))
 	write(t, filepath.Join(dir, "dendrite.yaml"), config(dir))
 	d.start(t)
-	t.Cleanup(d.Stop)
+	t.Cleanup(d.stop)
 	return d
 }
 
@@ -142,9 +146,37 @@ func (d *Dendrite) start(t *testing.T) {
 	t.Fatalf("matrixtest: dendrite did not answer within a minute:\n%s", d.logTail())
 }
 
-// Stop stops the server (SIGTERM, then SIGKILL after 10 s); its
-// databases stay for Restart.
-func (d *Dendrite) Stop() {
+// Stop stops the server as its operator would, once it has settled
+// (SIGTERM, then SIGKILL after 10 s); its databases stay for Restart.
+func (d *Dendrite) Stop(t *testing.T) {
+	t.Helper()
+	if d.cmd == nil {
+		return
+	}
+	d.settle(t)
+	d.stop()
+}
+
+// settle returns once Dendrite's sync API has stored every event the
+// homeserver took before the call. Dendrite answers a send once its room
+// server has queued the event for the sync API in JetStream; a SIGTERM
+// that catches the sync API writing it aborts the write, and JetStream
+// hands the event over again only when its ack wait runs out, half a
+// minute after the restart and behind everything sent since. The sync API
+// takes that queue in order, one event at a time, so once a barrier in a
+// room of the kit's own shows, every earlier event is stored. (Should the
+// stop catch the barrier itself unacknowledged, its second delivery finds
+// it stored.)
+func (d *Dendrite) settle(t *testing.T) {
+	t.Helper()
+	if d.keeper == nil {
+		d.keeper = d.Register(t, "matrixtest")
+		d.keeperRoom = d.keeper.CreateRoom(t, false)
+	}
+	d.keeper.Messages(t, d.keeperRoom, d.keeper.ID)
+}
+
+func (d *Dendrite) stop() {
 	if d.cmd == nil {
 		return
 	}
@@ -171,7 +203,7 @@ func (d *Dendrite) Kill() {
 // Restart starts the server again on the same port and databases.
 func (d *Dendrite) Restart(t *testing.T) {
 	t.Helper()
-	d.Stop()
+	d.Stop(t)
 	d.start(t)
 }
 
