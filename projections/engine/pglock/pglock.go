@@ -100,7 +100,12 @@ func (s *Session) Ping(ctx context.Context) error {
 func (s *Session) InTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tx, err := s.conn.BeginTx(ctx, nil)
+	// The transaction is not bound to ctx: database/sql would roll back
+	// one whose context ended from a goroutine of its own and discard the
+	// connection there, closing the session under a later Close (which
+	// then crashed in database/sql). ctx still interrupts fn's statements,
+	// and the rollback below is this goroutine's.
+	tx, err := s.conn.BeginTx(context.WithoutCancel(ctx), nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
