@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Capabilities is what this process actually does. The prompt files may
@@ -108,6 +109,42 @@ func Conditions() []string {
 // the heartbeat template likewise, so a check-in asks only what the
 // provider can do. Without tools there is no sandbox to describe.
 func (s *Set) For(c Capabilities) *Set {
+	if s.forCaps == nil {
+		return s.resolveFor(c)
+	}
+	return s.forCaps.get(c, s.resolveFor)
+}
+
+// resolvedSets remembers the sets For made, by capabilities: every turn
+// asks for the set of its capabilities, which seldom change, and
+// resolving the sections anew each time was a tenth of what a turn
+// allocated.
+type resolvedSets struct {
+	mu   sync.Mutex
+	sets map[string]*Set
+}
+
+// maxResolvedSets bounds resolvedSets; capabilities vary in a few ways
+// (skills and projects come and go), so it is only reached if they vary
+// in many.
+const maxResolvedSets = 64
+
+func (r *resolvedSets) get(c Capabilities, resolve func(Capabilities) *Set) *Set {
+	key := fmt.Sprintf("%#v", c)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if set, ok := r.sets[key]; ok {
+		return set
+	}
+	if r.sets == nil || len(r.sets) >= maxResolvedSets {
+		r.sets = map[string]*Set{}
+	}
+	set := resolve(c)
+	r.sets[key] = set
+	return set
+}
+
+func (s *Set) resolveFor(c Capabilities) *Set {
 	out := *s
 	out.sections = make(map[string]string, len(s.raw))
 	channels := c.channelPhrase()

@@ -1,6 +1,7 @@
 package prompts
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,29 @@ func TestHeartbeatPromptFollowsTools(t *testing.T) {
 	}
 	if !strings.Contains(without, "judge each item") || !strings.Contains(without, "- check the backup") {
 		t.Errorf("without tools:\n%s", without)
+	}
+}
+
+// A set resolves each set of capabilities once and hands the same result
+// to every turn that asks again; other capabilities get their own.
+func TestForRemembersWhatItResolved(t *testing.T) {
+	s := Defaults()
+	skills := Capabilities{Heartbeat: true, Skills: true, Channels: []string{"telegram"}}
+	noSkills := Capabilities{Heartbeat: true, Channels: []string{"telegram"}}
+	otherChannel := Capabilities{Heartbeat: true, Skills: true, Channels: []string{"http"}}
+	first := s.For(skills)
+	if again := s.For(skills); again != first {
+		t.Fatal("the same capabilities were resolved again")
+	}
+	for _, c := range []Capabilities{noSkills, otherChannel} {
+		if s.For(c) == first {
+			t.Fatalf("capabilities %+v got the set resolved for %+v", c, skills)
+		}
+	}
+	if fmt.Sprint(s.For(noSkills).Sections()) == fmt.Sprint(first.Sections()) {
+		t.Fatal("the prompt is the same with and without skills")
+	}
+	if fmt.Sprint(s.For(otherChannel).Sections()) == fmt.Sprint(first.Sections()) {
+		t.Fatal("the prompt names the same channels for telegram and http")
 	}
 }

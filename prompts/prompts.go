@@ -55,6 +55,8 @@ type Set struct {
 	facts        string
 	sandbox      map[string]string // sandbox mode -> constraint text
 	origins      map[string]string // file name -> "default" or override path
+	// forCaps, shared by the copies For makes, keeps what For made.
+	forCaps *resolvedSets
 }
 
 // Section returns the text of a SYSTEM_PROMPT.md section ("" if absent).
@@ -178,6 +180,7 @@ func load(read readFunc) (*Set, error) {
 		}
 		set.origins[st.file] = origin
 	}
+	set.forCaps = &resolvedSets{} // only now is the set whole
 	return set, nil
 }
 
@@ -209,7 +212,7 @@ func parseSystemPrompt(s *Set, text string) error {
 		}
 	}
 	s.raw = sections
-	s.sections = s.For(AllCapabilities()).sections
+	s.sections = s.resolveFor(AllCapabilities()).sections
 	return nil
 }
 

@@ -226,14 +226,23 @@ func (c ContextBuilt) ByReference(received string) (ContextBuilt, map[string]str
 
 // orPieces is pieces when they make up text, else text as one piece.
 func orPieces(pieces []TextPiece, text string) []TextPiece {
-	var b strings.Builder
-	for _, p := range pieces {
-		b.WriteString(p.Text)
-	}
-	if len(pieces) > 0 && b.String() == text {
+	if len(pieces) > 0 && makeUp(pieces, text) {
 		return pieces
 	}
 	return []TextPiece{{Text: text}}
+}
+
+// makeUp tells whether the pieces' texts joined are text, without joining
+// them (a turn's system prompt is checked so at every turn).
+func makeUp(pieces []TextPiece, text string) bool {
+	rest := text
+	for _, p := range pieces {
+		if !strings.HasPrefix(rest, p.Text) {
+			return false
+		}
+		rest = rest[len(p.Text):]
+	}
+	return rest == ""
 }
 
 // Resolver finds what a context recorded by reference names.

@@ -198,3 +198,28 @@ func TestContextBuiltSchema1Upcast(t *testing.T) {
 		t.Fatalf("ContextBuilt is written at schema %d", v)
 	}
 }
+
+// Pieces are used only when they make up the text exactly; otherwise the
+// text is one piece.
+func TestOrPieces(t *testing.T) {
+	pieces := []TextPiece{{Text: "You are ", Stable: true}, {Text: "omega"}, {Text: ".", Stable: true}}
+	tests := []struct {
+		text  string
+		whole bool
+	}{
+		{"You are omega.", false},
+		{"You are omega", true},
+		{"You are omega.!", true},
+		{"You are Omega.", true},
+		{"", true},
+	}
+	for _, tc := range tests {
+		got := orPieces(pieces, tc.text)
+		if whole := len(got) == 1 && got[0].Text == tc.text; whole != tc.whole {
+			t.Errorf("orPieces(%q) = %+v; whole text %v, want %v", tc.text, got, whole, tc.whole)
+		}
+	}
+	if got := orPieces(nil, "x"); len(got) != 1 || got[0].Text != "x" {
+		t.Errorf("without pieces: %+v", got)
+	}
+}
