@@ -184,10 +184,23 @@ func completes(evs []domain.Event) bool {
 	return len(evs) > 0 && evs[len(evs)-1].Type == turn.TurnCompleted{}.EventType()
 }
 
+// answerEvents are the events an answer is made of; fold decodes no
+// other (the turn's context, the largest, least of all: a request waiting
+// for its reply folds the stream at least twice).
+var answerEvents = map[string]bool{
+	turn.AckSent{}.EventType():       true,
+	turn.ReplyReady{}.EventType():    true, // ReplySent's text, when it is the reply as made
+	turn.ReplySent{}.EventType():     true,
+	turn.TurnCompleted{}.EventType(): true,
+}
+
 // fold turns a turn's events into the answer, done once it completed.
 func (s *Server) fold(id string, evs []domain.Event) (TurnOut, bool, error) {
 	var t turn.Turn
 	for _, e := range evs {
+		if !answerEvents[e.Type] {
+			continue
+		}
 		p, err := s.Registry.Decode(e)
 		if err != nil {
 			return TurnOut{}, false, err
