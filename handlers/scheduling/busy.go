@@ -58,17 +58,21 @@ func (s *Scheduler) forgetBusy(now time.Time) {
 
 // adoptable returns, of the chats whose open turns a sweep found (the
 // heads of their queues) and that run nowhere here, those this process
-// should try to lease: on the first sweep every one (a restarted process
-// resumes its own at once; their leases are its own), later only those
-// whose oldest open turn is older than adoptAfter, and never one whose
-// lease was lately seen held elsewhere. The leases of the rest are read in
-// one query, and those held elsewhere are marked busy.
+// should try to lease: those whose oldest open turn is older than
+// adoptAfter, and on the first sweep also those whose turn was received
+// before this process started (a restarted process resumes its own at
+// once; their leases are its own) — not one received since, which the
+// process that received it is taking the lease for, however late the
+// first sweep comes; and never one whose lease was lately seen held
+// elsewhere. The leases of the rest are read in one query, and those held
+// elsewhere are marked busy.
 func (s *Scheduler) adoptable(ctx context.Context, heads []projections.OpenTurn, first bool) ([]string, error) {
 	now := time.Now()
 	s.forgetBusy(now)
 	var chats []string
 	for _, t := range heads {
-		if !first && now.Sub(t.ReceivedAt) < adoptAfter {
+		resumes := first && t.ReceivedAt.Before(s.started)
+		if !resumes && now.Sub(t.ReceivedAt) < adoptAfter {
 			continue
 		}
 		if s.isBusy(t.Chat, now) {

@@ -97,15 +97,18 @@ func sorted(s []string) []string { slices.Sort(s); return s }
 // A sweep leaves young turns received elsewhere alone, reads the leases
 // of the rest before writing, and does not read again a lease it saw held
 // until recheckBusy has passed; the first sweep (a restart) takes every
-// chat whose lease is free or its own at once.
+// chat whose lease is free or its own at once if its turn was waiting when
+// the process started, and leaves a young turn received since to the
+// process that received it.
 func TestAdoptOnlyWhatNobodyRuns(t *testing.T) {
 	now := time.Now()
 	store := &fakeLeases{holds: map[string]eventstore.LeaseHold{
 		"held": {Owner: "other", Until: now.Add(time.Minute)}, "mine": {Owner: "me", Until: now.Add(time.Minute)}}}
 	s := testScheduler(t, store)
-	old, young := now.Add(-2*adoptAfter), now
+	s.started = now.Add(-time.Millisecond)
+	old, young, sinceStart := now.Add(-2*adoptAfter), now.Add(-2*time.Millisecond), now
 	heads := []projections.OpenTurn{{Chat: "held", ReceivedAt: old}, {Chat: "mine", ReceivedAt: young},
-		{Chat: "free", ReceivedAt: old}, {Chat: "new", ReceivedAt: young}}
+		{Chat: "free", ReceivedAt: old}, {Chat: "new", ReceivedAt: young}, {Chat: "elsewhere", ReceivedAt: sinceStart}}
 	ctx := context.Background()
 
 	first, err := s.adoptable(ctx, slices.Clone(heads), true)

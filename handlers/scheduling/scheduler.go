@@ -60,6 +60,9 @@ type Scheduler struct {
 	// holding, each with when to look again (guarded by mu; see busy.go).
 	busy  map[string]time.Time
 	swept bool // a sweep has run (only Run's goroutine touches it)
+	// started is when Run began: open turns received before it are a
+	// restarted process's own to resume at once.
+	started time.Time
 	wg    sync.WaitGroup
 
 	// The open turns of every chat as the read model last showed them,
@@ -160,6 +163,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	var later <-chan time.Time
 	// A restarted process owns the leases it held before (its identity is
 	// kept), so the turns it left open can resume at once.
+	s.started = time.Now()
 	s.sweep(ctx)
 	s.wg.Add(1)
 	go func() {
