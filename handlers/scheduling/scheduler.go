@@ -63,7 +63,7 @@ type Scheduler struct {
 	// started is when Run began: open turns received before it are a
 	// restarted process's own to resume at once.
 	started time.Time
-	wg    sync.WaitGroup
+	wg      sync.WaitGroup
 
 	// The open turns of every chat as the read model last showed them,
 	// shared by all workers and kept current from the log (see queue.go).
