@@ -55,7 +55,7 @@ func (w *matrixWorld) env(base []string) []string {
 // contains text, and returns how many do.
 func (w *matrixWorld) replies(t *testing.T, room, text string) int {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(matrixtest.SyncWait)
 	for {
 		n := w.count(t, room, text)
 		if n > 0 {

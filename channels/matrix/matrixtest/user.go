@@ -149,6 +149,13 @@ type Message struct {
 	NewContent *Message `json:"m.new_content"`
 }
 
+// SyncWait bounds how long a reader waits for the homeserver to show
+// what it took. After a crash (Kill), Dendrite's sync API gets an event
+// that was in flight again only when JetStream's ack wait of 30 s has
+// run out, and it takes its one queue in order, so everything sent
+// meanwhile shows only after that.
+const SyncWait = 90 * time.Second
+
 // barrierType is an event type no client shows and omega ignores.
 const barrierType = "org.omega.matrixtest.barrier"
 
@@ -163,7 +170,7 @@ func (u *User) Messages(t *testing.T, roomID, sender string) ([]Message, []strin
 	var out struct {
 		Chunk []Event `json:"chunk"`
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(SyncWait); ; time.Sleep(20 * time.Millisecond) {
 		u.call(t, http.MethodGet, "/_matrix/client/v3/rooms/"+url.PathEscape(roomID)+"/messages?dir=b&limit=1000", nil, &out)
 		if slices.ContainsFunc(out.Chunk, func(e Event) bool { return e.EventID == barrier }) {
 			break
