@@ -17,7 +17,7 @@ import (
 type quietOnStop struct{ next wsql.BackoffManager }
 
 func (q quietOnStop) HandleError(logger watermill.LoggerAdapter, noMsg bool, err error) time.Duration {
-	if errors.Is(err, context.Canceled) || cancelledByUs(err) {
+	if stopped(err) {
 		return 0
 	}
 	return q.next.HandleError(logger, noMsg, err)
@@ -36,20 +36,28 @@ func cancelledByUs(err error) bool {
 	return errors.As(err, &coded) && coded.SQLState() == "57014" && strings.Contains(coded.Error(), "user request")
 }
 
-// stopQuiet is the subscriber's logger with one error moved to debug: when
-// a stop cancels its query, lib/pq may leave the connection unusable and
-// the rollback that follows fails ("could not rollback tx for querying
-// message ... driver: bad connection"). Nothing is lost (the transaction
-// never committed, the message stays for the next start); an error logged
-// on every such stop would hide real ones.
+// stopQuiet is the subscriber's logger with the errors of a stop moved
+// to debug. A stop cancels the subscriber's transaction: its commit fails
+// when a message was in flight ("could not commit tx for querying message
+// ... context canceled"), and when a query was cut off, lib/pq may leave
+// the connection unusable so that the rollback fails ("driver: bad
+// connection"). Nothing is lost (the transaction never committed, the
+// message stays for the next process, which sees a command's outcome and
+// skips it); an error logged on such stops would hide real ones.
 type stopQuiet struct{ watermill.LoggerAdapter }
 
 func (l stopQuiet) Error(msg string, err error, fields watermill.LogFields) {
-	if q, ok := fields["query_err"].(error); ok && (errors.Is(q, context.Canceled) || cancelledByUs(q)) {
+	q, _ := fields["query_err"].(error)
+	if stopped(q) || stopped(err) {
 		l.Debug(msg, fields.Add(watermill.LogFields{"err": err}))
 		return
 	}
 	l.LoggerAdapter.Error(msg, err, fields)
+}
+
+// stopped reports an error that only a stop causes.
+func stopped(err error) bool {
+	return err != nil && (errors.Is(err, context.Canceled) || cancelledByUs(err))
 }
 
 func (l stopQuiet) With(fields watermill.LogFields) watermill.LoggerAdapter {

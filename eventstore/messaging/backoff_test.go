@@ -28,9 +28,9 @@ func TestQuietOnStop(t *testing.T) {
 	}
 }
 
-// The rollback that fails after a stop cancelled the subscriber's query
-// is debug, also through a logger derived with With; any other failed
-// rollback stays an error.
+// The rollback that fails after a stop cancelled the subscriber's query,
+// and the commit a stop cancelled, are debug, also through a logger
+// derived with With; any other failed rollback or commit stays an error.
 func TestStopQuiet(t *testing.T) {
 	capture := watermill.NewCaptureLogger()
 	log := stopQuiet{capture}.With(watermill.LogFields{"subscriber_id": "s"})
@@ -39,15 +39,17 @@ func TestStopQuiet(t *testing.T) {
 		watermill.LogFields{"query_err": fmt.Errorf("could not query message: %w", context.Canceled)})
 	log.Error("could not rollback tx for querying message", badConn,
 		watermill.LogFields{"query_err": fmt.Errorf("could not query message: %w", &pq.Error{Code: "57014", Message: "canceling statement due to user request"})})
+	log.Error("could not commit tx for querying message", context.Canceled, nil)
 	if n := len(capture.Captured()[watermill.ErrorLogLevel]); n != 0 {
 		t.Fatalf("a stop was logged as %d error(s): %+v", n, capture.Captured())
 	}
-	if n := len(capture.Captured()[watermill.DebugLogLevel]); n != 2 {
-		t.Fatalf("%d debug lines, want 2: %+v", n, capture.Captured())
+	if n := len(capture.Captured()[watermill.DebugLogLevel]); n != 3 {
+		t.Fatalf("%d debug lines, want 3: %+v", n, capture.Captured())
 	}
 	log.Error("could not rollback tx for querying message", badConn, watermill.LogFields{"query_err": errors.New("disk full")})
+	log.Error("could not commit tx for querying message", badConn, nil)
 	log.Error("something else", badConn, nil)
-	if n := len(capture.Captured()[watermill.ErrorLogLevel]); n != 2 {
-		t.Fatalf("%d errors logged, want the 2 that were not a stop: %+v", n, capture.Captured())
+	if n := len(capture.Captured()[watermill.ErrorLogLevel]); n != 3 {
+		t.Fatalf("%d errors logged, want the 3 that were not a stop: %+v", n, capture.Captured())
 	}
 }

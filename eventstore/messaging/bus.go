@@ -102,14 +102,16 @@ func New(opts Options) (*Buses, error) {
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	poison, err := middleware.PoisonQueue(NewPoisonPublisher(opts.Log), "poison")
+	poison, err := middleware.PoisonQueueWithFilter(NewPoisonPublisher(opts.Log), "poison", failedForGood)
 	if err != nil {
 		return nil, fmt.Errorf("poison queue: %w", err)
 	}
 	// Outermost first: a message reaches the poison queue only after the
-	// retries are spent; panics become errors the retry can see.
+	// retries are spent and unless the process was stopping; panics become
+	// errors the retry can see.
 	router.AddMiddleware(
 		poison,
+		markStopping,
 		middleware.Retry{
 			MaxRetries:      opts.MaxRetries,
 			InitialInterval: opts.InitialInterval,

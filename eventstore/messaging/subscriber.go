@@ -134,6 +134,9 @@ func (s *StoreSubscriber) deliver(ctx context.Context, consumer string, e domain
 			}
 			return nil
 		case <-msg.Nacked():
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			s.logger.Warn("event nacked; redelivering", "consumer", consumer, "position", e.Position, "type", e.Type, "in", s.NackDelay)
 			select {
 			case <-time.After(s.NackDelay):
