@@ -35,7 +35,6 @@ func TestTLSModesAgainstDovecot(t *testing.T) {
 			}
 			b := newInbox()
 			run(t, ch, b.deliver)
-			before := len(d.Messages(t, alice))
 			s := server{d: d}
 			id := s.send(t, alice, m.name, "over TLS?")
 			if in := b.next(t); in.PlatformID != id {
@@ -49,7 +48,7 @@ func TestTLSModesAgainstDovecot(t *testing.T) {
 			var reply *emailtest.Message
 			waitFor(t, "the reply in alice's mailbox", func() bool {
 				got := d.Messages(t, alice)
-				for i := before; i < len(got); i++ {
+				for i := range got {
 					if got[i].InReplyTo == id {
 						reply = &got[i]
 					}

@@ -10,6 +10,7 @@ package emailtest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -17,6 +18,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,6 +197,10 @@ func (d *Dovecot) Deliver(t *testing.T, from string, to []string, raw []byte) {
 }
 
 func (d *Dovecot) deliver(from string, to []string, raw []byte) error {
+	before := make(map[string]int, len(to))
+	for _, u := range to {
+		before[u] = d.uidNext(u)
+	}
 	conn, err := net.DialTimeout("tcp", d.LMTPAddr, 5*time.Second)
 	if err != nil {
 		return fmt.Errorf("dial lmtp: %w", err)
@@ -210,19 +216,43 @@ func (d *Dovecot) deliver(from string, to []string, raw []byte) error {
 	if err := c.Quit(); err != nil {
 		return err
 	}
-	d.sync(to)
+	d.awaitUIDs(before)
 	return nil
 }
 
-// sync has Dovecot give the recipients' new messages their UIDs now.
-// Maildir's get them when a reader next syncs the mailbox, in directory
-// order, so messages delivered back to back between two syncs could be
-// numbered out of delivery order (a test that sends several in a row
-// expects them in order). Best effort: without doveadm the reader syncs.
-func (d *Dovecot) sync(users []string) {
-	for _, u := range users {
-		_ = exec.Command("doveadm", "-c", d.conf, "mailbox", "status", "-u", u, "uidnext", "INBOX").Run()
+// uidWait bounds how long a delivery waits for its message's UID.
+const uidWait = 5 * time.Second
+
+// awaitUIDs returns once each recipient's mailbox has numbered the
+// message just delivered (its next UID passed the one before delivery).
+// Maildir messages get their UIDs when a reader syncs the mailbox, in
+// directory order, and a sync that finds the mailbox locked by another
+// reader may leave them unnumbered: two messages delivered back to back
+// could then be numbered out of delivery order, and a test that sends
+// several in a row expects them in order. Asking doveadm for the next UID
+// syncs. Best effort: without doveadm the reader syncs.
+func (d *Dovecot) awaitUIDs(before map[string]int) {
+	deadline := time.Now().Add(uidWait)
+	for u, prev := range before {
+		for prev >= 0 && d.uidNext(u) <= prev && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
+}
+
+// uidNext is the UID user's next message will get, after a sync of the
+// mailbox; -1 when doveadm cannot tell.
+func (d *Dovecot) uidNext(user string) int {
+	out, err := exec.Command("doveadm", "-c", d.conf, "mailbox", "status", "-u", user, "uidnext", "INBOX").Output()
+	if err != nil {
+		return -1
+	}
+	_, v, _ := strings.Cut(strings.TrimSpace(string(out)), "uidnext=")
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // Mailbox is the raw messages in user's INBOX Maildir (new and cur), in
@@ -238,9 +268,7 @@ func (d *Dovecot) Mailbox(t *testing.T, user string) [][]byte {
 			files = append(files, file{filepath.Join(d.dir, "mail", user, sub, e.Name())})
 		}
 	}
-	// Maildir names start with the delivery time in seconds and a
-	// sequence, so name order is delivery order within a second too.
-	slices.SortFunc(files, func(a, b file) int { return strings.Compare(filepath.Base(a.path), filepath.Base(b.path)) })
+	slices.SortFunc(files, func(a, b file) int { return deliveryOrder(filepath.Base(a.path), filepath.Base(b.path)) })
 	for _, f := range files {
 		b, err := os.ReadFile(f.path)
 		if err != nil {
@@ -249,6 +277,28 @@ func (d *Dovecot) Mailbox(t *testing.T, user string) [][]byte {
 		out = append(out, b)
 	}
 	return out
+}
+
+// maildirName is Dovecot's Maildir file name: the delivery time in
+// seconds and microseconds, neither padded ("1795822825.M99999P26203.host").
+var maildirName = regexp.MustCompile(`^(\d+)\.M(\d+)P`)
+
+// deliveryOrder compares two Maildir file names by delivery time; as
+// text, a message delivered at .M100000 would come before one delivered
+// earlier in the same second at .M99999.
+func deliveryOrder(a, b string) int {
+	ma, mb := maildirName.FindStringSubmatch(a), maildirName.FindStringSubmatch(b)
+	if ma == nil || mb == nil {
+		return strings.Compare(a, b)
+	}
+	for i := 1; i <= 2; i++ {
+		x, _ := strconv.ParseInt(ma[i], 10, 64)
+		y, _ := strconv.ParseInt(mb[i], 10, 64)
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a, b)
 }
 
 // Seen reports whether user's message with the Message-ID carries the
