@@ -23,6 +23,7 @@ type noPreview struct{}
 
 func (noPreview) Update(context.Context, string) error { return nil }
 func (noPreview) ID() string                           { return "" }
+func (noPreview) OffChat() bool                        { return true }
 
 // StartPreview accepts every chat: the reply shows on the turn's stream.
 func (s *Server) StartPreview(context.Context, string) (channels.Preview, error) {

@@ -203,6 +203,21 @@ func TestStreamingReplyShowsOverHTTPBeforeTheTurnCompletes(t *testing.T) {
 	if c := countType(evs, turn.ReplyStreamStarted{}.EventType()); c != 1 {
 		t.Errorf("%d ReplyStreamStarted recorded, want 1", c)
 	}
+	// The HTTP API has no preview message to replace after a crash, so the
+	// stream's start is written with the model's reply, not on its own
+	// while the model was held.
+	var startedAt, repliedAt time.Time
+	for _, e := range evs {
+		switch e.Type {
+		case turn.ReplyStreamStarted{}.EventType():
+			startedAt = e.RecordedAt
+		case turn.ProviderReplied{}.EventType():
+			repliedAt = e.RecordedAt
+		}
+	}
+	if startedAt.IsZero() || !startedAt.Equal(repliedAt) {
+		t.Errorf("stream start recorded at %v, the reply at %v: want one write", startedAt, repliedAt)
+	}
 
 	// A completed turn answers the final at once.
 	again := make(chan sseEvent, 4)

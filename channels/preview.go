@@ -20,6 +20,24 @@ type Preview interface {
 	ID() string
 }
 
+// OffChat is implemented by a Preview that leaves nothing in the chat
+// (the HTTP API's: its text shows only on the turn's event stream). A
+// turn resumed after a crash has nothing of it to replace, so that it
+// showed needs no write of its own.
+type OffChat interface {
+	OffChat() bool
+}
+
+// InChat reports whether p leaves a message in the chat that a turn
+// resumed after a crash must replace.
+func InChat(p Preview) bool {
+	if p == nil {
+		return false
+	}
+	off, ok := p.(OffChat)
+	return !ok || !off.OffChat()
+}
+
 // Previewer is implemented by channels that can show a reply while it is
 // written, as one message that grows.
 type Previewer interface {

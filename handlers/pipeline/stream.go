@@ -30,6 +30,7 @@ func (d *Driver) ask(ctx context.Context, st *turnState, req providers.Request, 
 	o := stream.Options{TurnID: st.ID, Language: d.language(st, profile), PreviewID: st.Preview.ID,
 		Live: d.Live, StartedAt: st.StartedAt, Now: d.now, Logger: log,
 		Record: func(ctx context.Context, e turn.ReplyStreamStarted) error { return d.record(ctx, st, e) },
+		Defer:  func(e turn.ReplyStreamStarted) { st.add(e) },
 	}
 	if st.Preview.ID == "" {
 		// A preview left by an attempt before a crash is not doubled: the

@@ -40,10 +40,14 @@ type Options struct {
 	// StartedAt is when the turn started (zero: when the text shows).
 	StartedAt time.Time
 	Now       func() time.Time
-	// Record puts on record that the reply began to show; it runs on the
-	// stream's worker, never at the same time as the caller's own use of
-	// the turn (the caller waits for Stop).
+	// Record puts on record that the reply began to show in the chat's
+	// preview; Defer adds it to the turn's next record instead when it
+	// showed only off the chat (to watchers, or in a preview that leaves
+	// nothing there, channels.InChat): a turn resumed after a crash has
+	// nothing to replace, so it needs no write of its own. Both run on the stream's worker, never at the same time
+	// as the caller's own use of the turn (the caller waits for Stop).
 	Record func(ctx context.Context, e turn.ReplyStreamStarted) error
+	Defer  func(e turn.ReplyStreamStarted)
 	Logger *slog.Logger
 }
 
@@ -69,10 +73,10 @@ type Reply struct {
 	idNoted   string
 }
 
-// Start checks the options (Record, Now and Logger are required) and
-// starts the worker; Stop ends it.
+// Start checks the options (Record, Defer, Now and Logger are required)
+// and starts the worker; Stop ends it.
 func Start(ctx context.Context, o Options) (*Reply, error) {
-	if o.Record == nil || o.Now == nil || o.Logger == nil {
+	if o.Record == nil || o.Defer == nil || o.Now == nil || o.Logger == nil {
 		return nil, errors.New("stream: needs a recorder, a clock and a logger")
 	}
 	r := &Reply{o: o, idNoted: o.PreviewID,
@@ -175,7 +179,8 @@ func previewText(text, activity string) string {
 
 // note records that the reply began to show, and the preview message's
 // id once the platform gave one: a turn resumed after a crash replaces
-// that message rather than sending a second one.
+// that message rather than sending a second one. What showed only to
+// watchers goes with the turn's next record.
 func (r *Reply) note(ctx context.Context, hasText bool) {
 	var id string
 	if r.o.Preview != nil {
@@ -195,6 +200,10 @@ func (r *Reply) note(ctx context.Context, hasText bool) {
 		e.VisibleMs = max(r.o.Now().Sub(since).Milliseconds(), 1)
 	}
 	r.idNoted = id
+	if !channels.InChat(r.o.Preview) {
+		r.o.Defer(e)
+		return
+	}
 	if err := r.o.Record(ctx, e); err != nil {
 		// It stays pending and is recorded with the reply.
 		r.o.Logger.Warn("reply preview not recorded yet", "err", err)
