@@ -100,7 +100,10 @@ func (g *Gateway) Receive(ctx context.Context, in channels.Incoming) (string, er
 	}
 	id := TurnID(in)
 	stream := domain.TurnStream(id)
-	if in.PlatformID != "" {
+	// The append below refuses a message received before (its stream
+	// exists); only one with files looks first, so that a redelivery does
+	// not write them again.
+	if in.PlatformID != "" && len(in.Attachments) > 0 {
 		if v, err := g.store.StreamVersion(ctx, stream); err != nil {
 			return "", err
 		} else if v > 0 {
