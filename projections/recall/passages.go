@@ -40,12 +40,14 @@ func contextBuilt(ctx context.Context, tx *readmodel.Tx, id string, ev turn.Cont
 	if ev.ConversationID == "" {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3 WHERE turn_id = $1`, tx.T("recall_turns")),
-		id, ev.ConversationID, ev.Project); err != nil {
-		return err
+	p := passage{turnID: id}
+	err := tx.QueryRowContext(ctx, fmt.Sprintf(`UPDATE %s SET conversation_id = $2, project = $3 WHERE turn_id = $1
+		RETURNING chat, input, conversation_id, project`, tx.T("recall_turns")), id, ev.ConversationID, ev.Project).
+		Scan(&p.chat, &p.body, &p.conv, &p.project)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && strings.TrimSpace(p.body) == "") {
+		return nil // an event before its message, or a message without text
 	}
-	p, ok, err := passageOf(ctx, tx, id)
-	if err != nil || !ok || strings.TrimSpace(p.body) == "" {
+	if err != nil {
 		return err
 	}
 	p.key, p.kind, p.at = id+"/"+KindUser, KindUser, at
@@ -74,15 +76,14 @@ func merged(ctx context.Context, tx *readmodel.Tx, id string, ev turn.MessagesMe
 // (its time stays the first one).
 func upsert(ctx context.Context, tx *readmodel.Tx, p passage) error {
 	if tx.Dialect == readmodel.Postgres {
-		_, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (key, chat, conversation_id, turn_id, project, kind, at, body)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key) DO UPDATE SET body = excluded.body`, tx.T("recall_passages")),
-			p.key, p.chat, p.conv, p.turnID, p.project, p.kind, p.at, p.body)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (key, chat, conversation_id, tsv, owned)
-			VALUES ($1, $2, $3, to_tsvector('simple', $4), to_tsvector('simple', $5))
-			ON CONFLICT (key) DO UPDATE SET tsv = excluded.tsv, owned = excluded.owned`, tx.T("recall_fts")), p.key, p.chat, p.conv, stemText(p.body), ownedText(p.chat, p.body))
+		// One statement, one round trip: the passage and its index entry.
+		_, err := tx.ExecContext(ctx, fmt.Sprintf(`WITH passage AS (
+				INSERT INTO %s (key, chat, conversation_id, turn_id, project, kind, at, body)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key) DO UPDATE SET body = excluded.body)
+			INSERT INTO %s (key, chat, conversation_id, tsv, owned)
+			VALUES ($1, $2, $3, to_tsvector('simple', $9), to_tsvector('simple', $10))
+			ON CONFLICT (key) DO UPDATE SET tsv = excluded.tsv, owned = excluded.owned`, tx.T("recall_passages"), tx.T("recall_fts")),
+			p.key, p.chat, p.conv, p.turnID, p.project, p.kind, p.at, p.body, stemText(p.body), ownedText(p.chat, p.body))
 		return err
 	}
 	var rowid int64
