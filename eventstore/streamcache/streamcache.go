@@ -31,13 +31,16 @@ import (
 
 // Cache is the streams this process read or wrote lately, bounded in bytes.
 type Cache struct {
-	mu       sync.Mutex
-	live     bool
-	gen      uint64 // bumped whenever every entry is dropped
-	seq      uint64 // bumped by every change to any stream
-	ring     [changeRing]change
-	entries  map[string]*list.Element // stream -> *cachedStream in lru
-	lru      list.List                // front: most recently used
+	mu      sync.Mutex
+	live    bool
+	gen     uint64 // bumped whenever every entry is dropped
+	seq     uint64 // bumped by every change to any stream
+	ring    [changeRing]change
+	entries map[string]*list.Element // stream -> *cachedStream in lru or finished
+	lru     list.List                // front: most recently used
+	// finished holds completed turns' streams, oldest completion at the
+	// front: the first to go when room is needed (see place).
+	finished list.List
 	bytes    int
 	maxBytes int
 	// watchers are told of each change to their stream (see Watch).
@@ -109,6 +112,7 @@ func (c *Cache) dropAll() {
 	c.gen++
 	c.entries = map[string]*list.Element{}
 	c.lru.Init()
+	c.finished.Init()
 	c.bytes = 0
 }
 
@@ -282,18 +286,47 @@ func (c *Cache) apply(stream string, evs []domain.Event, atEnd bool) {
 		c.remove(el)
 		return
 	}
-	// A completed turn's stream is read once more at most (by whoever
-	// awaits its reply, at once): it is the first to go when room is
-	// needed, so that the streams turns keep folding (senders' profiles,
-	// catalogues) stay while a thousand turns pass through.
-	cs.done = evs[len(evs)-1].Type == (turn.TurnCompleted{}).EventType()
-	if !cs.done {
-		c.lru.MoveToFront(el)
-	}
+	c.place(el, evs[len(evs)-1].Type == (turn.TurnCompleted{}).EventType())
 	c.evict()
-	if cs.done && c.entries[stream] == el {
-		c.lru.MoveToBack(el)
+}
+
+// place puts a stream that changed where it belongs. A completed turn's
+// stream is read once more at most (by whoever awaits its reply, once its
+// completion is readable): completed turns go first when room is needed,
+// oldest completion first, so that the streams turns keep folding
+// (senders' profiles, catalogues) stay while a thousand turns pass
+// through, and the turn that completed last is still there for its
+// reader.
+func (c *Cache) place(el *list.Element, done bool) {
+	cs := el.Value.(*cachedStream)
+	switch {
+	case done && cs.done:
+		c.finished.MoveToBack(el)
+	case !done && !cs.done:
+		c.lru.MoveToFront(el)
+	default:
+		c.unlink(el)
+		cs.done = done
+		c.entries[cs.stream] = c.link(cs)
 	}
+}
+
+// link adds cs to its list: a completed turn as the latest completion,
+// any other stream as the most recently used.
+func (c *Cache) link(cs *cachedStream) *list.Element {
+	if cs.done {
+		return c.finished.PushBack(cs)
+	}
+	return c.lru.PushFront(cs)
+}
+
+// unlink takes el out of its list.
+func (c *Cache) unlink(el *list.Element) {
+	if el.Value.(*cachedStream).done {
+		c.finished.Remove(el)
+		return
+	}
+	c.lru.Remove(el)
 }
 
 // note records that stream changed, for loads in flight and watchers.
@@ -381,20 +414,30 @@ func (c *Cache) put(cs *cachedStream) {
 	if el, ok := c.entries[cs.stream]; ok {
 		c.remove(el)
 	}
-	c.entries[cs.stream] = c.lru.PushFront(cs)
+	if n := len(cs.events); n > 0 {
+		cs.done = cs.events[n-1].Type == (turn.TurnCompleted{}).EventType()
+	}
+	c.entries[cs.stream] = c.link(cs)
 	c.bytes += cs.bytes
 	c.evict()
 }
 
+// evict removes streams until the cache is within its bound: completed
+// turns first, oldest completion first, then the least recently used; the
+// last stream stays.
 func (c *Cache) evict() {
-	for c.bytes > c.maxBytes && c.lru.Len() > 1 {
+	for c.bytes > c.maxBytes && c.lru.Len()+c.finished.Len() > 1 {
+		if c.finished.Len() > 0 {
+			c.remove(c.finished.Front())
+			continue
+		}
 		c.remove(c.lru.Back())
 	}
 }
 
 func (c *Cache) remove(el *list.Element) {
 	cs := el.Value.(*cachedStream)
-	c.lru.Remove(el)
+	c.unlink(el)
 	delete(c.entries, cs.stream)
 	c.bytes -= cs.bytes
 }

@@ -214,3 +214,39 @@ func TestStreamCacheCompletedTurnsGoFirst(t *testing.T) {
 		}
 	}
 }
+
+// Completed turns leave the cache oldest first: the one that completed
+// last is still there after other turns' appends pushed older ones out,
+// for whoever awaits its reply (the HTTP API reads it once its
+// completion is readable).
+func TestStreamCacheKeepsTheLatestCompletedTurn(t *testing.T) {
+	size := eventSize(cacheEvents("sender-0", 1, 1)[0])
+	c := New(20 * size)
+	c.SetLive(true)
+	for s := range 10 {
+		stream := fmt.Sprintf("sender-%d", s)
+		c.Loaded(c.Token(), stream, 1, cacheEvents(stream, 1, 1))
+	}
+	c.Appended("turn-0", cacheEvents("turn-0", 1, 1))
+	completed := (turn.TurnCompleted{}).EventType()
+	for i := range 50 {
+		stream := fmt.Sprintf("turn-%d", i)
+		evs := cacheEvents(stream, 1, 3)
+		evs[2].Type = completed
+		c.Appended(stream, evs[1:]) // its first event came with the turn before
+		// The next turn starts meanwhile.
+		next := fmt.Sprintf("turn-%d", i+1)
+		c.Appended(next, cacheEvents(next, 1, 1))
+		if evs, ok := c.Load(stream, 1); !ok || len(evs) != 3 {
+			t.Fatalf("turn %d: its completed stream was pushed out by the turn after it", i)
+		}
+	}
+	if _, ok := c.Load("turn-0", 1); ok {
+		t.Error("the first completed turn outlived the later ones")
+	}
+	for s := range 10 {
+		if _, ok := c.Load(fmt.Sprintf("sender-%d", s), 1); !ok {
+			t.Fatalf("sender %d's stream was pushed out by completed turns", s)
+		}
+	}
+}
