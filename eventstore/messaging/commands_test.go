@@ -11,9 +11,7 @@ import (
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore/messaging"
-	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/handlers/senders"
-	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
 // flaky is a command whose handler always fails with a retryable error.
@@ -106,15 +104,7 @@ func TestCommandOutcomes(t *testing.T) {
 // On PostgreSQL a command sent by a process without handlers is handled
 // by another process's router, and the sender's Wait sees the outcome.
 func TestCommandHandledByAnotherProcess(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	open := func() store {
-		s, err := postgres.Open(context.Background(), dsn, postgres.Options{Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
+	open := processes(t)
 	server, sender, reg := open(), open(), registry()
 	startBuses(t, server, reg)
 

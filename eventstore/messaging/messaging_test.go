@@ -51,6 +51,20 @@ func stores(t *testing.T) map[string]func(t *testing.T) store {
 	}
 }
 
+// processes returns a function that opens another store on one fresh
+// PostgreSQL schema: each is one omega process.
+func processes(t *testing.T) func() store {
+	dsn := pgtest.DSN(t)
+	return func() store {
+		s, err := postgres.Open(context.Background(), dsn, postgres.Options{Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+}
+
 func registry() *domain.Registry {
 	r := events.NewRegistry()
 	return r

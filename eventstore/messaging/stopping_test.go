@@ -8,8 +8,6 @@ import (
 	"github.com/ThreeDotsLabs/watermill/components/cqrs"
 	"github.com/omega-gateway/omega/domain/system"
 	"github.com/omega-gateway/omega/eventstore/messaging"
-	"github.com/omega-gateway/omega/eventstore/postgres"
-	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
 // slow is a command whose handler each test process decides.
@@ -44,15 +42,7 @@ func runRouter(t *testing.T, s store, handle func(context.Context, *slow) error)
 // A command whose handler a stopping process cuts off is not recorded as
 // failed: it goes, unacknowledged, to the next process, which handles it.
 func TestCommandCutOffByStopGoesToTheNextProcess(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	open := func() store {
-		s, err := postgres.Open(context.Background(), dsn, postgres.Options{Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	}
+	open := processes(t)
 	first, next, reg := open(), open(), registry()
 
 	started := make(chan struct{}, 1)
