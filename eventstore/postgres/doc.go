@@ -51,6 +51,8 @@
 // lock at commit and serialize committing writers), and is coalesced to at
 // most one per process every few milliseconds, in a transaction that does
 // not wait for its flush (a NOTIFY takes a transaction id, which holds the
-// horizon back until the commit ends). Signals are best-effort: Follow
-// also polls.
+// horizon back until the commit ends). A busy process reads the log within
+// milliseconds of most of its appends (its own message, to place it in the
+// order; the applier, at its pace), so the signal rides on that read and
+// only a signal no read carried soon costs a transaction of its own. Signals are best-effort: Follow also polls.
 package postgres

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/lib/pq"
@@ -18,7 +19,11 @@ const (
 	// the command bus, so that its subscriber queries now instead of at
 	// its next poll.
 	commandChannel = "omega_commands"
-	// notifyWindow coalesces NOTIFYs: at most one per process per window.
+	// notifyWindow coalesces NOTIFYs: a signal waits this long for a
+	// read of the log to carry it (a busy process reads within a few
+	// milliseconds of most of its appends: its own message, to place it
+	// in the order; the applier, at its pace) before the notifier sends
+	// it itself, so a process sends at most one per window.
 	notifyWindow = 25 * time.Millisecond
 )
 
@@ -29,23 +34,86 @@ const (
 // every reader awaiting a commit behind it) for as long.
 const notifySQL = `SELECT pg_notify($1, $2) FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async`
 
-// notifier sends pg_notify after commits, outside the append transactions.
+// notifier sends pg_notify after commits, outside the append
+// transactions: with the next read of the log this process makes (take),
+// or else in a transaction of its own notifyWindow after the first append
+// it signals.
 type notifier struct {
 	db       *sql.DB
 	log      *slog.Logger
 	instance string
-	pending  chan struct{}
+	wake     chan struct{}
+
+	mu      sync.Mutex
+	pending bool      // appends not signalled yet
+	since   time.Time // when the pending signal was asked for
 }
 
 func newNotifier(db *sql.DB, log *slog.Logger, instance string) *notifier {
-	return &notifier{db: db, log: log, instance: instance, pending: make(chan struct{}, 1)}
+	return &notifier{db: db, log: log, instance: instance, wake: make(chan struct{}, 1)}
 }
 
 // signal asks for a NOTIFY without blocking; signals coalesce.
 func (n *notifier) signal() {
+	n.mu.Lock()
+	if !n.pending {
+		n.pending, n.since = true, time.Now()
+	}
+	n.mu.Unlock()
 	select {
-	case n.pending <- struct{}{}:
+	case n.wake <- struct{}{}:
 	default:
+	}
+}
+
+// take hands the pending signal, if any, to a read about to run, which
+// then sends it (read_signalled): true when it must.
+func (n *notifier) take() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.pending {
+		return false
+	}
+	n.pending = false
+	return true
+}
+
+// due reports whether the notifier must send the pending signal now, or
+// how long it must wait before it may (0: nothing pending).
+func (n *notifier) due() (send bool, wait time.Duration) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.pending {
+		return false, 0
+	}
+	if left := notifyWindow - time.Since(n.since); left > 0 {
+		return false, left
+	}
+	n.pending = false
+	return true, 0
+}
+
+// flushTimeout bounds the last signal's send when the store closes.
+const flushTimeout = time.Second
+
+// flush sends the pending signal, if any, at once: a process that stops
+// (a CLI command right after its append) would otherwise leave the
+// others to find its last appends by polling.
+func (n *notifier) flush() {
+	if !n.take() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	n.send(ctx)
+}
+
+// send sends one signal in a transaction of its own.
+func (n *notifier) send(ctx context.Context) {
+	// The payload names this process so its own listener can skip signals
+	// the local broadcaster already delivered.
+	if _, err := n.db.ExecContext(ctx, notifySQL, notifyChannel, n.instance); err != nil && ctx.Err() == nil {
+		n.log.Warn("notify other processes of new events", "err", err)
 	}
 }
 
@@ -54,17 +122,24 @@ func (n *notifier) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-n.pending:
+		case <-n.wake:
 		}
-		// The payload names this process so its own listener can skip
-		// signals the local broadcaster already delivered.
-		if _, err := n.db.ExecContext(ctx, notifySQL, notifyChannel, n.instance); err != nil && ctx.Err() == nil {
-			n.log.Warn("notify other processes of new events", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(notifyWindow):
+		for {
+			send, wait := n.due()
+			if !send && wait == 0 {
+				break
+			}
+			if send {
+				n.send(ctx)
+				continue
+			}
+			timer := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-timer.C:
+			}
 		}
 	}
 }

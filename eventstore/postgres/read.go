@@ -33,6 +33,22 @@ ORDER BY version`
 	// horizon has passed the transaction of the event at $3, waiting in
 	// the server up to $4 ms (migration read_after_horizon).
 	readAwaitingSQL = `SELECT ` + eventColumns + ` FROM read_after_horizon($1, $2, $3, $4)`
+	// readAfterSignalledSQL and readAwaitingSignalledSQL are readAfterSQL
+	// and readAwaitingSQL that also send a change signal ($3 or $5: the
+	// channel, then the payload) when they commit, without waiting for
+	// the commit's flush (see notifySQL). The signal is a one-time filter,
+	// so it is sent once whatever the read returns; a read takes no
+	// transaction id before its commit, so it holds the horizon back no
+	// longer than notifySQL does.
+	readAfterSignalledSQL = `WITH signal AS MATERIALIZED (SELECT pg_notify($3, $4), set_config('synchronous_commit', 'off', true))
+SELECT ` + eventColumns + ` FROM events
+WHERE (transaction_id, position) > (SELECT transaction_id, position FROM events WHERE position = $1)
+  AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+  AND EXISTS (SELECT FROM signal)
+ORDER BY transaction_id, position
+LIMIT $2`
+	readAwaitingSignalledSQL = `WITH signal AS MATERIALIZED (SELECT pg_notify($5, $6), set_config('synchronous_commit', 'off', true))
+SELECT ` + eventColumns + ` FROM read_after_horizon($1, $2, $3, $4) WHERE EXISTS (SELECT FROM signal)`
 )
 
 // horizonWait bounds how long one of the Tail's reads waits in the server
@@ -56,6 +72,9 @@ func (s *Store) readAwaiting(ctx context.Context, after int64, limit int, awaite
 }
 
 func (s *Store) readAwaitingFor(ctx context.Context, after int64, limit int, awaited int64, wait time.Duration) ([]domain.Event, error) {
+	if s.notifier.take() {
+		return s.readSignalled(ctx, after, limit, awaited, wait)
+	}
 	rows, err := s.readAwaitingStmt.QueryContext(ctx, after, limit, awaited, wait.Milliseconds())
 	if err != nil {
 		return nil, fmt.Errorf("read all after %d once %d is readable: %w", after, awaited, err)
@@ -63,6 +82,41 @@ func (s *Store) readAwaitingFor(ctx context.Context, after int64, limit int, awa
 	events, err := scanEvents(rows)
 	if err != nil {
 		return nil, fmt.Errorf("read all after %d once %d is readable: %w", after, awaited, err)
+	}
+	return events, nil
+}
+
+// tailRead is the shared Tail's read: it carries this process's pending
+// change signal, if any, so that a busy process signals its appends to
+// the others with reads it makes anyway.
+func (s *Store) tailRead(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
+	if s.notifier.take() {
+		return s.readSignalled(ctx, after, limit, 0, 0)
+	}
+	return s.readAll(ctx, after, limit, false)
+}
+
+// readSignalled is readAwaitingFor (a plain read when awaited is 0) that
+// sends the change signal the notifier handed over; a read that fails
+// hands it back.
+func (s *Store) readSignalled(ctx context.Context, after int64, limit int, awaited int64, wait time.Duration) ([]domain.Event, error) {
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if awaited > 0 || after <= 0 {
+		rows, err = s.readAwaitingSignalledStmt.QueryContext(ctx, after, limit, awaited, wait.Milliseconds(), notifyChannel, s.notifier.instance)
+	} else {
+		rows, err = s.readAfterSignalledStmt.QueryContext(ctx, after, limit, notifyChannel, s.notifier.instance)
+	}
+	if err != nil {
+		s.notifier.signal()
+		return nil, fmt.Errorf("read all after %d: %w", after, err)
+	}
+	events, err := scanEvents(rows)
+	if err != nil {
+		s.notifier.signal()
+		return nil, fmt.Errorf("read all after %d: %w", after, err)
 	}
 	return events, nil
 }

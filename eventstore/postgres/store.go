@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/streamcache"
 	"github.com/omega-gateway/omega/migrations"
@@ -58,7 +57,7 @@ type Store struct {
 
 	// Prepared once per connection: one round trip per call instead of
 	// lib/pq's two for an unnamed statement (parse, then bind).
-	appendStmt, readFirstStmt, readAfterStmt, readAwaitingStmt, loadStmt, versionStmt, advanceStmt, announceStmt *sql.Stmt
+	appendStmt, readFirstStmt, readAfterStmt, readAwaitingStmt, readAfterSignalledStmt, readAwaitingSignalledStmt, loadStmt, versionStmt, advanceStmt, announceStmt *sql.Stmt
 
 	watchers checkpointWatchers
 	schema   string // where the log lives: checkpoint announcements name it
@@ -127,9 +126,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	instance := uuid.NewString()
 	s.notifier = newNotifier(db, logger, instance)
 	s.listener = pq.NewListener(dsn, 100*time.Millisecond, 30*time.Second, s.listenerEvent)
-	s.tail = eventstore.NewTail(func(ctx context.Context, after int64, limit int) ([]domain.Event, error) {
-		return s.readAll(ctx, after, limit, false)
-	}, s.unread.Subscribe)
+	s.tail = eventstore.NewTail(s.tailRead, s.unread.Subscribe)
 	s.tail.SetAwaitingRead(s.readAwaiting)
 	s.cache = streamcache.New(0)
 	s.tail.SetCache(s.cache)
@@ -192,8 +189,12 @@ func ping(ctx context.Context, db *sql.DB, logger *slog.Logger, dsn string) erro
 	return fmt.Errorf("postgres: cannot connect to %s: %w", describe(dsn), err)
 }
 
-func (s *Store) prepare(ctx context.Context) error {
-	stmts := []struct {
+// statements are the store's prepared statements and their SQL.
+func (s *Store) statements() []struct {
+	dst   **sql.Stmt
+	query string
+} {
+	return []struct {
 		dst   **sql.Stmt
 		query string
 	}{
@@ -201,12 +202,17 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.readFirstStmt, readFirstSQL},
 		{&s.readAfterStmt, readAfterSQL},
 		{&s.readAwaitingStmt, readAwaitingSQL},
+		{&s.readAfterSignalledStmt, readAfterSignalledSQL},
+		{&s.readAwaitingSignalledStmt, readAwaitingSignalledSQL},
 		{&s.loadStmt, loadSQL},
 		{&s.versionStmt, versionSQL},
 		{&s.advanceStmt, advanceCheckpointsSQL},
 		{&s.announceStmt, "SELECT pg_notify($1, $2)"},
 	}
-	for _, st := range stmts {
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	for _, st := range s.statements() {
 		prepared, err := s.db.PrepareContext(ctx, st.query)
 		if err != nil {
 			s.closeStmts()
@@ -218,9 +224,9 @@ func (s *Store) prepare(ctx context.Context) error {
 }
 
 func (s *Store) closeStmts() {
-	for _, st := range []*sql.Stmt{s.appendStmt, s.readFirstStmt, s.readAfterStmt, s.readAwaitingStmt, s.loadStmt, s.versionStmt, s.advanceStmt, s.announceStmt} {
-		if st != nil {
-			st.Close()
+	for _, st := range s.statements() {
+		if *st.dst != nil {
+			(*st.dst).Close()
 		}
 	}
 }
@@ -250,6 +256,7 @@ func (s *Store) Close() error {
 		s.stop()
 		lerr := s.listener.Close()
 		s.wg.Wait()
+		s.notifier.flush()
 		s.closeStmts()
 		s.closeErr = errors.Join(lerr, s.db.Close())
 	})
