@@ -108,15 +108,11 @@ func TestAppendAnyUnderContention(t *testing.T) {
 func TestReadCarriesTheChangeSignal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dsn := pgtest.DSN(t)
-	writer := openDSN(t, dsn)
-	defer writer.Close()
+	writer, reader := twoStores(t)
 	first, err := writer.Append(ctx, "a", eventstore.NoStream, newEvent(t, "A"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	reader := openDSN(t, dsn)
-	defer reader.Close()
 	changes := reader.Changes(ctx)
 	awaitListening(ctx, t, writer, changes, 1)
 	holdSignals(writer)
@@ -170,11 +166,7 @@ func TestReadCarriesTheChangeSignal(t *testing.T) {
 func TestClosingStoreSendsItsLastSignal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	dsn := pgtest.DSN(t)
-	writer := openDSN(t, dsn)
-	defer writer.Close()
-	reader := openDSN(t, dsn)
-	defer reader.Close()
+	writer, reader := twoStores(t)
 	changes := reader.Changes(ctx)
 	awaitListening(ctx, t, writer, changes, 0)
 	holdSignals(writer)
@@ -189,6 +181,18 @@ func TestClosingStoreSendsItsLastSignal(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the closed store's last append was never signalled")
 	}
+}
+
+// twoStores opens two stores on one database, as two processes would.
+func twoStores(t *testing.T) (writer, reader *Store) {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	writer, reader = openDSN(t, dsn), openDSN(t, dsn)
+	t.Cleanup(func() {
+		writer.Close()
+		reader.Close()
+	})
+	return writer, reader
 }
 
 // awaitListening makes signalled reads until changes receives one:
