@@ -60,37 +60,45 @@ func (s *Scheduler) forgetBusy(now time.Time) {
 // heads of their queues) and that run nowhere here, those this process
 // should try to lease: those whose oldest open turn is older than
 // adoptAfter, and on the first sweep also those whose turn was received
-// before this process started (a restarted process resumes its own at
-// once; their leases are its own) — not one received since, which the
-// process that received it is taking the lease for, however late the
-// first sweep comes; and never one whose lease was lately seen held
-// elsewhere. The leases of the rest are read in one query, and those held
-// elsewhere are marked busy.
+// before this process started and whose lease is still its own (a
+// restarted process resumes the turns it was running at once) — not a
+// young turn whose lease nobody holds, which the process that received it
+// is taking the lease for (a process joining a running cluster would
+// otherwise race it), nor one received since, however late the first
+// sweep comes; and never one whose lease was lately seen held elsewhere.
+// The leases of the rest are read in one query, and those held elsewhere
+// are marked busy.
 func (s *Scheduler) adoptable(ctx context.Context, heads []projections.OpenTurn, first bool) ([]string, error) {
 	now := time.Now()
 	s.forgetBusy(now)
 	var chats []string
+	young := map[string]bool{} // resumed only if their lease is this process's
 	for _, t := range heads {
-		resumes := first && t.ReceivedAt.Before(s.started)
-		if !resumes && now.Sub(t.ReceivedAt) < adoptAfter {
+		old := now.Sub(t.ReceivedAt) >= adoptAfter
+		waiting := first && t.ReceivedAt.Before(s.started) // when this process started
+		if !old && !waiting {
 			continue
 		}
 		if s.isBusy(t.Chat, now) {
 			continue
 		}
 		chats = append(chats, t.Chat)
+		young[t.Chat] = !old
 	}
 	if len(chats) == 0 {
 		return nil, nil
 	}
-	held, err := s.leases.HeldElsewhere(ctx, chats)
+	elsewhere, mine, err := s.leases.Holders(ctx, chats)
 	if err != nil {
 		return nil, err
 	}
 	free := chats[:0]
 	for _, chat := range chats {
-		if until, ok := held[chat]; ok {
+		if until, ok := elsewhere[chat]; ok {
 			s.markBusy(chat, minTime(until, now.Add(recheckBusy)))
+			continue
+		}
+		if young[chat] && !mine[chat] {
 			continue
 		}
 		free = append(free, chat)

@@ -80,20 +80,22 @@ func (l *Leases) Renew(ctx context.Context, key string, failed func(error)) bool
 	}
 }
 
-// HeldElsewhere returns, of keys, those another owner holds, each with
-// when its lease lapses. It only reads.
-func (l *Leases) HeldElsewhere(ctx context.Context, keys []string) (map[string]time.Time, error) {
+// Holders returns, of keys, those another owner holds, each with when
+// its lease lapses, and those this owner holds. It only reads.
+func (l *Leases) Holders(ctx context.Context, keys []string) (elsewhere map[string]time.Time, mine map[string]bool, err error) {
 	holds, err := l.store.LeaseHolds(ctx, keys, l.now())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make(map[string]time.Time, len(holds))
+	elsewhere, mine = make(map[string]time.Time, len(holds)), map[string]bool{}
 	for k, h := range holds {
-		if h.Owner != l.owner {
-			out[k] = h.Until
+		if h.Owner == l.owner {
+			mine[k] = true
+			continue
 		}
+		elsewhere[k] = h.Until
 	}
-	return out, nil
+	return elsewhere, mine, nil
 }
 
 // RenewMany renews the leases on keys this owner holds, in one write, and
