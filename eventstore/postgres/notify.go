@@ -67,7 +67,7 @@ func (n *notifier) signal() {
 }
 
 // take hands the pending signal, if any, to a read about to run, which
-// then sends it (read_signalled): true when it must.
+// then sends it (readSignalled): true when it must.
 func (n *notifier) take() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -189,15 +189,15 @@ func ping(ctx context.Context, db *sql.DB, logger *slog.Logger, dsn string) erro
 	return fmt.Errorf("postgres: cannot connect to %s: %w", describe(dsn), err)
 }
 
-// statements are the store's prepared statements and their SQL.
-func (s *Store) statements() []struct {
+// preparedSQL is where a prepared statement of the store goes, and its SQL.
+type preparedSQL struct {
 	dst   **sql.Stmt
 	query string
-} {
-	return []struct {
-		dst   **sql.Stmt
-		query string
-	}{
+}
+
+// statements are the store's prepared statements and their SQL.
+func (s *Store) statements() []preparedSQL {
+	return []preparedSQL{
 		{&s.appendStmt, appendSQL},
 		{&s.readFirstStmt, readFirstSQL},
 		{&s.readAfterStmt, readAfterSQL},
