@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/omega-gateway/omega/cmd/cli"
+	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
@@ -211,4 +213,22 @@ func TestExportCLI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wholeLog is every event in s once the transactions running now have
+// ended: a PostgreSQL store's ReadAll holds back what any transaction of
+// the cluster that began earlier may still precede, and other packages'
+// tests share the cluster.
+func wholeLog(t *testing.T, s eventstore.Store) []domain.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.ReadAll(ctx, 0, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
 }

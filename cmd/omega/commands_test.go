@@ -32,10 +32,7 @@ func commandOutcomes(t *testing.T, backend string) (handled, failed []string) {
 	t.Helper()
 	s := reopenCLIStore(t, backend)
 	defer s.Close()
-	evs, err := s.ReadAll(context.Background(), 0, 10000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := wholeLog(t, s)
 	for _, e := range evs {
 		switch e.Type {
 		case "CommandHandled":

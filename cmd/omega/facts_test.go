@@ -58,10 +58,7 @@ func TestFactsSetRefusesSecretsAndMalformedKeys(t *testing.T) {
 			}
 
 			s := open()
-			evs, err := s.ReadAll(context.Background(), 0, 10000)
-			if err != nil {
-				t.Fatal(err)
-			}
+			evs := wholeLog(t, s)
 			failed := 0
 			for _, e := range evs {
 				if e.Type == "CommandFailed" && strings.Contains(string(e.Data), "RecordFact") {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -172,10 +171,7 @@ func countType(evs []domain.Event, typ string) int {
 // taskEvents are the events of every task stream, in log order.
 func taskEvents(t *testing.T, s eventstore.Store) []domain.Event {
 	t.Helper()
-	evs, err := s.ReadAll(context.Background(), 0, 10000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := wholeLog(t, s)
 	var out []domain.Event
 	for _, e := range evs {
 		if strings.HasPrefix(e.StreamID, "task-") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,10 +109,7 @@ func countMessages(api *telegramtest.Server, part string) int {
 // taskEventCounts counts the events of every task stream.
 func taskEventCounts(t *testing.T, s eventstore.Store) map[string]int {
 	t.Helper()
-	evs, err := s.ReadAll(context.Background(), 0, 10000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs := wholeLog(t, s)
 	counts := map[string]int{}
 	for _, e := range evs {
 		if strings.HasPrefix(e.StreamID, "task-") {
