@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -154,64 +153,6 @@ func strings1(ctx context.Context, db *sql.DB, q string, args ...any) ([]string,
 		out = append(out, s)
 	}
 	return out, rows.Err()
-}
-
-// RecentConversation is a sender's latest conversation in a project with
-// its last messages, oldest first.
-type RecentConversation struct {
-	ID      string
-	LastAt  time.Time
-	History []turn.HistoryMessage
-}
-
-// RecentConversation returns the sender's latest conversation in the
-// project with its last limit messages, in one query (a turn's context
-// needs both, and a round trip less shortens every turn): false when the
-// sender has no conversation in the project or the latest is closed.
-func (q *Queries) RecentConversation(ctx context.Context, snd, project string, limit int) (RecentConversation, bool, error) {
-	// The conversation's row, then its last messages read backwards
-	// along (conversation_id, at) and stopped at the limit: a join sorted
-	// afterwards would sort every message of a long conversation.
-	rows, err := q.query(ctx, `WITH c AS (SELECT id, last_at, closed_at IS NOT NULL AS closed FROM conversations
-			WHERE sender = $1 AND project = $2 ORDER BY last_at DESC LIMIT 1)
-		SELECT 0, c.id, c.last_at, c.closed, '', '', '', 0 FROM c
-		UNION ALL
-		SELECT 1, '', 0, false, m.role, m.text, m.turn_id, m.at FROM (SELECT role, text, turn_id, at FROM messages
-			WHERE conversation_id = (SELECT id FROM c) ORDER BY at DESC, role ASC LIMIT $3) m
-		ORDER BY 1, 8 DESC, 5 ASC`, snd, project, max(limit, 0))
-	if err != nil {
-		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", snd, err)
-	}
-	defer rows.Close()
-	var (
-		out    RecentConversation
-		found  bool
-		closed bool
-	)
-	for rows.Next() {
-		var (
-			kind, last, at int64
-			id             string
-			isClosed       bool
-			role, text, tn string
-		)
-		if err := rows.Scan(&kind, &id, &last, &isClosed, &role, &text, &tn, &at); err != nil {
-			return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", snd, err)
-		}
-		if kind == 0 {
-			found, closed, out.ID, out.LastAt = true, isClosed, id, time.UnixMicro(last)
-			continue
-		}
-		out.History = append(out.History, turn.HistoryMessage{Role: role, Text: text, Turn: tn})
-	}
-	if err := rows.Err(); err != nil {
-		return RecentConversation{}, false, fmt.Errorf("read last conversation of %s: %w", snd, err)
-	}
-	if !found || closed {
-		return RecentConversation{}, false, nil
-	}
-	slices.Reverse(out.History)
-	return out, true, nil
 }
 
 // CountConversations returns how many conversations a sender has had.

@@ -4,13 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/providers/providertest"
 )
 
 // applierLocks returns, per process id, how many of the read models'
@@ -209,5 +212,102 @@ func TestHungApplierHandsOver(t *testing.T) {
 			t.Fatalf("the turns read model shows %d of %d turns completed", done, turns)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A person's messages are answered while the process applying the read
+// models hangs: the process that ran the person's last turn adds that
+// turn's exchange to the next turn's history itself, so the conversation
+// goes on, in order and with everything said before, and the read models
+// catch up once the applier wakes.
+func TestConversationGoesOnWhileTheApplierHangs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	_, vars, open := postgresEnv(t)
+	db := open().(interface{ DB() *sql.DB }).DB()
+	var (
+		mu    sync.Mutex
+		calls [][]providertest.Message
+	)
+	model := providertest.NewOpenAIServer(t, func(req providertest.ChatRequest) (int, string, map[string]string) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, req.Messages)
+		return http.StatusOK, providertest.OpenAIReply(req.Model, fmt.Sprintf("answer %d", len(calls))), nil
+	})
+	start := func() (*proc, string) {
+		addr := freeAddr(t)
+		env := append(os.Environ(), vars...)
+		// No hand-over while the test runs: the applier stays hung.
+		env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_PROVIDER=openai", "OMEGA_OPENAI_BASE_URL="+model.URL,
+			"OMEGA_OPENAI_API_KEY=test-key", "OMEGA_MODEL_FAST=m", "OMEGA_MODEL_COMPLEX=m", "OMEGA_HTTP_ADDR="+addr,
+			"OMEGA_APPLIER_TTL=2m", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
+		p := startServe(t, bin, env)
+		waitHTTP(t, "http://"+addr)
+		return p, "http://" + addr
+	}
+	first, firstURL := start()
+	second, secondURL := start()
+	applier := waitOneApplier(t, db, 10*time.Second, first.cmd.Process.Pid, second.cmd.Process.Pid)
+	hung, otherURL := first, secondURL
+	if applier == second.cmd.Process.Pid {
+		hung, otherURL = second, firstURL
+	}
+	shown := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM turns WHERE status <> 'open'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if out := postMessage(t, otherURL, "hana", "hello", "30s"); out["status"] != "ok" {
+		t.Fatalf("first message: %v", out)
+	}
+	for deadline := time.Now().Add(10 * time.Second); shown() < 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the read models never showed the first turn")
+		}
+	}
+
+	if err := hung.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			if err := hung.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer resume()
+	for _, text := range []string{"one", "two", "three"} {
+		if out := postMessage(t, otherURL, "hana", text, "30s"); out["status"] != "ok" {
+			t.Fatalf("message %q while the applier hangs: %v", text, out)
+		}
+	}
+	if n := shown(); n != 1 {
+		t.Fatalf("the read models show %d turns completed while their applier hangs, want 1: the test shows nothing", n)
+	}
+	mu.Lock()
+	var history []string
+	for _, m := range calls[len(calls)-1] {
+		if m.Role == "assistant" {
+			history = append(history, m.Content)
+		}
+	}
+	mu.Unlock()
+	if got, want := strings.Join(history, "|"), "answer 1|answer 2|answer 3"; got != want {
+		t.Errorf("the last message's history holds the replies %q, want %q", got, want)
+	}
+
+	resume()
+	for deadline := time.Now().Add(20 * time.Second); shown() < 4; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the read models show %d of 4 turns completed after the applier woke", shown())
+		}
 	}
 }

@@ -17,6 +17,9 @@ func SenderStream(channel, senderID string) string {
 	return "sender-" + SenderKey(channel, senderID)
 }
 
+// IsSenderStream reports whether stream is a sender's (SenderStream).
+func IsSenderStream(stream string) bool { return strings.HasPrefix(stream, "sender-") }
+
 // Sender profile events.
 type (
 	// Welcomed records the first contact and the language it was greeted in.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -19,33 +21,42 @@ import (
 // reached (on PostgreSQL an earlier transaction may still be committing)
 // is only acknowledged, never started.
 //
-// wait is true when the next turn cannot start yet: a turn completed here
-// or after the checkpoint is not shown completed (the next turn's history
-// must include it), or no kicked turn has been reached in the log.
+// wait is true when the next turn cannot start yet: a turn completed
+// after the checkpoint is not shown completed (the next turn's history
+// must include it), or no kicked turn has been reached in the log. A turn
+// completed here whose exchange the driver kept (Driver.Exchanges) holds
+// nothing back: the next turn's context adds it to what the read model
+// shows, unless that turn is a command, which reads the read model as it
+// stands.
 func (s *Scheduler) pending(ctx context.Context, chat string, w *worker, done map[string]bool) (turns []projections.OpenTurn, wait bool, err error) {
 	open, applied, err := s.chatQueue(ctx, chat)
 	if err != nil {
 		return nil, false, err
 	}
-	visible := map[string]bool{}
-	for _, t := range open {
-		visible[t.ID] = true
-		if done[t.ID] {
-			wait = true
-			continue
-		}
-		turns = append(turns, t)
-	}
+	turns, visible, wait, kept := s.shownOpen(open, done)
 	s.mu.Lock()
 	w.kicked = slices.DeleteFunc(w.kicked, func(id string) bool { return done[id] || visible[id] })
 	kicked := slices.Clone(w.kicked)
 	s.mu.Unlock()
 	if wait || len(turns) > 0 || len(kicked) == 0 {
-		return append(turns, kickedTurns(chat, kicked, nil)...), wait, nil
+		turns = append(turns, kickedTurns(chat, kicked, nil)...)
+		return turns, wait || (kept && s.readsAsShown(ctx, turns)), nil
 	}
-	tail, settled, err := s.unapplied(ctx, chat, applied, done)
+	turns, wait, keptAfter, err := s.afterCheckpoint(ctx, chat, w, applied, kicked, done)
 	if err != nil {
 		return nil, false, err
+	}
+	return turns, wait || ((kept || keptAfter) && s.readsAsShown(ctx, turns)), nil
+}
+
+// afterCheckpoint is pending for a chat the read model shows nothing to
+// run for while turns were kicked here: the chat's turns received after
+// the read model's checkpoint, read from the log, then the kicked turns
+// that read has not reached.
+func (s *Scheduler) afterCheckpoint(ctx context.Context, chat string, w *worker, applied int64, kicked []string, done map[string]bool) (turns []projections.OpenTurn, wait, kept bool, err error) {
+	tail, settled, kept, err := s.unapplied(ctx, chat, applied, done)
+	if err != nil {
+		return nil, false, false, err
 	}
 	reached := map[string]bool{}
 	for _, t := range tail {
@@ -53,9 +64,46 @@ func (s *Scheduler) pending(ctx context.Context, chat string, w *worker, done ma
 	}
 	rest, err := s.dropCompleted(ctx, w, kickedTurns(chat, kicked, reached), done)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	return append(tail, rest...), !settled || (len(tail) == 0 && len(rest) > 0), nil
+	return append(tail, rest...), !settled || (len(tail) == 0 && len(rest) > 0), kept, nil
+}
+
+// shownOpen sorts the chat's turns the read model shows open: those to
+// run; those it shows (visible); whether one completed here holds the
+// next back (wait: its exchange was not kept) or was kept.
+func (s *Scheduler) shownOpen(open []projections.OpenTurn, done map[string]bool) (turns []projections.OpenTurn, visible map[string]bool, wait, kept bool) {
+	visible = map[string]bool{}
+	for _, t := range open {
+		visible[t.ID] = true
+		switch {
+		case !done[t.ID]:
+			turns = append(turns, t)
+		case s.driver.Exchanges.Holds(t.ID):
+			kept = true
+		default:
+			wait = true
+		}
+	}
+	return turns, visible, wait, kept
+}
+
+// readsAsShown reports whether the next of turns must wait for the read
+// model to show the turns completed before it: a command (/forget closes
+// the conversation the read model shows as the latest) reads it without
+// the exchanges kept here. So does a turn whose message cannot be read
+// now.
+func (s *Scheduler) readsAsShown(ctx context.Context, turns []projections.OpenTurn) bool {
+	if len(turns) == 0 || s.driver.Commands == nil {
+		return false
+	}
+	evs, err := s.driver.Store.Load(ctx, domain.TurnStream(turns[0].ID), 1)
+	if err != nil || len(evs) == 0 {
+		return true
+	}
+	p, err := s.driver.Registry.Decode(evs[0])
+	m, ok := p.(turn.MessageReceived)
+	return err != nil || !ok || s.driver.Commands.IsCommand(m.Text)
 }
 
 // dropCompleted takes out of the worker's kicked turns those whose stream

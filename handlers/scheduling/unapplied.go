@@ -22,23 +22,27 @@ const (
 // unapplied reads the log after the read model's checkpoint and returns
 // the chat's open turns received there, in log order. settled is false
 // when one of the chat's turns received there has already completed (or
-// was completed here): its exchange is not in the history yet; when an
-// event of another stream than a turn's written for the chat or the
-// message's sender (a conversation closed and summarized, a task) was
+// was completed here): its exchange is not in the history yet, unless the
+// driver kept it (kept: see pending); when an event of another stream
+// than a turn's or a sender's profile, written for the chat or the
+// message's sender (a conversation closed and summarized, a task), was
 // logged before one of them: a turn's context is read from the read
-// models, which must show what happened to its chat before its message;
-// and when
-// the log after the checkpoint is not in the shared reader's memory: the
-// worker then waits for the read model rather than read the log itself,
-// which, while the read model lags, would cost every turn a read of
-// everything it lags by.
-func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, done map[string]bool) (open []projections.OpenTurn, settled bool, err error) {
+// models, which must show what happened to its chat before its message
+// (a profile is read from the log itself); and when the log after the
+// checkpoint is not in the shared reader's memory: the worker then waits
+// for the read model rather than read the log itself, which, while the
+// read model lags, would cost every turn a read of everything it lags by.
+func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, done map[string]bool) (open []projections.OpenTurn, settled, kept bool, err error) {
 	byChat, ok, err := s.unappliedByChat(ctx, after)
 	if err != nil || !ok {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	settled = true
 	for _, t := range byChat[chat] {
+		if done[t.id] && s.driver.Exchanges.Holds(t.id) {
+			kept = true // the driver kept its exchange (see pending)
+			continue
+		}
 		if t.completed || done[t.id] {
 			settled = false
 			continue
@@ -46,7 +50,7 @@ func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, don
 		settled = settled && !t.behind
 		open = append(open, projections.OpenTurn{ID: t.id, Chat: chat})
 	}
-	return open, settled, nil
+	return open, settled, kept, nil
 }
 
 // unappliedTurn is a turn received after the read model's checkpoint.
@@ -104,7 +108,9 @@ func (s *Scheduler) turnsByChat(evs []domain.Event) map[string][]unappliedTurn {
 		id := domain.TurnIDFromStream(e.StreamID)
 		switch {
 		case id == "":
-			if e.Metadata.Sender != "" {
+			// A sender's profile is read from the log, never from a read
+			// model: its events hold no turn back.
+			if e.Metadata.Sender != "" && !sender.IsSenderStream(e.StreamID) {
 				touched[sender.SenderKey(e.Metadata.Channel, e.Metadata.Sender)] = true
 			}
 		case e.Type == turn.MessageReceived{}.EventType():

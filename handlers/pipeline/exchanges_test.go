@@ -1,0 +1,122 @@
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/omega-gateway/omega/domain/sender"
+	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/providers"
+)
+
+// A chat's next turn does not wait for the read models to show the turn
+// this process ran before it: its context adds that turn's exchange to
+// what they show. With the read models stopped, three messages in a row
+// are answered, each with the exchanges before it in its history; a
+// command, which reads the read models as they stand, waits for them.
+func TestNextTurnRunsBeforeTheReadModelsShowTheLast(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			p := newPipeline(t, store, db, dialect)
+			p.driver.Commands = slashCommands{}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			p.provider.reply = func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
+				return providers.Response{Text: "re: " + req.Prompt}, nil
+			}
+			if err := p.engine.CatchUp(ctx); err != nil { // the sender's welcome
+				t.Fatal(err)
+			}
+			schedDone := background(ctx, p.scheduler.Run)
+			chat := chanName + "-" + senderID
+			var ids []string
+			for _, text := range []string{"first", "second", "third"} {
+				id := uuid.NewString()
+				ids = append(ids, id)
+				p.receive(t, id, text)
+				p.scheduler.Kick(chat, id)
+				eventually(t, "the "+text+" turn, with the read models stopped", func() bool { return p.completed(t, id) })
+			}
+			if appliedCompletion(t, db, ids[0]) {
+				t.Fatal("the read models ran: the test shows nothing")
+			}
+			reqs := p.provider.requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d provider calls, want 3", len(reqs))
+			}
+			var history []string
+			for _, m := range reqs[2].History {
+				history = append(history, m.Role+": "+m.Content)
+			}
+			want := "user: first|assistant: re: first|user: second|assistant: re: second"
+			if got := strings.Join(history, "|"); got != want {
+				t.Errorf("the third turn's history is %q, want %q", got, want)
+			}
+			if c1, c3 := conversationOf(t, p, ids[0]), conversationOf(t, p, ids[2]); c1 != c3 {
+				t.Errorf("the third turn is in conversation %s, the first in %s", c3, c1)
+			}
+
+			cmd := uuid.NewString()
+			p.receive(t, cmd, "/status")
+			p.scheduler.Kick(chat, cmd)
+			time.Sleep(300 * time.Millisecond)
+			if p.completed(t, cmd) {
+				t.Fatal("the command ran before the read models showed the turns before it")
+			}
+			engineDone := background(ctx, p.engine.Run)
+			eventually(t, "the command, once the read models run", func() bool { return p.completed(t, cmd) })
+			cancel()
+			<-schedDone
+			<-engineDone
+		})
+	}
+}
+
+// A provider session a turn records in the sender's profile holds the
+// chat's next turn back no more than its exchange: the profile is read
+// from the log. With the read models stopped and a new session every
+// call, three messages in a row are answered, each resuming the last.
+func TestNewSessionDoesNotHoldTheNextTurnBack(t *testing.T) {
+	for _, b := range storeBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			store, db, dialect := b.open(t, b.dsn(t))
+			p := newPipeline(t, store, db, dialect)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			p.provider.reply = func(_ context.Context, call int, req providers.Request) (providers.Response, error) {
+				return providers.Response{Text: "re: " + req.Prompt, SessionID: fmt.Sprint("s-", call)}, nil
+			}
+			if err := p.engine.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
+			schedDone := background(ctx, p.scheduler.Run)
+			for _, text := range []string{"first", "second", "third"} {
+				id := uuid.NewString()
+				p.receive(t, id, text)
+				p.scheduler.Kick(chanName+"-"+senderID, id)
+				eventually(t, "the "+text+" turn, with the read models stopped", func() bool { return p.completed(t, id) })
+			}
+			reqs := p.provider.requests()
+			if len(reqs) != 3 || reqs[2].SessionID != "s-2" {
+				t.Fatalf("%d provider calls, the last resuming %q; want 3, resuming s-2", len(reqs), reqs[len(reqs)-1].SessionID)
+			}
+			cancel()
+			<-schedDone
+		})
+	}
+}
+
+// slashCommands answers any message that starts with a slash.
+type slashCommands struct{}
+
+func (slashCommands) IsCommand(text string) bool { return strings.HasPrefix(text, "/") }
+
+func (slashCommands) Answer(context.Context, *turn.Turn, sender.SenderProfile) (pipeline.CommandAnswer, error) {
+	return pipeline.CommandAnswer{Command: "status", Reply: "all well"}, nil
+}
