@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/projections"
 	"github.com/omega-gateway/omega/projections/engine"
+	"github.com/omega-gateway/omega/projections/exchanges"
 	"github.com/omega-gateway/omega/projections/projectionstest"
 )
 
@@ -118,15 +119,15 @@ func compareKeptExchanges(t *testing.T, b projectionstest.Backend, rng *rand.Ran
 // keptExchanges returns the exchanges a process that ran the chat's turns
 // keeps, and false when one of the turns not wholly applied at the cut has
 // none (the scheduler waits for the read model then).
-func keptExchanges(t *testing.T, s eventstore.Store, chat string, turns []string, lastEvent map[string]int, cut int) ([]projections.Exchange, bool) {
+func keptExchanges(t *testing.T, s eventstore.Store, chat string, turns []string, lastEvent map[string]int, cut int) ([]exchanges.Exchange, bool) {
 	t.Helper()
-	var out []projections.Exchange
+	var out []exchanges.Exchange
 	for _, tn := range turns {
 		evs, err := s.Load(context.Background(), domain.TurnStream(tn), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, ok, err := projections.ExchangeOf(projectionstest.TurnsRegistry(), chat, evs)
+		x, ok, err := exchanges.Of(projectionstest.TurnsRegistry(), chat, evs)
 		if err != nil {
 			t.Fatal(err)
 		}

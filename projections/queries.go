@@ -11,6 +11,7 @@ import (
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/task"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/projections/exchanges"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -22,6 +23,7 @@ type Queries struct {
 	db      *sql.DB
 	dialect readmodel.Dialect
 	stmts   *readmodel.Statements
+	kept    *exchanges.Set // see Kept
 }
 
 // NewQueries returns the read-model queries on db (on SQLite a pool of
@@ -33,8 +35,13 @@ func NewQueries(db *sql.DB, d readmodel.Dialect) (*Queries, error) {
 	if d != readmodel.Postgres && d != readmodel.SQLite {
 		return nil, fmt.Errorf("projections: unknown dialect %q", d)
 	}
-	return &Queries{db: db, dialect: d, stmts: readmodel.NewStatements(db, d)}, nil
+	return &Queries{db: db, dialect: d, stmts: readmodel.NewStatements(db, d), kept: exchanges.NewSet()}, nil
 }
+
+// Kept are the exchanges of the turns this process completed, which the
+// turns read model may not show yet: RecentConversation adds them to what
+// it shows.
+func (q *Queries) Kept() *exchanges.Set { return q.kept }
 
 // query runs a read, prepared once where that pays (see readmodel.Statements).
 func (q *Queries) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {

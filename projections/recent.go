@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/projections/exchanges"
 )
 
 // RecentConversation is a sender's latest conversation in a project with
@@ -21,20 +22,23 @@ type RecentConversation struct {
 // RecentConversation returns the sender's latest conversation in the
 // project with its last limit messages, in one query (a turn's context
 // needs both, and a round trip less shortens every turn): false when the
-// sender has no conversation in the project or the latest is closed.
+// sender has no conversation in the project or the latest is closed. The
+// exchanges of the sender's (chat's) turns this process kept (Kept) and
+// the read model does not show yet are in it, as the read model will add
+// them; those it shows are forgotten.
 func (q *Queries) RecentConversation(ctx context.Context, snd, project string, limit int) (RecentConversation, bool, error) {
-	c, ok, _, err := q.RecentConversationWith(ctx, snd, project, limit, nil)
+	c, ok, applied, err := q.RecentConversationWith(ctx, snd, project, limit, q.kept.Chat(snd))
+	q.kept.Applied(applied)
 	return c, ok, err
 }
 
-// RecentConversationWith is RecentConversation as the read model will
-// show it once it has applied pending, the exchanges of the chat's (snd's)
-// latest turns in the order they ran (Exchanges.Chat): those the read
-// model does not show yet are added to what it shows, as it will add
-// them. The same query tells which it shows (a statement reads one
-// snapshot, whatever the applier commits meanwhile); applied lists those.
-func (q *Queries) RecentConversationWith(ctx context.Context, snd, project string, limit int, pending []Exchange) (RecentConversation, bool, []string, error) {
-	pending = slices.DeleteFunc(slices.Clone(pending), func(x Exchange) bool { return x.Project != project })
+// RecentConversationWith is RecentConversation with pending for the
+// exchanges kept: those of the chat's (snd's) latest turns, in the order
+// they ran. The same query tells which the read model shows already (a
+// statement reads one snapshot, whatever the applier commits meanwhile):
+// applied lists those; the others are added to what it shows.
+func (q *Queries) RecentConversationWith(ctx context.Context, snd, project string, limit int, pending []exchanges.Exchange) (RecentConversation, bool, []string, error) {
+	pending = slices.DeleteFunc(slices.Clone(pending), func(x exchanges.Exchange) bool { return x.Project != project })
 	rows, err := q.query(ctx, recentConversationSQL(len(pending)), recentConversationArgs(snd, project, limit, pending)...)
 	if err != nil {
 		return RecentConversation{}, false, nil, fmt.Errorf("read last conversation of %s: %w", snd, err)
@@ -68,7 +72,7 @@ func (q *Queries) RecentConversationWith(ctx context.Context, snd, project strin
 		return RecentConversation{}, false, nil, fmt.Errorf("read last conversation of %s: %w", snd, err)
 	}
 	slices.Reverse(out.History)
-	pending = slices.DeleteFunc(pending, func(x Exchange) bool { return slices.Contains(applied, x.Turn) })
+	pending = slices.DeleteFunc(pending, func(x exchanges.Exchange) bool { return slices.Contains(applied, x.Turn) })
 	out, found, closed = withExchanges(out, found, closed, limit, pending)
 	if !found || closed {
 		return RecentConversation{}, false, applied, nil
@@ -102,7 +106,7 @@ func recentConversationSQL(n int) string {
 		ORDER BY 1, 8 DESC, 5 ASC`
 }
 
-func recentConversationArgs(snd, project string, limit int, pending []Exchange) []any {
+func recentConversationArgs(snd, project string, limit int, pending []exchanges.Exchange) []any {
 	args := []any{snd, project, max(limit, 0)}
 	for _, x := range pending {
 		args = append(args, x.Turn)
@@ -117,7 +121,7 @@ func recentConversationArgs(snd, project string, limit int, pending []Exchange) 
 // message it shows already is not added again (the read model applied the
 // turn's context, not its reply yet), and the history keeps the last limit
 // messages.
-func withExchanges(out RecentConversation, found, closed bool, limit int, pending []Exchange) (RecentConversation, bool, bool) {
+func withExchanges(out RecentConversation, found, closed bool, limit int, pending []exchanges.Exchange) (RecentConversation, bool, bool) {
 	for _, x := range pending {
 		if !found || x.Conversation != out.ID {
 			out, found, closed = RecentConversation{ID: x.Conversation}, true, false

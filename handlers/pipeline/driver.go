@@ -62,11 +62,6 @@ type Driver struct {
 	// completion was recorded (nil: NewDriver makes it); the scheduler
 	// reads it.
 	Replied *RepliedTurns
-	// Exchanges keeps the exchanges of the turns completed here, which the
-	// turns read model may not show yet (nil: NewDriver makes it): the
-	// next turn's context includes them, and the scheduler need not wait
-	// for the read model before starting it.
-	Exchanges *projections.Exchanges
 
 	// The driver's parts, built once from the fields above by NewDriver.
 	gatherer  *gather.Gatherer
@@ -86,9 +81,6 @@ func NewDriver(d Driver) (*Driver, error) {
 	}
 	if d.Replied == nil {
 		d.Replied = NewRepliedTurns()
-	}
-	if d.Exchanges == nil {
-		d.Exchanges = projections.NewExchanges()
 	}
 	if err := d.buildParts(); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ func (d *Driver) buildParts() error {
 	g := gather.Gatherer{
 		Store: d.Store, Registry: d.Registry, Read: d.Read, Prompts: d.Prompts, Logger: d.Logger,
 		Projects: d.Projects, Recall: d.Recall, Capabilities: d.Config.Capabilities, Sandbox: d.Config.Sandbox,
-		HistoryLimit: d.Config.HistoryLimit, ConversationIdle: d.Config.ConversationIdle, Exchanges: d.Exchanges,
+		HistoryLimit: d.Config.HistoryLimit, ConversationIdle: d.Config.ConversationIdle,
 	}
 	if d.Skills != nil {
 		// A nil library stays a nil port: no skills.

@@ -7,10 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
-	"github.com/omega-gateway/omega/projections"
 )
 
 func (d *Driver) removeAttachments(st *turnState, log *slog.Logger) []string {
@@ -34,25 +32,5 @@ func (d *Driver) complete(ctx context.Context, st *turnState, _ sender.SenderPro
 		return err
 	}
 	log.Info("turn completed", "status", st.Outcome())
-	d.keepExchange(ctx, st, log)
 	return nil
-}
-
-// keepExchange keeps the exchange the turn adds to its conversation for
-// the chat's next turn (Driver.Exchanges); without it, that turn waits for
-// the read model to show this one.
-func (d *Driver) keepExchange(ctx context.Context, st *turnState, log *slog.Logger) {
-	evs, err := d.Store.Load(ctx, domain.TurnStream(st.ID), 1)
-	if err != nil {
-		log.Warn("read the completed turn's exchange; the next turn waits for the read model", "err", err)
-		return
-	}
-	x, ok, err := projections.ExchangeOf(d.Registry, st.Received.Chat().Key(), evs)
-	if err != nil {
-		log.Warn("read the completed turn's exchange; the next turn waits for the read model", "err", err)
-		return
-	}
-	if ok {
-		d.Exchanges.Add(x)
-	}
 }

@@ -24,7 +24,7 @@ import (
 // wait is true when the next turn cannot start yet: a turn completed
 // after the checkpoint is not shown completed (the next turn's history
 // must include it), or no kicked turn has been reached in the log. A turn
-// completed here whose exchange the driver kept (Driver.Exchanges) holds
+// completed here whose exchange is kept (Queries.Kept) holds
 // nothing back: the next turn's context adds it to what the read model
 // shows, unless that turn is a command, which reads the read model as it
 // stands.
@@ -79,7 +79,7 @@ func (s *Scheduler) shownOpen(open []projections.OpenTurn, done map[string]bool)
 		switch {
 		case !done[t.ID]:
 			turns = append(turns, t)
-		case s.driver.Exchanges.Holds(t.ID):
+		case s.read.Kept().Holds(t.ID):
 			kept = true
 		default:
 			wait = true

@@ -22,8 +22,8 @@ const (
 // unapplied reads the log after the read model's checkpoint and returns
 // the chat's open turns received there, in log order. settled is false
 // when one of the chat's turns received there has already completed (or
-// was completed here): its exchange is not in the history yet, unless the
-// driver kept it (kept: see pending); when an event of another stream
+// was completed here): its exchange is not in the history yet, unless it
+// is kept (kept: see pending); when an event of another stream
 // than a turn's or a sender's profile, written for the chat or the
 // message's sender (a conversation closed and summarized, a task), was
 // logged before one of them: a turn's context is read from the read
@@ -39,8 +39,8 @@ func (s *Scheduler) unapplied(ctx context.Context, chat string, after int64, don
 	}
 	settled = true
 	for _, t := range byChat[chat] {
-		if done[t.id] && s.driver.Exchanges.Holds(t.id) {
-			kept = true // the driver kept its exchange (see pending)
+		if done[t.id] && s.read.Kept().Holds(t.id) {
+			kept = true // its exchange is kept (see pending)
 			continue
 		}
 		if t.completed || done[t.id] {

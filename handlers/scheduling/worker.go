@@ -156,6 +156,11 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 			continue
 		}
 		backoff = time.Second
+		// The next turn need not wait for the read model to show this one
+		// when its exchange is kept (see pending).
+		if err := s.read.Kept().Keep(ctx, s.driver.Store, s.driver.Registry, chat, head.ID); err != nil {
+			log.Warn("scheduler: keep the turn's exchange; the next turn waits for the read model", "turn", head.ID, "err", err)
+		}
 		done[head.ID] = true
 		s.completedHere(chat, head.ID)
 	}

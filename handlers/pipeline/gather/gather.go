@@ -26,7 +26,7 @@ import (
 // Reads is the read model a context is gathered from
 // (projections.Queries).
 type Reads interface {
-	RecentConversationWith(ctx context.Context, snd, project string, limit int, pending []projections.Exchange) (projections.RecentConversation, bool, []string, error)
+	RecentConversation(ctx context.Context, snd, project string, limit int) (projections.RecentConversation, bool, error)
 	RecentSummaries(ctx context.Context, snd, project string, limit int) ([]string, error)
 	SenderTasks(ctx context.Context, snd string, pendingOnly bool) ([]projections.TaskRow, error)
 }
@@ -60,9 +60,6 @@ type Gatherer struct {
 	// passages about those (nil: the prompt as written).
 	Capabilities *prompts.Capabilities
 	Sandbox      string // the provider's sandbox mode
-	// Exchanges are the turns this process completed that the read model
-	// may not show yet: the conversation includes them (nil: none).
-	Exchanges *projections.Exchanges
 	// HistoryLimit bounds the conversation's messages; a conversation
 	// idle for ConversationIdle ends, and the next message starts one.
 	HistoryLimit     int
@@ -136,11 +133,10 @@ func (g *Gatherer) prompt(ctx context.Context, out *promptctx.Gathered) error {
 // history: the chat's last one while it is active, else a new one named
 // after the turn.
 func (g *Gatherer) conversation(ctx context.Context, chat, project string, now time.Time, turnID string) (string, []turn.HistoryMessage, error) {
-	c, ok, applied, err := g.Read.RecentConversationWith(ctx, chat, project, g.HistoryLimit, g.Exchanges.Chat(chat))
+	c, ok, err := g.Read.RecentConversation(ctx, chat, project, g.HistoryLimit)
 	if err != nil {
 		return "", nil, err
 	}
-	g.Exchanges.Applied(applied)
 	if !ok || !promptctx.ConversationContinues(c.LastAt, now, g.ConversationIdle) {
 		return turnID, nil, nil
 	}

@@ -1,6 +1,13 @@
-package projections
+// Package exchanges keeps what the turns read model will add to a chat's
+// conversation for the turns this process completed: their exchanges
+// (the user's message and the reply). A chat's next turn reads its
+// conversation as the read model shows it with those added
+// (projections.Queries.RecentConversation), so it need not wait for the
+// read model to apply the turn before it.
+package exchanges
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,13 +30,13 @@ type Exchange struct {
 // LastAt is the conversation's last activity once the exchange is in it.
 func (x Exchange) LastAt() int64 { return max(x.UserAt, x.ReplyAt) }
 
-// ExchangeOf reads the exchange a completed turn of chat adds to the turns
+// Of reads the exchange a completed turn of chat adds to the turns
 // read model from the turn's events. It is false for a turn that did
 // anything else a later turn's context reads from the read models (ran a
 // command, closed a conversation, applied markers: tasks and the like) or
 // that has no exchange (no conversation, no reply, or either recorded
 // twice): a later turn waits for the read model to show such a turn.
-func ExchangeOf(reg *domain.Registry, chat string, evs []domain.Event) (Exchange, bool, error) {
+func Of(reg *domain.Registry, chat string, evs []domain.Event) (Exchange, bool, error) {
 	x := Exchange{Chat: chat}
 	var input string
 	var built, replied int
@@ -67,7 +74,7 @@ func ExchangeOf(reg *domain.Registry, chat string, evs []domain.Event) (Exchange
 	return x, ok, nil
 }
 
-// exchangeEvents are the turn events ExchangeOf looks at: those of the
+// exchangeEvents are the turn events Of looks at: those of the
 // exchange and those that rule it out.
 var exchangeEvents = map[string]bool{
 	turn.MessageReceived{}.EventType():    true,
@@ -79,44 +86,62 @@ var exchangeEvents = map[string]bool{
 	turn.ConversationClosed{}.EventType(): true,
 }
 
-// Exchanges are the exchanges of the turns this process completed lately,
-// by chat, which the turns read model may not show yet: the next turn of
-// the chat need not wait for the read model to apply them, since its
-// context adds them to what the read model shows
-// (Queries.RecentConversationWith). A nil *Exchanges holds none.
-type Exchanges struct {
+// Set holds the exchanges of the turns this process completed lately, by
+// chat, which the turns read model may not show yet. A nil *Set holds
+// none.
+type Set struct {
 	mu     sync.Mutex
 	byChat map[string][]Exchange
 	order  []string // turns, oldest first
 	chatOf map[string]string
 }
 
-// Bounds of what Exchanges keep: far more than complete while a read
+// Bounds of what a Set keeps: far more than complete while a read
 // model lags behind the log.
 const (
-	exchangesKept       = 1024
-	exchangesKeptByChat = 16
+	kept       = 1024
+	keptByChat = 16
 )
 
-// NewExchanges returns an empty set.
-func NewExchanges() *Exchanges {
-	return &Exchanges{byChat: map[string][]Exchange{}, chatOf: map[string]string{}}
+// NewSet returns an empty set.
+func NewSet() *Set {
+	return &Set{byChat: map[string][]Exchange{}, chatOf: map[string]string{}}
 }
 
-// Add keeps x, the exchange of a turn completed here.
-func (s *Exchanges) Add(x Exchange) {
+// Loader reads a stream (eventstore.Store).
+type Loader interface {
+	Load(ctx context.Context, stream string, fromVersion int64) ([]domain.Event, error)
+}
+
+// Keep keeps the exchange that turn, completed here, added to chat's
+// conversation, read from its stream; a turn that did more (see Of) is
+// not kept, and the chat's next turn waits for the read model to show it.
+func (s *Set) Keep(ctx context.Context, src Loader, reg *domain.Registry, chat, tn string) error {
 	if s == nil {
-		return
+		return nil
 	}
+	evs, err := src.Load(ctx, domain.TurnStream(tn), 1)
+	if err != nil {
+		return fmt.Errorf("keep the exchange of turn %s: %w", tn, err)
+	}
+	x, ok, err := Of(reg, chat, evs)
+	if err != nil || !ok {
+		return err
+	}
+	s.add(x)
+	return nil
+}
+
+func (s *Set) add(x Exchange) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.chatOf[x.Turn]; ok {
 		return
 	}
-	if len(s.order) == exchangesKept {
+	if len(s.order) == kept {
 		s.dropLocked(s.order[0])
 	}
-	if kept := s.byChat[x.Chat]; len(kept) == exchangesKeptByChat {
+	if kept := s.byChat[x.Chat]; len(kept) == keptByChat {
 		s.dropLocked(kept[0].Turn)
 	}
 	s.byChat[x.Chat] = append(s.byChat[x.Chat], x)
@@ -125,7 +150,7 @@ func (s *Exchanges) Add(x Exchange) {
 }
 
 // Holds reports whether the exchange of turn is kept.
-func (s *Exchanges) Holds(turn string) bool {
+func (s *Set) Holds(turn string) bool {
 	if s == nil {
 		return false
 	}
@@ -136,7 +161,7 @@ func (s *Exchanges) Holds(turn string) bool {
 }
 
 // Chat returns the exchanges kept for chat, in the order their turns ran.
-func (s *Exchanges) Chat(chat string) []Exchange {
+func (s *Set) Chat(chat string) []Exchange {
 	if s == nil {
 		return nil
 	}
@@ -146,7 +171,7 @@ func (s *Exchanges) Chat(chat string) []Exchange {
 }
 
 // Applied forgets the exchanges the read model shows.
-func (s *Exchanges) Applied(turns []string) {
+func (s *Set) Applied(turns []string) {
 	if s == nil {
 		return
 	}
@@ -157,7 +182,7 @@ func (s *Exchanges) Applied(turns []string) {
 	}
 }
 
-func (s *Exchanges) dropLocked(tn string) {
+func (s *Set) dropLocked(tn string) {
 	chat, ok := s.chatOf[tn]
 	if !ok {
 		return
