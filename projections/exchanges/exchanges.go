@@ -99,8 +99,8 @@ type Set struct {
 // Bounds of what a Set keeps: far more than complete while a read
 // model lags behind the log.
 const (
-	kept       = 1024
-	keptByChat = 16
+	maxKept        = 1024
+	maxKeptForChat = 16
 )
 
 // NewSet returns an empty set.
@@ -138,11 +138,11 @@ func (s *Set) add(x Exchange) {
 	if _, ok := s.chatOf[x.Turn]; ok {
 		return
 	}
-	if len(s.order) == kept {
+	if len(s.order) == maxKept {
 		s.dropLocked(s.order[0])
 	}
-	if kept := s.byChat[x.Chat]; len(kept) == keptByChat {
-		s.dropLocked(kept[0].Turn)
+	if chat := s.byChat[x.Chat]; len(chat) == maxKeptForChat {
+		s.dropLocked(chat[0].Turn)
 	}
 	s.byChat[x.Chat] = append(s.byChat[x.Chat], x)
 	s.chatOf[x.Turn] = x.Chat
