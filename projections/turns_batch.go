@@ -14,9 +14,9 @@ import (
 
 // ApplyBatch applies evs with the effect of applying them one by one, in
 // a few multi-row statements on PostgreSQL (SQLite, in process, applies
-// them one by one). The process applying this read model paces every
-// chat's next turn, and one statement per event made it wait a round trip
-// per event.
+// them one by one). The read model's lag holds back a chat's next turn
+// whenever that turn must see it (see scheduling's pending), and one
+// statement per event made the applier wait a round trip per event.
 //
 // Each event's effect is one or two row changes of one kind (a turn
 // received, its context built, a call's usage, ...) on keys that order
