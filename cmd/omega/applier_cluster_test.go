@@ -52,6 +52,19 @@ func applierLocks(t *testing.T, db *sql.DB) map[int]int {
 	return out
 }
 
+// startClusterNode starts `omega serve` on the test's database (vars)
+// with its own data directory, address and home, and the extra settings;
+// it returns the process and its base URL once it answers.
+func startClusterNode(t *testing.T, bin string, vars []string, extra ...string) (*proc, string) {
+	t.Helper()
+	addr := freeAddr(t)
+	env := append(os.Environ(), vars...)
+	env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_HTTP_ADDR="+addr, "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
+	p := startServe(t, bin, append(env, extra...))
+	waitHTTP(t, "http://"+addr)
+	return p, "http://" + addr
+}
+
 // waitOneApplier waits until one of pids holds every read model's lock
 // and returns it.
 func waitOneApplier(t *testing.T, db *sql.DB, within time.Duration, pids ...int) int {
@@ -86,13 +99,7 @@ func TestApplierKilledHandsOver(t *testing.T) {
 	claude, _ := crashClaude(t, t.TempDir())
 	const ttl = 2 * time.Second
 	start := func() (*proc, string) {
-		addr := freeAddr(t)
-		env := append(os.Environ(), vars...)
-		env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr,
-			"OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
-		p := startServe(t, bin, env)
-		waitHTTP(t, "http://"+addr)
-		return p, "http://" + addr
+		return startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s")
 	}
 	first, firstURL := start()
 	second, secondURL := start()
@@ -161,13 +168,7 @@ func TestHungApplierHandsOver(t *testing.T) {
 	claude, _ := crashClaude(t, t.TempDir())
 	const ttl = 2 * time.Second
 	start := func() (*proc, string) {
-		addr := freeAddr(t)
-		env := append(os.Environ(), vars...)
-		env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr,
-			"OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
-		p := startServe(t, bin, env)
-		waitHTTP(t, "http://"+addr)
-		return p, "http://" + addr
+		return startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s")
 	}
 	first, firstURL := start()
 	second, secondURL := start()
@@ -238,15 +239,9 @@ func TestConversationGoesOnWhileTheApplierHangs(t *testing.T) {
 		return http.StatusOK, providertest.OpenAIReply(req.Model, fmt.Sprintf("answer %d", len(calls))), nil
 	})
 	start := func() (*proc, string) {
-		addr := freeAddr(t)
-		env := append(os.Environ(), vars...)
 		// No hand-over while the test runs: the applier stays hung.
-		env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_PROVIDER=openai", "OMEGA_OPENAI_BASE_URL="+model.URL,
-			"OMEGA_OPENAI_API_KEY=test-key", "OMEGA_MODEL_FAST=m", "OMEGA_MODEL_COMPLEX=m", "OMEGA_HTTP_ADDR="+addr,
-			"OMEGA_APPLIER_TTL=2m", "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
-		p := startServe(t, bin, env)
-		waitHTTP(t, "http://"+addr)
-		return p, "http://" + addr
+		return startClusterNode(t, bin, vars, "OMEGA_PROVIDER=openai", "OMEGA_OPENAI_BASE_URL="+model.URL,
+			"OMEGA_OPENAI_API_KEY=test-key", "OMEGA_MODEL_FAST=m", "OMEGA_MODEL_COMPLEX=m", "OMEGA_APPLIER_TTL=2m")
 	}
 	first, firstURL := start()
 	second, secondURL := start()

@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,27 +23,13 @@ import (
 func TestNextTurnRunsBeforeTheReadModelsShowTheLast(t *testing.T) {
 	for _, b := range storeBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			store, db, dialect := b.open(t, b.dsn(t))
-			p := newPipeline(t, store, db, dialect)
-			p.driver.Commands = slashCommands{}
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			p.provider.reply = func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
+			p, db, ctx, cancel := stoppedReadModels(t, b, func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
 				return providers.Response{Text: "re: " + req.Prompt}, nil
-			}
-			if err := p.engine.CatchUp(ctx); err != nil { // the sender's welcome
-				t.Fatal(err)
-			}
+			})
+			defer cancel()
+			p.driver.Commands = slashCommands{}
 			schedDone := background(ctx, p.scheduler.Run)
-			chat := chanName + "-" + senderID
-			var ids []string
-			for _, text := range []string{"first", "second", "third"} {
-				id := uuid.NewString()
-				ids = append(ids, id)
-				p.receive(t, id, text)
-				p.scheduler.Kick(chat, id)
-				eventually(t, "the "+text+" turn, with the read models stopped", func() bool { return p.completed(t, id) })
-			}
+			ids := answerInRow(t, p, "first", "second", "third")
 			if appliedCompletion(t, db, ids[0]) {
 				t.Fatal("the read models ran: the test shows nothing")
 			}
@@ -64,7 +51,7 @@ func TestNextTurnRunsBeforeTheReadModelsShowTheLast(t *testing.T) {
 
 			cmd := uuid.NewString()
 			p.receive(t, cmd, "/status")
-			p.scheduler.Kick(chat, cmd)
+			p.scheduler.Kick(chanName+"-"+senderID, cmd)
 			time.Sleep(300 * time.Millisecond)
 			if p.completed(t, cmd) {
 				t.Fatal("the command ran before the read models showed the turns before it")
@@ -85,23 +72,12 @@ func TestNextTurnRunsBeforeTheReadModelsShowTheLast(t *testing.T) {
 func TestNewSessionDoesNotHoldTheNextTurnBack(t *testing.T) {
 	for _, b := range storeBackends() {
 		t.Run(b.name, func(t *testing.T) {
-			store, db, dialect := b.open(t, b.dsn(t))
-			p := newPipeline(t, store, db, dialect)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			p.provider.reply = func(_ context.Context, call int, req providers.Request) (providers.Response, error) {
+			p, _, ctx, cancel := stoppedReadModels(t, b, func(_ context.Context, call int, req providers.Request) (providers.Response, error) {
 				return providers.Response{Text: "re: " + req.Prompt, SessionID: fmt.Sprint("s-", call)}, nil
-			}
-			if err := p.engine.CatchUp(ctx); err != nil {
-				t.Fatal(err)
-			}
+			})
+			defer cancel()
 			schedDone := background(ctx, p.scheduler.Run)
-			for _, text := range []string{"first", "second", "third"} {
-				id := uuid.NewString()
-				p.receive(t, id, text)
-				p.scheduler.Kick(chanName+"-"+senderID, id)
-				eventually(t, "the "+text+" turn, with the read models stopped", func() bool { return p.completed(t, id) })
-			}
+			answerInRow(t, p, "first", "second", "third")
 			reqs := p.provider.requests()
 			if len(reqs) != 3 || reqs[2].SessionID != "s-2" {
 				t.Fatalf("%d provider calls, the last resuming %q; want 3, resuming s-2", len(reqs), reqs[len(reqs)-1].SessionID)
@@ -110,6 +86,37 @@ func TestNewSessionDoesNotHoldTheNextTurnBack(t *testing.T) {
 			<-schedDone
 		})
 	}
+}
+
+// stoppedReadModels is a pipeline on backend b whose provider answers
+// with reply and whose read models have applied the set-up (the sender's
+// welcome) and then stop: the engine does not run.
+func stoppedReadModels(t *testing.T, b storeBackend, reply func(context.Context, int, providers.Request) (providers.Response, error)) (*rig, *sql.DB, context.Context, context.CancelFunc) {
+	t.Helper()
+	store, db, dialect := b.open(t, b.dsn(t))
+	p := newPipeline(t, store, db, dialect)
+	p.provider.reply = reply
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := p.engine.CatchUp(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return p, db, ctx, cancel
+}
+
+// answerInRow sends texts from the rig's sender, each once the turn
+// before it has completed, and returns their turns.
+func answerInRow(t *testing.T, p *rig, texts ...string) []string {
+	t.Helper()
+	var ids []string
+	for _, text := range texts {
+		id := uuid.NewString()
+		ids = append(ids, id)
+		p.receive(t, id, text)
+		p.scheduler.Kick(chanName+"-"+senderID, id)
+		eventually(t, "the "+text+" turn, with the read models stopped", func() bool { return p.completed(t, id) })
+	}
+	return ids
 }
 
 // slashCommands answers any message that starts with a slash.
