@@ -134,9 +134,11 @@ func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts Open
 			_ = a.backend.Close()
 			return nil, err
 		}
-		// Only an applier needs the others' events the moment they commit.
+		// Only an applier needs the others' events the moment they
+		// commit, and only while a follower here waits for its read models.
 		if t := a.backend.Tail(); t != nil {
-			t.SetUrgent(a.Engine.Applying)
+			t.SetUrgent(a.Engine.Urgent)
+			a.Engine.OnAwait(t.Hurry)
 			t.SetAwaited(awaitedHere)
 		}
 	}

@@ -101,6 +101,7 @@ func (r *Runtime) startScheduling(names []string, workspace string) (*lease.Leas
 	if r.Scheduler, err = scheduling.NewScheduler(scheduling.SchedulerConfig{
 		Driver: r.Driver, Turns: turns, Read: r.Driver.Read, Channels: names, Logger: r.Logger, Leases: leases, Applied: r.Engine.Applied,
 		AppliedThrough: func() (int64, bool) { return r.Engine.AppliedThrough(projections.Turns{}.Name()) },
+		Await:          r.Engine.Await,
 		CoalesceWindow: r.Config.CoalesceWindow,
 	}); err != nil {
 		return nil, err

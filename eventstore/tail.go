@@ -30,6 +30,7 @@ type Tail struct {
 	read    func(ctx context.Context, after int64, limit int) ([]domain.Event, error)
 	changes func(ctx context.Context) <-chan struct{}
 	poll    time.Duration
+	lazy    time.Duration // the pace of reads no follower needs at once (TailLazy)
 
 	mu      sync.Mutex
 	started bool
@@ -39,6 +40,7 @@ type Tail struct {
 	first   int64           // sequence number of buf[0]
 	bytes   int
 	start   chan struct{} // signalled when started becomes true
+	hurry   chan struct{} // signalled when a follower needs a read now (Hurry)
 	grown   Broadcaster   // signalled when the window grows or resets
 	// awaited are own commits not read yet (with when they were
 	// committed): while any is missing the Tail keeps reading soon, as
@@ -92,8 +94,8 @@ const (
 // cursor: the Tail only passes positions it read) and change signals.
 // Run must be running for it to serve followers from memory.
 func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Event, error), changes func(ctx context.Context) <-chan struct{}) *Tail {
-	return &Tail{read: read, changes: changes, poll: TailPoll, index: map[int64]int64{}, start: make(chan struct{}, 1),
-		awaited: map[int64]time.Time{}}
+	return &Tail{read: read, changes: changes, poll: TailPoll, lazy: TailLazy, index: map[int64]int64{}, start: make(chan struct{}, 1),
+		hurry: make(chan struct{}, 1), awaited: map[int64]time.Time{}}
 }
 
 // SetCache makes c see every event the Tail reads; call it before Run.
@@ -172,6 +174,8 @@ func (t *Tail) follow(ctx context.Context, changes <-chan struct{}) {
 				t.reset()
 				return
 			}
+		case <-t.hurry:
+			timer.Stop()
 		case <-timer.C:
 		}
 	}

@@ -283,3 +283,33 @@ func TestTailAwaitingRead(t *testing.T) {
 	default:
 	}
 }
+
+// A follower that begins to need other processes' events at once makes a
+// Tail that is waiting out its lazy pace, or its poll, read at once.
+func TestTailHurries(t *testing.T) {
+	tail, reads, signal := countingTail()
+	tail.SetUrgent(func() bool { return false })
+	tail.poll, tail.lazy = time.Hour, time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tail.offer(0)
+	go tail.Run(ctx)
+	readsReach := func(n int64, what string) {
+		t.Helper()
+		for end := time.Now().Add(10 * time.Second); reads.Load() < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("%s: %d reads, want %d", what, reads.Load(), n)
+			}
+		}
+	}
+	readsReach(1, "the first read")
+	signal() // another process's change: read at the lazy pace, an hour away
+	time.Sleep(20 * time.Millisecond)
+	if n := reads.Load(); n != 1 {
+		t.Fatalf("%d reads before any hurry, want 1", n)
+	}
+	tail.Hurry()
+	readsReach(2, "hurried while pacing a change")
+	tail.Hurry()
+	readsReach(3, "hurried while waiting for a change")
+}

@@ -22,7 +22,7 @@ const (
 
 // SetUrgent tells the Tail when a follower of this process needs other
 // processes' events as soon as they commit: urgent returns true while it
-// does (the process applies read models). Otherwise a change another
+// does (the process applies read models someone waits for). Otherwise a change another
 // process signals is read at most every TailLazy, so that a process does
 // not read the log once per append of every other process; what this
 // process committed itself is read at once all the same. Without it
@@ -31,6 +31,16 @@ func (t *Tail) SetUrgent(urgent func() bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.urgent = urgent
+}
+
+// Hurry makes the Tail read at once: a follower has just begun to need
+// other processes' events (urgent turned true), and the Tail may be
+// waiting out its lazy pace.
+func (t *Tail) Hurry() {
+	select {
+	case t.hurry <- struct{}{}:
+	default:
+	}
 }
 
 // prompt reports whether the Tail must read now rather than at its lazy
@@ -59,6 +69,9 @@ func (t *Tail) pace(ctx context.Context, changes <-chan struct{}, last time.Time
 			return false
 		case <-changes: // perhaps a commit of this process: look again
 			timer.Stop()
+		case <-t.hurry:
+			timer.Stop()
+			return true
 		case <-timer.C:
 			return true
 		}
@@ -79,7 +92,7 @@ func (t *Tail) gap() time.Duration {
 	case urgent():
 		return tailUrgentGap
 	default:
-		return TailLazy
+		return t.lazy
 	}
 }
 
@@ -144,7 +157,7 @@ func (t *Tail) nextWait(b *horizonWait, empty bool, got uint64) time.Duration {
 	}
 	wait := t.poll
 	if held {
-		wait = TailLazy
+		wait = t.lazy
 	}
 	if t.prompt() && (missing || held) {
 		wait = b.retry

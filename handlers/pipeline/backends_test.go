@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,6 +75,7 @@ type rig struct {
 	driver    *pipeline.Driver
 	scheduler *scheduling.Scheduler
 	turns     *messaging.Turns
+	awaits    atomic.Int64 // the scheduler's waits for the read models
 }
 
 // startTurns runs a router with the turn handler, retrying a failed turn
@@ -150,6 +152,10 @@ func newPipeline(t *testing.T, store testStore, db *sql.DB, dialect readmodel.Di
 		Driver: p.driver, Turns: p.turns, Read: p.driver.Read, Channels: []string{chanName}, Logger: quiet,
 		Leases:  leases,
 		Applied: engine.Applied,
+		Await: func() func() {
+			p.awaits.Add(1)
+			return engine.Await()
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,9 @@ func TestNextTurnRunsBeforeTheReadModelsShowTheLast(t *testing.T) {
 			if appliedCompletion(t, db, ids[0]) {
 				t.Fatal("the read models ran: the test shows nothing")
 			}
+			if n := p.awaits.Load(); n != 0 {
+				t.Errorf("the turns waited %d times for the read models, want none", n)
+			}
 			reqs := p.provider.requests()
 			if len(reqs) != 3 {
 				t.Fatalf("%d provider calls, want 3", len(reqs))
@@ -56,6 +59,9 @@ func TestNextTurnRunsBeforeTheReadModelsShowTheLast(t *testing.T) {
 			if p.completed(t, cmd) {
 				t.Fatal("the command ran before the read models showed the turns before it")
 			}
+			if p.awaits.Load() == 0 {
+				t.Error("the command waits without telling the read models' applier")
+			}
 			engineDone := background(ctx, p.engine.Run)
 			eventually(t, "the command, once the read models run", func() bool { return p.completed(t, cmd) })
 			cancel()
@@ -63,6 +69,44 @@ func TestNextTurnRunsBeforeTheReadModelsShowTheLast(t *testing.T) {
 			<-engineDone
 		})
 	}
+}
+
+// A turn waiting for its message's place in the log (on PostgreSQL an
+// older transaction still running hides it) waits for the log, not for
+// the read models: it does not make the process's applier read other
+// processes' events at once. With the read models stopped, a message
+// received while another transaction holds the horizon back runs only
+// once that transaction ends, and nothing awaited the read models.
+func TestMessageBehindTheHorizonDoesNotAwaitTheReadModels(t *testing.T) {
+	b := storeBackends()[1]
+	p, db, ctx, cancel := stoppedReadModels(t, b, func(_ context.Context, _ int, req providers.Request) (providers.Response, error) {
+		return providers.Response{Text: "re: " + req.Prompt}, nil
+	})
+	defer cancel()
+	schedDone := background(ctx, p.scheduler.Run)
+	older, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := older.Exec("SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.NewString()
+	p.receive(t, id, "first")
+	p.scheduler.Kick(chanName+"-"+senderID, id)
+	time.Sleep(300 * time.Millisecond)
+	if p.completed(t, id) {
+		t.Fatal("the turn ran before its place in the log could be read")
+	}
+	if err := older.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the turn, once the older transaction ended", func() bool { return p.completed(t, id) })
+	if n := p.awaits.Load(); n != 0 {
+		t.Errorf("the turn waited %d times for the read models, want none", n)
+	}
+	cancel()
+	<-schedDone
 }
 
 // A provider session a turn records in the sender's profile holds the

@@ -27,12 +27,12 @@ func (s *Scheduler) coalesceOnce(ctx context.Context, chat string, w *worker, he
 // (the merge is recorded on the head before the others are marked) hold.
 func (s *Scheduler) coalesce(ctx context.Context, chat string, w *worker, head string, done map[string]bool, applied <-chan struct{}) error {
 	for {
-		turns, wait, err := s.pending(ctx, chat, w, done)
+		turns, h, err := s.pending(ctx, chat, w, done)
 		if err != nil {
 			return err
 		}
-		if wait {
-			s.waitApplied(ctx, applied)
+		if h != ready {
+			s.waitApplied(ctx, applied, h)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}

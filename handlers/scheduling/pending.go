@@ -21,17 +21,17 @@ import (
 // reached (on PostgreSQL an earlier transaction may still be committing)
 // is only acknowledged, never started.
 //
-// wait is true when the next turn cannot start yet: a turn completed
+// The hold says why the next turn cannot start yet: a turn completed
 // after the checkpoint is not shown completed (the next turn's history
-// must include it), or no kicked turn has been reached in the log. A turn
-// completed here whose exchange is kept (Queries.Kept) holds
-// nothing back: the next turn's context adds it to what the read model
-// shows, unless that turn is a command, which reads the read model as it
-// stands.
-func (s *Scheduler) pending(ctx context.Context, chat string, w *worker, done map[string]bool) (turns []projections.OpenTurn, wait bool, err error) {
+// must include it: forReadModel), or no kicked turn has been reached in
+// the log (forLog). A turn completed here whose exchange is kept
+// (Queries.Kept) holds nothing back: the next turn's context adds it to
+// what the read model shows, unless that turn is a command, which reads
+// the read model as it stands.
+func (s *Scheduler) pending(ctx context.Context, chat string, w *worker, done map[string]bool) (turns []projections.OpenTurn, h hold, err error) {
 	open, applied, err := s.chatQueue(ctx, chat)
 	if err != nil {
-		return nil, false, err
+		return nil, ready, err
 	}
 	turns, visible, wait, kept := s.shownOpen(open, done)
 	s.mu.Lock()
@@ -40,23 +40,41 @@ func (s *Scheduler) pending(ctx context.Context, chat string, w *worker, done ma
 	s.mu.Unlock()
 	if wait || len(turns) > 0 || len(kicked) == 0 {
 		turns = append(turns, kickedTurns(chat, kicked, nil)...)
-		return turns, wait || (kept && s.readsAsShown(ctx, turns)), nil
+		if wait || (kept && s.readsAsShown(ctx, turns)) {
+			return turns, forReadModel, nil
+		}
+		return turns, ready, nil
 	}
-	turns, wait, keptAfter, err := s.afterCheckpoint(ctx, chat, w, applied, kicked, done)
+	turns, h, keptAfter, err := s.afterCheckpoint(ctx, chat, w, applied, kicked, done)
 	if err != nil {
-		return nil, false, err
+		return nil, ready, err
 	}
-	return turns, wait || ((kept || keptAfter) && s.readsAsShown(ctx, turns)), nil
+	if h == ready && (kept || keptAfter) && s.readsAsShown(ctx, turns) {
+		h = forReadModel
+	}
+	return turns, h, nil
 }
+
+// hold is why a chat's next turn cannot start yet.
+type hold uint8
+
+const (
+	ready hold = iota
+	// forLog: a kicked message's place in the log is not read yet; the
+	// shared reader reads this process's own commits promptly.
+	forLog
+	// forReadModel: the read models must show what the log holds first.
+	forReadModel
+)
 
 // afterCheckpoint is pending for a chat the read model shows nothing to
 // run for while turns were kicked here: the chat's turns received after
 // the read model's checkpoint, read from the log, then the kicked turns
 // that read has not reached.
-func (s *Scheduler) afterCheckpoint(ctx context.Context, chat string, w *worker, applied int64, kicked []string, done map[string]bool) (turns []projections.OpenTurn, wait, kept bool, err error) {
+func (s *Scheduler) afterCheckpoint(ctx context.Context, chat string, w *worker, applied int64, kicked []string, done map[string]bool) (turns []projections.OpenTurn, h hold, kept bool, err error) {
 	tail, settled, kept, err := s.unapplied(ctx, chat, applied, done)
 	if err != nil {
-		return nil, false, false, err
+		return nil, ready, false, err
 	}
 	reached := map[string]bool{}
 	for _, t := range tail {
@@ -64,9 +82,15 @@ func (s *Scheduler) afterCheckpoint(ctx context.Context, chat string, w *worker,
 	}
 	rest, err := s.dropCompleted(ctx, w, kickedTurns(chat, kicked, reached), done)
 	if err != nil {
-		return nil, false, false, err
+		return nil, ready, false, err
 	}
-	return append(tail, rest...), !settled || (len(tail) == 0 && len(rest) > 0), kept, nil
+	switch {
+	case !settled:
+		h = forReadModel
+	case len(tail) == 0 && len(rest) > 0:
+		h = forLog
+	}
+	return append(tail, rest...), h, kept, nil
 }
 
 // shownOpen sorts the chat's turns the read model shows open: those to

@@ -43,6 +43,7 @@ type Scheduler struct {
 	channels []string
 	applied  func(ctx context.Context) <-chan struct{}
 	through  func() (int64, bool)
+	await    func() (done func())
 	logger   *slog.Logger
 	sweepGap time.Duration
 	window   time.Duration // message coalescing (0: off)
@@ -119,7 +120,10 @@ type SchedulerConfig struct {
 	// last moved to by the signalling engine: a signal for a batch that
 	// changed no queue then costs no read of the queues.
 	AppliedThrough func() (int64, bool)
-	Logger         *slog.Logger
+	// Await, when set, is called while a turn waits for the read models
+	// to show what the log holds; the wait ends with done.
+	Await  func() (done func())
+	Logger *slog.Logger
 	// Sweep is how often open turns are looked for without a signal
 	// (default 1 s).
 	Sweep time.Duration
@@ -143,7 +147,7 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 		c.Sweep = time.Second
 	}
 	return &Scheduler{
-		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied, through: c.AppliedThrough,
+		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied, through: c.AppliedThrough, await: c.Await,
 		logger: c.Logger, sweepGap: c.Sweep, window: c.CoalesceWindow, kick: make(chan kick, 1024), active: map[string]*worker{}, busy: map[string]time.Time{},
 	}, nil
 }

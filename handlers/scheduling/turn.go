@@ -100,7 +100,13 @@ func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn
 	}
 }
 
-func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}) {
+// waitApplied waits for the read models or the log to move on (h: what
+// the turn waits for). Only a wait for the read models makes this
+// process's applier, if it is one, read other processes' events at once.
+func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}, h hold) {
+	if h == forReadModel && s.await != nil {
+		defer s.await()()
+	}
 	select {
 	case <-ctx.Done():
 	case <-applied:

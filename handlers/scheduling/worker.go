@@ -115,15 +115,15 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 	coalesced := map[string]bool{}
 	backoff := time.Second
 	for ctx.Err() == nil {
-		turns, wait, err := s.pending(ctx, chat, w, done)
+		turns, h, err := s.pending(ctx, chat, w, done)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Error("scheduler: read chat turns", "err", err)
 			}
 			return
 		}
-		if wait {
-			s.waitApplied(ctx, applied)
+		if h != ready {
+			s.waitApplied(ctx, applied, h)
 			continue
 		}
 		if len(turns) == 0 {

@@ -48,6 +48,8 @@ type Engine struct {
 	mu      sync.Mutex
 	through map[string]int64           // projection name -> checkpoint last committed (here or, announced, elsewhere)
 	held    map[string]*pglock.Session // projections this engine applies, each on the session holding its lock (nil: the pool)
+	waiters int                        // followers of this process waiting for the read models (Await)
+	wake    func()                     // wakes the log's reader when a wait begins (OnAwait)
 }
 
 // Applied signals after every batch the running engine commits, so
