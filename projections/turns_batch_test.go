@@ -30,6 +30,25 @@ import (
 // retried calls, plans, commands, conversations closed and started
 // again, recording times out of order), cut into random batches.
 func TestTurnsBatchMatchesOneByOne(t *testing.T) {
+	matchesOneByOne(t, projections.Turns{}, randomTurnLog, 300,
+		"SELECT * FROM %[1]sturns ORDER BY turn_id",
+		"SELECT * FROM %[1]sconversations ORDER BY id",
+		"SELECT * FROM %[1]smessages ORDER BY turn_id, role",
+		"SELECT * FROM %[1]saudit ORDER BY turn_id")
+}
+
+// batchProjection is a read model that applies a batch at once.
+type batchProjection interface {
+	readmodel.Projection
+	ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error
+}
+
+// matchesOneByOne applies random logs (made by log) to p on PostgreSQL
+// event by event, in random batches, in batches of one and in one batch,
+// and fails unless the tables (dumped by queries, the prefix as %[1]s)
+// are the same every way and hold at least minRows rows.
+func matchesOneByOne(t *testing.T, p batchProjection, log func(*testing.T, *rand.Rand, int) []domain.Event, minRows int, queries ...string) {
+	t.Helper()
 	ctx := context.Background()
 	s, err := postgres.Open(ctx, pgtest.DSN(t), postgres.Options{Logger: projectionstest.Quiet})
 	if err != nil {
@@ -40,9 +59,9 @@ func TestTurnsBatchMatchesOneByOne(t *testing.T) {
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 27))
-			evs := randomTurnLog(t, rng, 80)
+			evs := log(t, rng, 80)
 			apply := func(prefix string, batches func(int) int) string {
-				for _, q := range (projections.Turns{}).Schema(readmodel.Postgres, func(n string) string { return prefix + n }) {
+				for _, q := range p.Schema(readmodel.Postgres, func(n string) string { return prefix + n }) {
 					if _, err := s.DB().ExecContext(ctx, q); err != nil {
 						t.Fatal(err)
 					}
@@ -55,26 +74,26 @@ func TestTurnsBatchMatchesOneByOne(t *testing.T) {
 				rtx := readmodel.NewTx(tx, readmodel.Postgres, reg, prefix, nil)
 				if batches == nil {
 					for _, e := range evs {
-						if err := (projections.Turns{}).Apply(ctx, rtx, e); err != nil {
+						if err := p.Apply(ctx, rtx, e); err != nil {
 							t.Fatalf("%s: %v", prefix, err)
 						}
 					}
-					return dumpTurnTables(t, tx, prefix)
+					return dumpTables(t, tx, prefix, queries)
 				}
 				for rest := evs; len(rest) > 0; {
 					n := min(batches(len(rest)), len(rest))
-					if err := (projections.Turns{}).ApplyBatch(ctx, rtx, rest[:n]); err != nil {
+					if err := p.ApplyBatch(ctx, rtx, rest[:n]); err != nil {
 						t.Fatalf("%s: %v", prefix, err)
 					}
 					rest = rest[n:]
 				}
-				return dumpTurnTables(t, tx, prefix)
+				return dumpTables(t, tx, prefix, queries)
 			}
-			p := fmt.Sprintf("s%d_", seed)
-			single := apply(p+"one_", nil)
-			batched := apply(p+"batch_", func(left int) int { return 1 + rng.IntN(min(left, 150)) })
-			whole := apply(p+"whole_", func(left int) int { return left })
-			ones := apply(p+"ones_", func(int) int { return 1 })
+			pre := fmt.Sprintf("s%d_%s_", seed, p.Name())
+			single := apply(pre+"one_", nil)
+			batched := apply(pre+"batch_", func(left int) int { return 1 + rng.IntN(min(left, 150)) })
+			whole := apply(pre+"whole_", func(left int) int { return left })
+			ones := apply(pre+"ones_", func(int) int { return 1 })
 			if ones != single {
 				t.Errorf("batches of one differ from one by one:\nbatches:\n%s\none by one:\n%s", ones, single)
 			}
@@ -84,23 +103,18 @@ func TestTurnsBatchMatchesOneByOne(t *testing.T) {
 			if whole != single {
 				t.Errorf("one batch differs from one by one:\nwhole:\n%s\none by one:\n%s", whole, single)
 			}
-			if n := strings.Count(single, "\n"); n < 300 {
+			if n := strings.Count(single, "\n"); n < minRows {
 				t.Errorf("suspiciously little state: %d rows\n%s", n, single)
 			}
 		})
 	}
 }
 
-// dumpTurnTables lists the turn tables' rows, in key order.
-func dumpTurnTables(t *testing.T, tx *sql.Tx, prefix string) string {
+// dumpTables returns the rows queries select, the prefix as %[1]s.
+func dumpTables(t *testing.T, tx *sql.Tx, prefix string, queries []string) string {
 	t.Helper()
 	var out strings.Builder
-	for _, q := range []string{
-		"SELECT * FROM %[1]sturns ORDER BY turn_id",
-		"SELECT * FROM %[1]sconversations ORDER BY id",
-		"SELECT * FROM %[1]smessages ORDER BY turn_id, role",
-		"SELECT * FROM %[1]saudit ORDER BY turn_id",
-	} {
+	for _, q := range queries {
 		rows, err := tx.Query(fmt.Sprintf(q, prefix))
 		if err != nil {
 			t.Fatal(err)

@@ -4,7 +4,9 @@ package providercalls
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
@@ -49,16 +51,9 @@ func (ReadModel) Schema(_ readmodel.Dialect, t func(string) string) []string {
 }
 
 func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	if !events.IsProviderCall(e.Type) {
-		return nil
-	}
-	p, err := tx.Decode(e)
-	if err != nil {
+	c, ok, err := callOf(tx, e)
+	if err != nil || !ok {
 		return err
-	}
-	c, ok := usage.ProviderCallOf(p)
-	if !ok {
-		return nil
 	}
 	u := c.Usage
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (position, at, purpose, sender, model, failed, duration_ms, input_tokens, output_tokens,
@@ -70,6 +65,71 @@ func (ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) er
 	}
 	return nil
 }
+
+// callOf is the provider call e records; false for any other event.
+func callOf(tx *readmodel.Tx, e domain.Event) (usage.ProviderCall, bool, error) {
+	if !events.IsProviderCall(e.Type) {
+		return usage.ProviderCall{}, false, nil
+	}
+	p, err := tx.Decode(e)
+	if err != nil {
+		return usage.ProviderCall{}, false, err
+	}
+	c, ok := usage.ProviderCallOf(p)
+	return c, ok, nil
+}
+
+// ApplyBatch applies evs as Apply would one by one: on PostgreSQL in one
+// statement (a read model transaction holds the log's visibility horizon
+// from its first write to its commit, and readers awaiting their own
+// commits wait for it), on SQLite one by one.
+func (m ReadModel) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domain.Event) error {
+	if tx.Dialect != readmodel.Postgres {
+		for _, e := range evs {
+			if err := m.Apply(ctx, tx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var rows []map[string]any
+	for _, e := range evs {
+		c, ok, err := callOf(tx, e)
+		if err != nil {
+			return fmt.Errorf("provider calls: apply %s at %d: %w", e.Type, e.Position, err)
+		}
+		if !ok {
+			continue
+		}
+		u := c.Usage
+		rows = append(rows, map[string]any{"position": e.Position, "at": e.RecordedAt.UnixMicro(), "purpose": storable(c.Purpose),
+			"sender": storable(SenderOf(e)), "model": storable(u.Model), "failed": flag(c.Failed), "duration_ms": u.DurationMs,
+			"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens, "cache_read_tokens": u.CacheReadTokens,
+			"cache_write_tokens": u.CacheWriteTokens, "cost_usd": u.CostUSD, "usage_reported": flag(u.UsageReported)})
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	// Sent unprepared: planned for the table as it is.
+	if _, err := tx.Tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s (position, at, purpose, sender, model, failed, duration_ms, input_tokens, output_tokens,
+		cache_read_tokens, cache_write_tokens, cost_usd, usage_reported, calls)
+		SELECT position, at, purpose, sender, model, failed, duration_ms, input_tokens, output_tokens,
+			cache_read_tokens, cache_write_tokens, cost_usd, usage_reported, 1
+		FROM json_to_recordset($1::json) AS v(position bigint, at bigint, purpose text, sender text, model text, failed integer,
+			duration_ms bigint, input_tokens bigint, output_tokens bigint, cache_read_tokens bigint, cache_write_tokens bigint,
+			cost_usd double precision, usage_reported integer)
+		ON CONFLICT (position) DO NOTHING`, tx.T("provider_calls")), string(data)); err != nil {
+		return fmt.Errorf("provider calls: apply a batch of %d calls: %w", len(rows), err)
+	}
+	return nil
+}
+
+// storable is the text as PostgreSQL keeps it (see readmodel's storable).
+func storable(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
 
 // SenderOf is the sender key a call event was for, from its metadata;
 // "" for omega's own work (a heartbeat, a self-heal follow-up).

@@ -109,17 +109,7 @@ func (ReadModel) Schema(d readmodel.Dialect, t func(string) string) []string {
 // conversation, its reply when it is ready, and a closed conversation's
 // summary.
 func (m ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) error {
-	switch e.Type {
-	case turn.MessageReceived{}.EventType(), turn.MessagesMerged{}.EventType(),
-		turn.ContextBuilt{}.EventType(), turn.ReplyReady{}.EventType():
-		if domain.TurnIDFromStream(e.StreamID) == "" {
-			return nil
-		}
-	case turn.ConversationClosed{}.EventType():
-		if summary.ConversationIDFromSummaryStream(e.StreamID) == "" {
-			return nil
-		}
-	default:
+	if !applies(e) {
 		return nil
 	}
 	p, err := tx.Decode(e)
@@ -130,6 +120,19 @@ func (m ReadModel) Apply(ctx context.Context, tx *readmodel.Tx, e domain.Event) 
 		return fmt.Errorf("recall: apply %s of %s: %w", e.Type, e.StreamID, err)
 	}
 	return nil
+}
+
+// applies reports whether the index applies e: a turn's message, merge,
+// context and reply, and a summary's closing of its conversation.
+func applies(e domain.Event) bool {
+	switch e.Type {
+	case turn.MessageReceived{}.EventType(), turn.MessagesMerged{}.EventType(),
+		turn.ContextBuilt{}.EventType(), turn.ReplyReady{}.EventType():
+		return domain.TurnIDFromStream(e.StreamID) != ""
+	case turn.ConversationClosed{}.EventType():
+		return summary.ConversationIDFromSummaryStream(e.StreamID) != ""
+	}
+	return false
 }
 
 func (m ReadModel) apply(ctx context.Context, tx *readmodel.Tx, e domain.Event, p domain.Payload) error {
