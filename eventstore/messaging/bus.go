@@ -199,8 +199,10 @@ func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publi
 }
 
 // announcedCommandPoll is the idle poll of a subscriber that announcements
-// wake.
-const announcedCommandPoll = 5 * time.Second
+// wake (and a reconnected listener, which may have missed one): it only
+// covers a publish whose announcement failed, and each poll of each topic
+// is a transaction in every process.
+const announcedCommandPoll = 15 * time.Second
 
 // sqlCommandTransport is watermill-sql on PostgreSQL. Commands are rare: a
 // poll per topic every 100 ms was a steady load of empty transactions, so

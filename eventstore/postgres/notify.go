@@ -23,8 +23,11 @@ const (
 	// read of the log to carry it (a busy process reads within a few
 	// milliseconds of most of its appends: its own message, to place it
 	// in the order; the applier, at its pace) before the notifier sends
-	// it itself, so a process sends at most one per window.
-	notifyWindow = 25 * time.Millisecond
+	// it itself, so a process sends at most one per window. The others
+	// read what it signals at their lazy pace (eventstore.TailLazy)
+	// unless one of their turns waits, so a signal sooner than that
+	// mostly bought nothing.
+	notifyWindow = eventstore.TailLazy
 )
 
 // notifySQL sends a change signal in a transaction of its own that does

@@ -32,6 +32,9 @@ func (e *Engine) ApplyExclusively(ttl time.Duration) error {
 		return fmt.Errorf("applier TTL %s is under 500ms", ttl)
 	}
 	e.exclusiveTTL = ttl
+	if e.ApplyPace <= 0 {
+		e.ApplyPace = DefaultApplyPace
+	}
 	return nil
 }
 

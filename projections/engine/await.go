@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"context"
+	"time"
+
+	"github.com/omega-gateway/omega/eventstore"
+)
+
 // Await tells the engine that a follower of this process waits for the
 // read models to show what the log holds (a turn that must see the one
 // before it, a command): until done is called, a process that applies
@@ -15,6 +22,7 @@ func (e *Engine) Await() (done func()) {
 	if wake != nil {
 		wake()
 	}
+	e.awaited.Notify()
 	return func() {
 		e.mu.Lock()
 		e.waiters--
@@ -36,4 +44,32 @@ func (e *Engine) OnAwait(wake func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.wake = wake
+}
+
+// DefaultApplyPace is the least time between two batches an exclusive
+// applier commits for a lane while nobody here waits for the read models
+// (Engine.ApplyPace): a busy process's log grows at every append it
+// makes, and a transaction per growth cost the database more than the
+// few milliseconds of lag saved.
+const DefaultApplyPace = eventstore.TailLazy
+
+// pace waits, after a lane committed a batch it began at last, until
+// e.ApplyPace has passed since, a follower here begins to wait for the read
+// models, or ctx ends (hurry: the lane's subscription to Await). Only
+// exclusive appliers pace; SQLite's engine and tools apply at once.
+func (e *Engine) pace(ctx context.Context, last time.Time, hurry <-chan struct{}) {
+	if e.exclusiveTTL == 0 || e.Urgent() {
+		return
+	}
+	left := e.ApplyPace - time.Since(last)
+	if left <= 0 {
+		return
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-hurry:
+	case <-timer.C:
+	}
 }

@@ -37,6 +37,10 @@ type Engine struct {
 	// instead of stopping at the first one. (An undecodable payload is
 	// always skipped and recorded as poisoned.)
 	SkipBad bool
+	// ApplyPace is, under ApplyExclusively, the least time between two
+	// batches of a lane while nobody in this process waits for the read
+	// models (default DefaultApplyPace; see Await).
+	ApplyPace time.Duration
 
 	applied eventstore.Broadcaster
 	stmts   *readmodel.Statements
@@ -50,6 +54,7 @@ type Engine struct {
 	held    map[string]*pglock.Session // projections this engine applies, each on the session holding its lock (nil: the pool)
 	waiters int                        // followers of this process waiting for the read models (Await)
 	wake    func()                     // wakes the log's reader when a wait begins (OnAwait)
+	awaited eventstore.Broadcaster     // signalled when a wait begins (Await), ending a lane's pace
 }
 
 // Applied signals after every batch the running engine commits, so
@@ -286,9 +291,11 @@ func (e *Engine) groups(ctx context.Context, ps []readmodel.Projection) (map[int
 // true when the group must be formed again because a checkpoint moved.
 func (e *Engine) followGroup(ctx context.Context, ps []readmodel.Projection, pos int64) bool {
 	backoff := 100 * time.Millisecond
+	hurry := e.awaited.Subscribe(ctx)
 	for ctx.Err() == nil {
 		err := eventstore.Follow(ctx, e.store, pos, eventstore.FollowOptions{BatchSize: e.BatchSize, Name: "projections", Logger: e.logger},
 			func(ctx context.Context, evs []domain.Event) (int64, error) {
+				began := time.Now()
 				next, err := e.applyIsolating(ctx, ps, "", pos, evs)
 				if next != pos {
 					pos = next
@@ -298,6 +305,9 @@ func (e *Engine) followGroup(ctx context.Context, ps []readmodel.Projection, pos
 					return 0, err
 				}
 				backoff = 100 * time.Millisecond
+				if len(evs) < e.BatchSize {
+					e.pace(ctx, began, hurry)
+				}
 				return next, nil
 			})
 		if ctx.Err() != nil {
