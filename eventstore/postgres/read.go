@@ -52,10 +52,14 @@ SELECT ` + eventColumns + ` FROM read_after_horizon($1, $2, $3, $4) WHERE EXISTS
 )
 
 // horizonWait bounds how long one of the Tail's reads waits in the server
-// for an awaited own commit to become readable: about the longest an
-// append's transaction lasts under load, so that a transaction that holds
-// the horizon back for long costs a read this often, not one per signal.
-const horizonWait = 20 * time.Millisecond
+// for an awaited own commit to become readable: longer than an append's
+// transaction lasts under load (10–35 ms on a busy 2-core machine, its
+// flush included), so that the read nearly always returns what it waited
+// for rather than run out and be made again; a transaction that holds the
+// horizon back for long costs a read this often, not one per signal. A
+// later message can be placed no sooner than the one awaited, so waiting
+// longer in one read delays nothing.
+const horizonWait = 100 * time.Millisecond
 
 // ReadAll implements eventstore.Store. after must be 0 or the position of
 // an event ReadAll has returned.
