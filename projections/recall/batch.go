@@ -126,26 +126,12 @@ func (b *batch) apply(e domain.Event, p domain.Payload) {
 			b.turns[id] = &turnRow{chat: storable(ev.Chat().Key()), input: storable(ev.Text), changed: true}
 		}
 	case turn.MessagesMerged:
-		r := b.turns[id]
-		if len(ev.Texts) == 0 || r == nil {
-			return
-		}
-		r.input, r.changed = r.input+storable("\n"+strings.Join(ev.Texts, "\n")), true
-		if r.conv != "" {
-			b.index(passage{key: id + "/" + KindUser, chat: r.chat, conv: r.conv, turnID: id, project: r.project, kind: KindUser, at: at, body: r.input})
-		}
+		b.merged(id, ev, at)
 	case turn.ContextBuilt:
-		r := b.turns[id]
-		if ev.ConversationID == "" || r == nil {
-			return
-		}
-		r.conv, r.project, r.changed = storable(ev.ConversationID), storable(ev.Project), true
-		if strings.TrimSpace(r.input) != "" {
-			b.index(passage{key: id + "/" + KindUser, chat: r.chat, conv: r.conv, turnID: id, project: r.project, kind: KindUser, at: at, body: r.input})
-		}
+		b.contextBuilt(id, ev, at)
 	case turn.ReplyReady:
 		if r := b.turns[id]; r != nil && r.conv != "" && ev.Text != "" {
-			b.index(passage{key: id + "/" + KindAssistant, chat: r.chat, conv: r.conv, turnID: id, project: r.project, kind: KindAssistant, at: at, body: ev.Text})
+			b.index(r.passage(id, KindAssistant, at, ev.Text))
 		}
 	case turn.ConversationClosed:
 		if ev.Summary != "" {
@@ -153,6 +139,37 @@ func (b *batch) apply(e domain.Event, p domain.Payload) {
 				project: ev.Project, kind: KindSummary, at: at, body: ev.Summary})
 		}
 	}
+}
+
+// merged is merged's effect: the burst added to the turn's message, and to
+// its passage once its conversation is known.
+func (b *batch) merged(id string, ev turn.MessagesMerged, at int64) {
+	r := b.turns[id]
+	if len(ev.Texts) == 0 || r == nil {
+		return
+	}
+	r.input, r.changed = r.input+storable("\n"+strings.Join(ev.Texts, "\n")), true
+	if r.conv != "" {
+		b.index(r.passage(id, KindUser, at, r.input))
+	}
+}
+
+// contextBuilt is contextBuilt's effect: the turn put in its
+// conversation, its message indexed.
+func (b *batch) contextBuilt(id string, ev turn.ContextBuilt, at int64) {
+	r := b.turns[id]
+	if ev.ConversationID == "" || r == nil {
+		return
+	}
+	r.conv, r.project, r.changed = storable(ev.ConversationID), storable(ev.Project), true
+	if strings.TrimSpace(r.input) != "" {
+		b.index(r.passage(id, KindUser, at, r.input))
+	}
+}
+
+// passage is the turn's passage of kind with body, in its conversation.
+func (r *turnRow) passage(id, kind string, at int64, body string) passage {
+	return passage{key: id + "/" + kind, chat: r.chat, conv: r.conv, turnID: id, project: r.project, kind: kind, at: at, body: body}
 }
 
 // index is upsert's effect: a passage indexed again keeps its first
