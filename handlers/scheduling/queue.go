@@ -289,6 +289,6 @@ func (s *Scheduler) openTurnOf(e domain.Event) projections.OpenTurn {
 	if t.Chat == "" {
 		t.Chat = t.Sender
 	}
-	s.chats.put(tn, t.Chat)
+	s.chats.Put(tn, t.Chat)
 	return t
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/internal/twogen"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -79,7 +80,7 @@ func TestAdvanceQueue(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Scheduler{driver: &pipeline.Driver{Registry: reg}}
+			s := &Scheduler{driver: &pipeline.Driver{Registry: reg}, chats: twogen.New[string, string](chatsKept)}
 			if tc.copyAt != 0 {
 				s.queue = fresh()
 				s.queue.applied = tc.copyAt

@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/handlers/scheduling/lease"
+	"github.com/omega-gateway/omega/internal/twogen"
 	"github.com/omega-gateway/omega/projections"
 )
 
@@ -71,8 +72,8 @@ type Scheduler struct {
 	qmu   sync.Mutex
 	queue *queueSnapshot
 	gen   atomic.Uint64
-	moved eventstore.Broadcaster // signalled after the read model moved
-	chats chatCache              // turn -> chat, of messages read from the log
+	moved eventstore.Broadcaster      // signalled after the read model moved
+	chats *twogen.Map[string, string] // turn -> chat, of messages read from the log (chatOf)
 	// The last scan of the log behind the read model (see unapplied.go),
 	// valid while tailGen, counted by the relay at each signal, holds.
 	scanMu  sync.Mutex
@@ -149,6 +150,7 @@ func NewScheduler(c SchedulerConfig) (*Scheduler, error) {
 	return &Scheduler{
 		driver: c.Driver, turns: c.Turns, leases: c.Leases, read: c.Read, channels: c.Channels, applied: c.Applied, through: c.AppliedThrough, await: c.Await,
 		logger: c.Logger, sweepGap: c.Sweep, window: c.CoalesceWindow, kick: make(chan kick, 1024), active: map[string]*worker{}, busy: map[string]time.Time{},
+		chats: twogen.New[string, string](chatsKept),
 	}, nil
 }
 

@@ -3,7 +3,6 @@ package scheduling
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/sender"
@@ -173,12 +172,15 @@ func (s *Scheduler) turnEventsAfter(ctx context.Context, after int64) ([]domain.
 }
 
 // chatOf is the chat key of a MessageReceived event read from the log,
-// decoded once per turn. A payload that does not decode falls back to its
+// decoded once per turn (the last chatsKept or more are remembered: every
+// worker scanning the log behind the read model looks at each message,
+// and decoding it each time made a turn cost in proportion to how far the
+// read model lags). A payload that does not decode falls back to its
 // sender's key (a private chat's): the driver reports that turn's failure
 // when it runs it.
 func (s *Scheduler) chatOf(e domain.Event) string {
 	tn := domain.TurnIDFromStream(e.StreamID)
-	if chat, ok := s.chats.get(tn); ok {
+	if chat, ok := s.chats.Get(tn); ok {
 		return chat
 	}
 	chat := sender.SenderKey(e.Metadata.Channel, e.Metadata.Sender)
@@ -187,37 +189,9 @@ func (s *Scheduler) chatOf(e domain.Event) string {
 			chat = m.Chat().Key()
 		}
 	}
-	s.chats.put(tn, chat)
+	s.chats.Put(tn, chat)
 	return chat
 }
 
-// chatCache remembers the chats of the turns whose messages were decoded
-// lately, in two generations of at most chatCacheSize each: a turn's
-// message is looked at by every worker scanning the log behind the read
-// model, and decoding it each time made a turn cost in proportion to
-// how far the read model lags.
-type chatCache struct {
-	mu       sync.Mutex
-	cur, old map[string]string
-}
-
-const chatCacheSize = 4096
-
-func (c *chatCache) get(tn string) (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if chat, ok := c.cur[tn]; ok {
-		return chat, true
-	}
-	chat, ok := c.old[tn]
-	return chat, ok
-}
-
-func (c *chatCache) put(tn, chat string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cur == nil || len(c.cur) >= chatCacheSize {
-		c.old, c.cur = c.cur, make(map[string]string, chatCacheSize)
-	}
-	c.cur[tn] = chat
-}
+// chatsKept bounds each generation of the chats remembered (chatOf).
+const chatsKept = 4096

@@ -223,3 +223,70 @@ func (e *Engine) readCheckpoints(ctx context.Context) {
 		e.noticed([]string{p.Name()}, pos)
 	}
 }
+
+// Await tells the engine that a follower of this process waits for the
+// read models to show what the log holds (a command, a turn after one
+// whose exchange was not kept) until done is called. Meanwhile a process
+// that applies them reads other processes' events as they commit
+// (Urgent) and commits each batch at once; otherwise it reads them at
+// the store's lazy pace and commits a lane's batch at most every
+// ApplyPace: nearly every turn learns what it needs from this process's
+// own appends, and a transaction per append cost more than the lag.
+func (e *Engine) Await() (done func()) {
+	e.mu.Lock()
+	e.waiters++
+	wake := e.wake
+	e.mu.Unlock()
+	if wake != nil {
+		wake()
+	}
+	e.awaited.Notify()
+	return func() {
+		e.mu.Lock()
+		e.waiters--
+		e.mu.Unlock()
+	}
+}
+
+// Urgent reports whether the engine applies a read model a follower of
+// this process waits for now (Await).
+func (e *Engine) Urgent() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.held) > 0 && e.waiters > 0
+}
+
+// OnAwait sets what wakes the reader of the log when a wait begins.
+func (e *Engine) OnAwait(wake func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.wake = wake
+}
+
+// DefaultApplyPace is Engine.ApplyPace's default.
+const DefaultApplyPace = eventstore.TailLazy
+
+// pace waits, after an exclusive applier's lane committed a batch it
+// began at last, until ApplyPace has passed since, a wait begins (hurry:
+// the lane's subscription to Await) or ctx ends.
+func (e *Engine) pace(ctx context.Context, last time.Time, hurry <-chan struct{}) {
+	left := e.ApplyPace - time.Since(last)
+	if e.exclusiveTTL == 0 || left <= 0 || e.Urgent() {
+		return
+	}
+	timer := time.NewTimer(left)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-hurry:
+	case <-timer.C:
+	}
+}
+
+func names(ps []readmodel.Projection) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name()
+	}
+	return out
+}

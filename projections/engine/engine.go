@@ -38,8 +38,7 @@ type Engine struct {
 	// always skipped and recorded as poisoned.)
 	SkipBad bool
 	// ApplyPace is, under ApplyExclusively, the least time between two
-	// batches of a lane while nobody in this process waits for the read
-	// models (default DefaultApplyPace; see Await).
+	// batches of a lane while nobody here awaits the read models (Await).
 	ApplyPace time.Duration
 
 	applied eventstore.Broadcaster
@@ -52,9 +51,9 @@ type Engine struct {
 	mu      sync.Mutex
 	through map[string]int64           // projection name -> checkpoint last committed (here or, announced, elsewhere)
 	held    map[string]*pglock.Session // projections this engine applies, each on the session holding its lock (nil: the pool)
-	waiters int                        // followers of this process waiting for the read models (Await)
+	waiters int                        // followers here awaiting the read models (Await)
 	wake    func()                     // wakes the log's reader when a wait begins (OnAwait)
-	awaited eventstore.Broadcaster     // signalled when a wait begins (Await), ending a lane's pace
+	awaited eventstore.Broadcaster     // signalled when a wait begins, ending a lane's pace
 }
 
 // Applied signals after every batch the running engine commits, so
@@ -325,14 +324,6 @@ func (e *Engine) followGroup(ctx context.Context, ps []readmodel.Projection, pos
 		backoff = min(backoff*2, 30*time.Second)
 	}
 	return false
-}
-
-func names(ps []readmodel.Projection) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = p.Name()
-	}
-	return out
 }
 
 // movedError reports that a checkpoint is not where the applier expected:

@@ -5,11 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
+	"github.com/omega-gateway/omega/projections/engine/rowdiff"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
 
@@ -121,23 +120,7 @@ func (e *Engine) countEvents(ctx context.Context) (int64, error) {
 }
 
 // Diff is one difference between a live read model and its rebuild.
-type Diff struct {
-	Projection, Table string
-	OnlyLive          []string // rows in the live table the rebuild lacks
-	OnlyRebuilt       []string // rows the rebuild has and the live table lacks
-}
-
-func (d Diff) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s.%s: %d row(s) differ\n", d.Projection, d.Table, len(d.OnlyLive)+len(d.OnlyRebuilt))
-	for _, r := range d.OnlyLive {
-		fmt.Fprintf(&b, "  - live:    %s\n", r)
-	}
-	for _, r := range d.OnlyRebuilt {
-		fmt.Fprintf(&b, "  + rebuilt: %s\n", r)
-	}
-	return b.String()
-}
+type Diff = rowdiff.Diff
 
 // Verify rebuilds each projection into shadow tables up to the live
 // projection's checkpoint and compares the two row by row.
@@ -232,66 +215,30 @@ func (e *Engine) resetShadow(ctx context.Context, p readmodel.Projection) error 
 func (e *Engine) compare(ctx context.Context, p readmodel.Projection) ([]Diff, error) {
 	var diffs []Diff
 	for _, t := range p.Tables() {
-		live, err := e.rows(ctx, t)
+		d, differ, err := rowdiff.Compare(ctx, e.db, p.Name(), t, t, shadowPrefix+t)
 		if err != nil {
 			return nil, err
 		}
-		rebuilt, err := e.rows(ctx, shadowPrefix+t)
-		if err != nil {
-			return nil, err
-		}
-		d := Diff{Projection: p.Name(), Table: t}
-		for r, n := range live {
-			for i := rebuilt[r]; i < n; i++ {
-				d.OnlyLive = append(d.OnlyLive, r)
-			}
-		}
-		for r, n := range rebuilt {
-			for i := live[r]; i < n; i++ {
-				d.OnlyRebuilt = append(d.OnlyRebuilt, r)
-			}
-		}
-		if len(d.OnlyLive)+len(d.OnlyRebuilt) > 0 {
-			sort.Strings(d.OnlyLive)
-			sort.Strings(d.OnlyRebuilt)
+		if differ {
 			diffs = append(diffs, d)
 		}
 	}
 	return diffs, nil
 }
 
-// rows returns a table's rows rendered as text, counted as a multiset.
-func (e *Engine) rows(ctx context.Context, table string) (map[string]int, error) {
-	rs, err := e.db.QueryContext(ctx, "SELECT * FROM "+table)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", table, err)
-	}
-	defer rs.Close()
-	cols, err := rs.Columns()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int{}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rs.Next() {
-		if err := rs.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("scan %s: %w", table, err)
-		}
-		parts := make([]string, len(cols))
-		for i, v := range vals {
-			if b, ok := v.([]byte); ok {
-				v = string(b)
-			}
-			parts[i] = fmt.Sprintf("%s=%v", cols[i], v)
-		}
-		out["("+strings.Join(parts, ", ")+")"]++
-	}
-	return out, rs.Err()
-}
-
 // Registry returns the registry the engine decodes with.
 func (e *Engine) Registry() *domain.Registry { return e.registry }
+
+// schemaCurrent reports, without the schema lock, whether every
+// projection's recorded version and DDL fingerprint are this code's; any
+// doubt answers false, and Setup takes the lock and looks again.
+func (e *Engine) schemaCurrent(ctx context.Context) bool {
+	for _, p := range e.projections {
+		v, err := e.store.Checkpoint(ctx, schemaName(p))
+		f, ferr := e.store.Checkpoint(ctx, readmodel.FingerprintName(p))
+		if err != nil || ferr != nil || v != schemaVersion(p) || f != readmodel.SchemaFingerprint(e.dialect, p) {
+			return false
+		}
+	}
+	return true
+}

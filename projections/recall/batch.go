@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lib/pq"
-
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/projections/readmodel"
@@ -100,8 +98,12 @@ func loadBatch(ctx context.Context, tx *readmodel.Tx, items []item) (*batch, err
 			ids = append(ids, id)
 		}
 	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
 	rows, err := tx.Tx.QueryContext(ctx, fmt.Sprintf(`SELECT turn_id, chat, input, conversation_id, project FROM %s
-		WHERE turn_id = ANY($1)`, tx.T("recall_turns")), pq.Array(ids))
+		WHERE turn_id = ANY(ARRAY(SELECT json_array_elements_text($1::json)))`, tx.T("recall_turns")), string(list))
 	if err != nil {
 		return nil, err
 	}
