@@ -236,8 +236,9 @@ func (e *Engine) Await() (done func()) {
 	e.mu.Lock()
 	e.waiters++
 	wake := e.wake
+	applying := len(e.held) > 0
 	e.mu.Unlock()
-	if wake != nil {
+	if wake != nil && applying {
 		wake()
 	}
 	e.awaited.Notify()
