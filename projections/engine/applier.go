@@ -32,9 +32,6 @@ func (e *Engine) ApplyExclusively(ttl time.Duration) error {
 		return fmt.Errorf("applier TTL %s is under 500ms", ttl)
 	}
 	e.exclusiveTTL = ttl
-	if e.ApplyPace <= 0 {
-		e.ApplyPace = DefaultApplyPace
-	}
 	return nil
 }
 
@@ -228,10 +225,8 @@ func (e *Engine) readCheckpoints(ctx context.Context) {
 // read models to show what the log holds (a command, a turn after one
 // whose exchange was not kept) until done is called. Meanwhile a process
 // that applies them reads other processes' events as they commit
-// (Urgent) and commits each batch at once; otherwise it reads them at
-// the store's lazy pace and commits a lane's batch at most every
-// ApplyPace: nearly every turn learns what it needs from this process's
-// own appends, and a transaction per append cost more than the lag.
+// (Urgent); otherwise at the store's lazy pace: nearly every turn learns
+// what it needs from this process's own appends.
 func (e *Engine) Await() (done func()) {
 	e.mu.Lock()
 	e.waiters++
@@ -241,7 +236,6 @@ func (e *Engine) Await() (done func()) {
 	if wake != nil && applying {
 		wake()
 	}
-	e.awaited.Notify()
 	return func() {
 		e.mu.Lock()
 		e.waiters--
@@ -262,26 +256,6 @@ func (e *Engine) OnAwait(wake func()) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.wake = wake
-}
-
-// DefaultApplyPace is Engine.ApplyPace's default.
-const DefaultApplyPace = eventstore.TailLazy
-
-// pace waits, after an exclusive applier's lane committed a batch it
-// began at last, until ApplyPace has passed since, a wait begins (hurry:
-// the lane's subscription to Await) or ctx ends.
-func (e *Engine) pace(ctx context.Context, last time.Time, hurry <-chan struct{}) {
-	left := e.ApplyPace - time.Since(last)
-	if e.exclusiveTTL == 0 || left <= 0 || e.Urgent() {
-		return
-	}
-	timer := time.NewTimer(left)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-	case <-hurry:
-	case <-timer.C:
-	}
 }
 
 func names(ps []readmodel.Projection) []string {

@@ -37,9 +37,6 @@ type Engine struct {
 	// instead of stopping at the first one. (An undecodable payload is
 	// always skipped and recorded as poisoned.)
 	SkipBad bool
-	// ApplyPace is, under ApplyExclusively, the least time between two
-	// batches of a lane while nobody here awaits the read models (Await).
-	ApplyPace time.Duration
 
 	applied eventstore.Broadcaster
 	stmts   *readmodel.Statements
@@ -53,7 +50,6 @@ type Engine struct {
 	held    map[string]*pglock.Session // projections this engine applies, each on the session holding its lock (nil: the pool)
 	waiters int                        // followers here awaiting the read models (Await)
 	wake    func()                     // wakes the log's reader when a wait begins (OnAwait)
-	awaited eventstore.Broadcaster     // signalled when a wait begins, ending a lane's pace
 }
 
 // Applied signals after every batch the running engine commits, so
@@ -290,11 +286,9 @@ func (e *Engine) groups(ctx context.Context, ps []readmodel.Projection) (map[int
 // true when the group must be formed again because a checkpoint moved.
 func (e *Engine) followGroup(ctx context.Context, ps []readmodel.Projection, pos int64) bool {
 	backoff := 100 * time.Millisecond
-	hurry := e.awaited.Subscribe(ctx)
 	for ctx.Err() == nil {
 		err := eventstore.Follow(ctx, e.store, pos, eventstore.FollowOptions{BatchSize: e.BatchSize, Name: "projections", Logger: e.logger},
 			func(ctx context.Context, evs []domain.Event) (int64, error) {
-				began := time.Now()
 				next, err := e.applyIsolating(ctx, ps, "", pos, evs)
 				if next != pos {
 					pos = next
@@ -304,9 +298,6 @@ func (e *Engine) followGroup(ctx context.Context, ps []readmodel.Projection, pos
 					return 0, err
 				}
 				backoff = 100 * time.Millisecond
-				if len(evs) < e.BatchSize {
-					e.pace(ctx, began, hurry)
-				}
 				return next, nil
 			})
 		if ctx.Err() != nil {

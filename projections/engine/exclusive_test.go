@@ -38,14 +38,11 @@ type exclusiveNode struct {
 
 const testApplierTTL = time.Second
 
-func startExclusive(t *testing.T, open func() store, opts ...func(*engine.Engine)) *exclusiveNode {
+func startExclusive(t *testing.T, open func() store) *exclusiveNode {
 	t.Helper()
 	s := open()
 	e := engine.New(s.DB(), s, readmodel.Postgres, registry(), quiet, applied{}, appliedToo{})
 	e.BatchSize = 7
-	for _, o := range opts {
-		o(e)
-	}
 	if err := e.ApplyExclusively(testApplierTTL); err != nil {
 		t.Fatal(err)
 	}
