@@ -199,10 +199,11 @@ func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publi
 }
 
 // announcedCommandPoll is the idle poll of a subscriber that announcements
-// wake (and a reconnected listener, which may have missed one): it only
-// covers a publish whose announcement failed, and each poll of each topic
-// is a transaction in every process.
-const announcedCommandPoll = 15 * time.Second
+// wake (and a reconnected listener, which may have missed one). It is also
+// how long a stopping subscriber may sleep before it notices the stop
+// (watermill-sql's backoff), so it bounds a clean shutdown: 15 s made
+// omega serve miss its shutdown bound.
+const announcedCommandPoll = 5 * time.Second
 
 // sqlCommandTransport is watermill-sql on PostgreSQL. Commands are rare: a
 // poll per topic every 100 ms was a steady load of empty transactions, so
