@@ -299,7 +299,7 @@ func (k turnKindSQL) exec(ctx context.Context, tx *readmodel.Tx, rows [][]string
 		o := make(map[string]string, len(k.cols)+1)
 		for c, col := range k.cols {
 			name, _, _ := strings.Cut(col, " ")
-			o[name] = strings.ReplaceAll(row[c], "\x00", "\uFFFD") // see readmodel's storable
+			o[name] = readmodel.Storable(row[c])
 		}
 		o["ord"] = strconv.Itoa(r + 1)
 		objs[r] = o

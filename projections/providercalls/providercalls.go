@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/events"
@@ -102,8 +101,8 @@ func (m ReadModel) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domai
 			continue
 		}
 		u := c.Usage
-		rows = append(rows, map[string]any{"position": e.Position, "at": e.RecordedAt.UnixMicro(), "purpose": storable(c.Purpose),
-			"sender": storable(SenderOf(e)), "model": storable(u.Model), "failed": flag(c.Failed), "duration_ms": u.DurationMs,
+		rows = append(rows, map[string]any{"position": e.Position, "at": e.RecordedAt.UnixMicro(), "purpose": readmodel.Storable(c.Purpose),
+			"sender": readmodel.Storable(SenderOf(e)), "model": readmodel.Storable(u.Model), "failed": flag(c.Failed), "duration_ms": u.DurationMs,
 			"input_tokens": u.InputTokens, "output_tokens": u.OutputTokens, "cache_read_tokens": u.CacheReadTokens,
 			"cache_write_tokens": u.CacheWriteTokens, "cost_usd": u.CostUSD, "usage_reported": flag(u.UsageReported)})
 	}
@@ -127,9 +126,6 @@ func (m ReadModel) ApplyBatch(ctx context.Context, tx *readmodel.Tx, evs []domai
 	}
 	return nil
 }
-
-// storable is the text as PostgreSQL keeps it (see readmodel's storable).
-func storable(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
 
 // SenderOf is the sender key a call event was for, from its metadata;
 // "" for omega's own work (a heartbeat, a self-heal follow-up).

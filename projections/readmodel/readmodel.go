@@ -93,10 +93,15 @@ func storable(args []any) []any {
 		if &out[0] == &args[0] {
 			out = slices.Clone(args)
 		}
-		out[i] = strings.ReplaceAll(s, "\x00", "\uFFFD")
+		out[i] = Storable(s)
 	}
 	return out
 }
+
+// Storable is a text as both backends keep it: NUL replaced with U+FFFD
+// (see storable). Statements that carry rows in one JSON parameter apply
+// it to each text themselves.
+func Storable(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
 
 // T returns the physical name of a logical table.
 func (tx *Tx) T(name string) string { return tx.prefix + name }

@@ -125,7 +125,7 @@ func (b *batch) apply(e domain.Event, p domain.Payload) {
 	switch ev := p.(type) {
 	case turn.MessageReceived:
 		if b.turns[id] == nil {
-			b.turns[id] = &turnRow{chat: storable(ev.Chat().Key()), input: storable(ev.Text), changed: true}
+			b.turns[id] = &turnRow{chat: readmodel.Storable(ev.Chat().Key()), input: readmodel.Storable(ev.Text), changed: true}
 		}
 	case turn.MessagesMerged:
 		b.merged(id, ev, at)
@@ -150,7 +150,7 @@ func (b *batch) merged(id string, ev turn.MessagesMerged, at int64) {
 	if len(ev.Texts) == 0 || r == nil {
 		return
 	}
-	r.input, r.changed = r.input+storable("\n"+strings.Join(ev.Texts, "\n")), true
+	r.input, r.changed = r.input+readmodel.Storable("\n"+strings.Join(ev.Texts, "\n")), true
 	if r.conv != "" {
 		b.index(r.passage(id, KindUser, at, r.input))
 	}
@@ -163,7 +163,7 @@ func (b *batch) contextBuilt(id string, ev turn.ContextBuilt, at int64) {
 	if ev.ConversationID == "" || r == nil {
 		return
 	}
-	r.conv, r.project, r.changed = storable(ev.ConversationID), storable(ev.Project), true
+	r.conv, r.project, r.changed = readmodel.Storable(ev.ConversationID), readmodel.Storable(ev.Project), true
 	if strings.TrimSpace(r.input) != "" {
 		b.index(r.passage(id, KindUser, at, r.input))
 	}
@@ -226,7 +226,7 @@ func (b *batch) write(ctx context.Context, tx *readmodel.Tx) error {
 func execRows(ctx context.Context, tx *readmodel.Tx, q string, rows []map[string]string) error {
 	for _, r := range rows {
 		for k, v := range r {
-			r[k] = storable(v)
+			r[k] = readmodel.Storable(v)
 		}
 	}
 	data, err := json.Marshal(rows)
@@ -236,7 +236,3 @@ func execRows(ctx context.Context, tx *readmodel.Tx, q string, rows []map[string
 	_, err = tx.Tx.ExecContext(ctx, q, string(data))
 	return err
 }
-
-// storable is the text as PostgreSQL keeps it (see readmodel's storable):
-// NUL replaced.
-func storable(s string) string { return strings.ReplaceAll(s, "\x00", "\uFFFD") }
