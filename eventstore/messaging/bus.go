@@ -199,11 +199,12 @@ func commandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Publi
 }
 
 // announcedCommandPoll is the idle poll of a subscriber that announcements
-// wake (and a reconnected listener, which may have missed one). It is also
-// how long a stopping subscriber may sleep before it notices the stop
-// (watermill-sql's backoff), so it bounds a clean shutdown: 15 s made
-// omega serve miss its shutdown bound.
-const announcedCommandPoll = 5 * time.Second
+// wake (and a reconnected listener, which may have missed one): only a
+// safety net for an announcement that failed to send, so it is long; every
+// process polls every topic, and at a few seconds the polls of a few
+// processes were a tenth of a transaction per turn. The idle wait ends
+// when the subscriber closes, so it does not delay a stop.
+const announcedCommandPoll = 30 * time.Second
 
 // sqlCommandTransport is watermill-sql on PostgreSQL. Commands are rare: a
 // poll per topic every 100 ms was a steady load of empty transactions, so
@@ -226,7 +227,7 @@ func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Pu
 		return nil, nil, nil, fmt.Errorf("command publisher: %w", err)
 	}
 	var backoff wsql.BackoffManager = quietOnStop{wsql.NewDefaultBackoffManager(poll, time.Second)}
-	stop := func() error { return nil }
+	stop, closing, ended := func() error { return nil }, func() {}, func() {}
 	if opts.Announcer != nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		wake := newWakeup()
@@ -234,6 +235,10 @@ func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Pu
 		backoff = wakeOnAnnounce{next: backoff, wake: wake, poll: poll, done: ctx.Done()}
 		pub = announcingPublisher{Publisher: pub, announcer: opts.Announcer, logger: opts.Logger}
 		stop = func() error { cancel(); return nil }
+		// A subscriber waiting in the backoff for its next poll notices
+		// its close, or the end of its subscription's context, only when
+		// the wait ends.
+		closing, ended = cancel, wake.fire
 	}
 	sub, err := wsql.NewSubscriber(opts.DB, wsql.SubscriberConfig{
 		ConsumerGroup:  "omega",
@@ -245,7 +250,7 @@ func sqlCommandTransport(opts Options, wlog watermill.LoggerAdapter) (message.Pu
 		_ = stop()
 		return nil, nil, nil, fmt.Errorf("command subscriber: %w", err)
 	}
-	return pub, &closeOnce{Subscriber: retrySubscribe{Subscriber: sub, logger: opts.Logger}}, stop, nil
+	return pub, &closeOnce{Subscriber: retrySubscribe{Subscriber: sub, logger: opts.Logger, ended: ended}, closing: closing}, stop, nil
 }
 
 // Bounds of the pause before a failed subscription is tried again.
@@ -261,12 +266,16 @@ const (
 type retrySubscribe struct {
 	message.Subscriber
 	logger *slog.Logger
+	ended  func() // called when a subscription's context ends; may be nil
 }
 
 func (r retrySubscribe) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
 	pause := subscribeRetryMin
 	for {
 		out, err := r.Subscriber.Subscribe(ctx, topic)
+		if err == nil && r.ended != nil {
+			context.AfterFunc(ctx, r.ended)
+		}
 		if err == nil || ctx.Err() != nil || errors.Is(err, wsql.ErrSubscriberClosed) {
 			return out, err
 		}
@@ -293,12 +302,18 @@ func (r retrySubscribe) SubscribeInitialize(topic string) error {
 // an unsynchronized check: "close of closed channel").
 type closeOnce struct {
 	message.Subscriber
-	once sync.Once
-	err  error
+	closing func() // ends the waits that would hold Close back; may be nil
+	once    sync.Once
+	err     error
 }
 
 func (c *closeOnce) Close() error {
-	c.once.Do(func() { c.err = c.Subscriber.Close() })
+	c.once.Do(func() {
+		if c.closing != nil {
+			c.closing()
+		}
+		c.err = c.Subscriber.Close()
+	})
 	return c.err
 }
 
