@@ -45,9 +45,13 @@ type Tail struct {
 	// awaited are own commits not read yet (with when they were
 	// committed): while any is missing the Tail keeps reading soon, as
 	// the transaction holding the horizon back may end without a signal.
-	awaited    map[int64]time.Time
+	awaited    map[int64]awaitedCommit
 	awaits     func(domain.Event) bool // which own commits are awaited (SetAwaited)
 	gotAwaited uint64                  // awaited positions read so far
+	// awaitedOn and readers serve ReadOf: the awaited commit of each
+	// stream, and the channels closed when one is no longer awaited.
+	awaitedOn map[string]int64
+	readers   map[int64]chan struct{}
 	// cache, when set, sees every event read before any follower does,
 	// and is live exactly while the Tail follows the log.
 	cache *streamcache.Cache
@@ -87,7 +91,7 @@ const (
 	tailAwaitFor = 2 * time.Second
 	// TailLazy spaces the reads of other processes' events while no
 	// follower needs them at once (SetUrgent).
-	TailLazy = 50 * time.Millisecond
+	TailLazy = 100 * time.Millisecond
 )
 
 // NewTail returns a Tail over a store's read (which need not check its
@@ -95,7 +99,7 @@ const (
 // Run must be running for it to serve followers from memory.
 func NewTail(read func(ctx context.Context, after int64, limit int) ([]domain.Event, error), changes func(ctx context.Context) <-chan struct{}) *Tail {
 	return &Tail{read: read, changes: changes, poll: TailPoll, lazy: TailLazy, index: map[int64]int64{}, start: make(chan struct{}, 1),
-		hurry: make(chan struct{}, 1), awaited: map[int64]time.Time{}}
+		hurry: make(chan struct{}, 1), awaited: map[int64]awaitedCommit{}, awaitedOn: map[string]int64{}, readers: map[int64]chan struct{}{}}
 }
 
 // SetCache makes c see every event the Tail reads; call it before Run.
@@ -120,7 +124,8 @@ func (t *Tail) Committed(evs []domain.Event) {
 			continue
 		}
 		if _, read := t.index[e.Position]; !read { // a read may have been quicker
-			t.awaited[e.Position] = now
+			t.awaited[e.Position] = awaitedCommit{at: now, stream: e.StreamID}
+			t.awaitedOn[e.StreamID] = e.Position
 		}
 	}
 }
@@ -271,7 +276,7 @@ func (t *Tail) addLocked(evs []domain.Event) {
 		t.buf = append(t.buf, e)
 		t.bytes += len(e.Data)
 		if _, ok := t.awaited[e.Position]; ok {
-			delete(t.awaited, e.Position)
+			t.settleLocked(e.Position)
 			t.gotAwaited++
 		}
 	}
@@ -296,7 +301,9 @@ func (t *Tail) addLocked(evs []domain.Event) {
 func (t *Tail) reset() {
 	t.mu.Lock()
 	t.started, t.buf, t.index, t.bytes, t.first = false, nil, map[int64]int64{}, 0, 0
-	t.awaited = map[int64]time.Time{}
+	for p := range t.awaited {
+		t.settleLocked(p)
+	}
 	t.cache.SetLive(false)
 	t.mu.Unlock()
 	t.grown.Notify()

@@ -313,3 +313,58 @@ func TestTailHurries(t *testing.T) {
 	tail.Hurry()
 	readsReach(3, "hurried while waiting for a change")
 }
+
+// ReadOf's channel closes exactly when the Tail stops awaiting the own
+// commit on its stream: read, given up, or the window dropped; a stream
+// with no awaited commit has none.
+func TestTailReadOf(t *testing.T) {
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		end  func(*Tail)
+	}{
+		{"read", func(tail *Tail) {
+			tail.add(0, []domain.Event{{Position: 5, StreamID: "turn-b"}, {Position: 6, StreamID: "turn-a"}})
+		}},
+		{"given up", func(tail *Tail) {
+			tail.mu.Lock()
+			c := tail.awaited[6]
+			c.at = c.at.Add(-tailAwaitFor - time.Second)
+			tail.awaited[6] = c
+			tail.mu.Unlock()
+			tail.missing()
+		}},
+		{"window dropped", func(tail *Tail) { tail.reset() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tail, _, _ := countingTail()
+			tail.SetAwaited(func(e domain.Event) bool { return e.Type == "Wanted" })
+			tail.offer(0)
+			tail.Committed([]domain.Event{{Position: 5, StreamID: "turn-b", Type: "Other"}, {Position: 6, StreamID: "turn-a", Type: "Wanted"}})
+			if ch := tail.ReadOf("turn-b"); ch != nil {
+				t.Fatal("a channel for a stream with no awaited commit")
+			}
+			ch := tail.ReadOf("turn-a")
+			if ch == nil || closed(ch) {
+				t.Fatal("no open channel for the awaited commit")
+			}
+			if again := tail.ReadOf("turn-a"); again != ch {
+				t.Fatal("a second channel for the same commit")
+			}
+			tc.end(tail)
+			if !closed(ch) {
+				t.Fatal("the channel is still open once the commit is no longer awaited")
+			}
+			if tail.ReadOf("turn-a") != nil {
+				t.Fatal("a channel for a commit no longer awaited")
+			}
+		})
+	}
+}

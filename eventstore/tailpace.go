@@ -111,9 +111,9 @@ func (t *Tail) SetAwaited(awaits func(domain.Event) bool) {
 func (t *Tail) missing() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for p, at := range t.awaited {
-		if time.Since(at) > tailAwaitFor {
-			delete(t.awaited, p)
+	for p, c := range t.awaited {
+		if time.Since(c.at) > tailAwaitFor {
+			t.settleLocked(p)
 		}
 	}
 	return len(t.awaited) > 0

@@ -32,7 +32,7 @@ func (s *Scheduler) coalesce(ctx context.Context, chat string, w *worker, head s
 			return err
 		}
 		if h != ready {
-			s.waitApplied(ctx, applied, h)
+			s.waitApplied(ctx, applied, h, w, done)
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}

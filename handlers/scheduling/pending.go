@@ -29,6 +29,7 @@ import (
 // what the read model shows, unless that turn is a command, which reads
 // the read model as it stands.
 func (s *Scheduler) pending(ctx context.Context, chat string, w *worker, done map[string]bool) (turns []projections.OpenTurn, h hold, err error) {
+	s.looks.Add(1)
 	open, applied, err := s.chatQueue(ctx, chat)
 	if err != nil {
 		return nil, ready, err

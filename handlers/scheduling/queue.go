@@ -2,7 +2,7 @@ package scheduling
 
 import (
 	"context"
-	"slices"
+	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
@@ -12,74 +12,18 @@ import (
 	"github.com/omega-gateway/omega/projections"
 )
 
-// queueSnapshot is the open turns of every chat as the turns read model
-// showed them at position applied. Read once, it is moved forward in
-// memory with the events applied since (from the shared reader's window),
-// so a turn does not pay for every open turn (a thousand waiting senders
-// made each read a thousand rows). It is read again when the window does
-// not reach back to it, or every queueResync.
-type queueSnapshot struct {
-	gen     uint64
-	at      time.Time
-	byChat  map[string][]projections.OpenTurn // arrival order
-	chatOf  map[string]string                 // open turn -> its chat
-	applied int64
-}
-
 // queueResync bounds how long the shared copy is moved forward in memory
 // before it is read again whole.
 const queueResync = time.Second
 
-func newQueueSnapshot(gen uint64, at time.Time, all []projections.OpenTurn, applied int64) *queueSnapshot {
-	q := &queueSnapshot{gen: gen, at: at, applied: applied,
-		byChat: map[string][]projections.OpenTurn{}, chatOf: make(map[string]string, len(all))}
-	for _, t := range all {
-		q.add(t)
-	}
-	return q
-}
-
-func (q *queueSnapshot) add(t projections.OpenTurn) {
-	if _, ok := q.chatOf[t.ID]; ok {
-		return
-	}
-	q.byChat[t.Chat] = append(q.byChat[t.Chat], t)
-	q.chatOf[t.ID] = t.Chat
-}
-
-func (q *queueSnapshot) acked(tn string) {
-	chat, ok := q.chatOf[tn]
-	if !ok {
-		return
-	}
-	ts := q.byChat[chat]
-	if i := slices.IndexFunc(ts, func(t projections.OpenTurn) bool { return t.ID == tn }); i >= 0 {
-		ts[i].Acked = true
-	}
-}
-
-func (q *queueSnapshot) completed(tn string) {
-	chat, ok := q.chatOf[tn]
-	if !ok {
-		return
-	}
-	delete(q.chatOf, tn)
-	ts := slices.DeleteFunc(q.byChat[chat], func(t projections.OpenTurn) bool { return t.ID == tn })
-	if len(ts) == 0 {
-		delete(q.byChat, chat)
-		return
-	}
-	q.byChat[chat] = ts
-}
-
 // withQueue calls fn with the open turns of every chat, from the shared
 // copy when it is current, under the copy's lock: fn must copy what it
 // keeps.
-func (s *Scheduler) withQueue(ctx context.Context, fn func(q *queueSnapshot)) error {
+func (s *Scheduler) withQueue(ctx context.Context, fn func(q *openq.Snapshot)) error {
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
 	gen := s.gen.Load()
-	if q := s.queue; q != nil && s.applied != nil && q.gen == gen && time.Since(q.at) < queueResync {
+	if q := s.queue; q != nil && s.applied != nil && q.Gen == gen && time.Since(q.At) < queueResync {
 		fn(q)
 		return nil
 	}
@@ -88,7 +32,7 @@ func (s *Scheduler) withQueue(ctx context.Context, fn func(q *queueSnapshot)) er
 	if err != nil {
 		return err
 	}
-	s.queue = newQueueSnapshot(gen, at, all, applied)
+	s.queue = openq.New(gen, at, all, applied)
 	fn(s.queue)
 	return nil
 }
@@ -96,8 +40,8 @@ func (s *Scheduler) withQueue(ctx context.Context, fn func(q *queueSnapshot)) er
 // chatQueue is one chat's open turns and the read model's checkpoint,
 // served from the shared copy.
 func (s *Scheduler) chatQueue(ctx context.Context, chat string) (turns []projections.OpenTurn, applied int64, err error) {
-	err = s.withQueue(ctx, func(q *queueSnapshot) {
-		turns, applied = slices.Clone(q.byChat[chat]), q.applied
+	err = s.withQueue(ctx, func(q *openq.Snapshot) {
+		turns, applied = q.Chat(chat), q.Applied
 	})
 	return turns, applied, err
 }
@@ -211,7 +155,7 @@ func (s *Scheduler) advanceQueue(window logWindow, through func() (int64, bool))
 	q := s.queue
 	var from int64
 	if q != nil {
-		from = q.applied
+		from = q.Applied
 	}
 	s.qmu.Unlock()
 	if q == nil {
@@ -233,28 +177,12 @@ func (s *Scheduler) advanceQueue(window logWindow, through func() (int64, bool))
 	}
 	s.qmu.Lock()
 	defer s.qmu.Unlock()
-	if s.queue != q || q.applied != from {
+	if s.queue != q || q.Applied != from {
 		return false // read again or moved meanwhile
 	}
-	q.apply(evs, received)
-	q.applied = last
+	q.Apply(evs, received)
+	q.Applied = last
 	return true
-}
-
-// apply applies the queue's events, with the turns their messages open
-// (by event id), as the read model does.
-func (q *queueSnapshot) apply(evs []domain.Event, received map[string]projections.OpenTurn) {
-	for _, e := range evs {
-		tn := domain.TurnIDFromStream(e.StreamID)
-		switch e.Type {
-		case turn.MessageReceived{}.EventType():
-			q.add(received[e.ID.String()])
-		case turn.AckSent{}.EventType():
-			q.acked(tn)
-		case turn.TurnCompleted{}.EventType():
-			q.completed(tn)
-		}
-	}
 }
 
 // eventsThrough returns the queue's events of turn streams after position

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"encoding/json"
+	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"maps"
 	"slices"
 	"testing"
@@ -54,8 +55,8 @@ func TestAdvanceQueue(t *testing.T) {
 	}
 	at := func(pos int64) func() (int64, bool) { return func() (int64, bool) { return pos, true } }
 	ann := sender.SenderKey("http", "ann")
-	fresh := func() *queueSnapshot {
-		return newQueueSnapshot(0, time.Now(), []projections.OpenTurn{
+	fresh := func() *openq.Snapshot {
+		return openq.New(0, time.Now(), []projections.OpenTurn{
 			{ID: "t0", Chat: ann, Channel: "http"}, {ID: "t1", Chat: ann, Channel: "http"}}, 10)
 	}
 	tests := []struct {
@@ -83,7 +84,7 @@ func TestAdvanceQueue(t *testing.T) {
 			s := &Scheduler{driver: &pipeline.Driver{Registry: reg}, chats: twogen.New[string, string](chatsKept)}
 			if tc.copyAt != 0 {
 				s.queue = fresh()
-				s.queue.applied = tc.copyAt
+				s.queue.Applied = tc.copyAt
 			}
 			if got := s.advanceQueue(tc.window, tc.through); got != tc.want {
 				t.Fatalf("advanceQueue = %v, want %v", got, tc.want)
@@ -92,7 +93,7 @@ func TestAdvanceQueue(t *testing.T) {
 				return
 			}
 			got := map[string][]string{}
-			for chat, ts := range s.queue.byChat {
+			s.queue.Each(func(chat string, ts []projections.OpenTurn) {
 				for _, t := range ts {
 					id := t.ID
 					if t.Acked {
@@ -100,12 +101,12 @@ func TestAdvanceQueue(t *testing.T) {
 					}
 					got[chat] = append(got[chat], id)
 				}
-			}
+			})
 			if !maps.EqualFunc(got, tc.queues, slices.Equal) {
 				t.Fatalf("queues %v, want %v", got, tc.queues)
 			}
-			if last, _ := tc.through(); s.queue.applied != last {
-				t.Fatalf("the copy is at %d, want %d", s.queue.applied, last)
+			if last, _ := tc.through(); s.queue.Applied != last {
+				t.Fatalf("the copy is at %d, want %d", s.queue.Applied, last)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ package scheduling
 import (
 	"context"
 	"errors"
+	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"log/slog"
 	"slices"
 	"sync"
@@ -48,6 +49,7 @@ type Scheduler struct {
 	logger   *slog.Logger
 	sweepGap time.Duration
 	window   time.Duration // message coalescing (0: off)
+	looks    atomic.Int64  // how often a worker looked at its chat's queue (Looks)
 
 	kick   chan kick
 	mu     sync.Mutex
@@ -70,7 +72,7 @@ type Scheduler struct {
 	// The open turns of every chat as the read model last showed them,
 	// shared by all workers and kept current from the log (see queue.go).
 	qmu   sync.Mutex
-	queue *queueSnapshot
+	queue *openq.Snapshot
 	gen   atomic.Uint64
 	moved eventstore.Broadcaster      // signalled after the read model moved
 	chats *twogen.Map[string, string] // turn -> chat, of messages read from the log (chatOf)
@@ -98,6 +100,11 @@ func (s *Scheduler) Kick(chat, tn string) {
 	default: // full: the next sweep finds the turn
 	}
 }
+
+// Looks is how many times the scheduler's workers have looked at their
+// chats' queues for a turn to run: a cost per turn that must not grow
+// with the number of messages waiting.
+func (s *Scheduler) Looks() int64 { return s.looks.Load() }
 
 func (s *Scheduler) subscribe(ctx context.Context) <-chan struct{} {
 	if s.applied == nil {
@@ -202,16 +209,16 @@ func (s *Scheduler) Run(ctx context.Context) error {
 func (s *Scheduler) sweep(ctx context.Context) {
 	var heads []projections.OpenTurn
 	var queued []string // chats with a turn behind the head not acknowledged
-	err := s.withQueue(ctx, func(q *queueSnapshot) {
-		for chat, ts := range q.byChat {
+	err := s.withQueue(ctx, func(q *openq.Snapshot) {
+		q.Each(func(chat string, ts []projections.OpenTurn) {
 			if !slices.Contains(s.channels, ts[0].Channel) {
-				continue
+				return
 			}
 			heads = append(heads, ts[0])
 			if slices.ContainsFunc(ts[1:], func(t projections.OpenTurn) bool { return !t.Acked }) {
 				queued = append(queued, chat)
 			}
-		}
+		})
 	})
 	if err != nil {
 		if ctx.Err() == nil {

@@ -103,13 +103,52 @@ func (s *Scheduler) ackQueued(ctx context.Context, queued []projections.OpenTurn
 // waitApplied waits for the read models or the log to move on (h: what
 // the turn waits for). Only a wait for the read models makes this
 // process's applier, if it is one, read other processes' events at once.
-func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}, h hold) {
+// A turn waiting for its message's place in the log waits for the shared
+// reader to read that message, when the reader awaits it, rather than
+// look again at every read of the log: with a thousand messages waiting,
+// looking at each on every read made a turn cost in proportion to the
+// messages waiting.
+func (s *Scheduler) waitApplied(ctx context.Context, applied <-chan struct{}, h hold, w *worker, done map[string]bool) {
 	if h == forReadModel && s.await != nil {
 		defer s.await()()
+	}
+	if read := s.kickedRead(h, w, done); read != nil {
+		select {
+		case <-ctx.Done():
+		case <-read:
+		case <-time.After(readPatience):
+		}
+		return
 	}
 	select {
 	case <-ctx.Done():
 	case <-applied:
 	case <-time.After(50 * time.Millisecond):
 	}
+}
+
+// readPatience bounds a wait for the shared reader to read a kicked
+// message: the reader gives up awaiting a commit after a while, and a
+// window dropped after a failed read ends the wait at once, so this is
+// only a safety net.
+const readPatience = time.Second
+
+// kickedRead is, for a turn waiting for its message's place in the log,
+// a channel closed once the shared reader has read the oldest message
+// kicked here that is not done (pending found none of them in the log
+// yet); nil when the reader does not await that message, or for any
+// other wait.
+func (s *Scheduler) kickedRead(h hold, w *worker, done map[string]bool) <-chan struct{} {
+	tail := s.tail()
+	if h != forLog || tail == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range w.kicked {
+		if !done[id] {
+			return tail.ReadOf(domain.TurnStream(id))
+		}
+	}
+	return nil
 }

@@ -123,7 +123,7 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 			return
 		}
 		if h != ready {
-			s.waitApplied(ctx, applied, h)
+			s.waitApplied(ctx, applied, h, w, done)
 			continue
 		}
 		if len(turns) == 0 {
