@@ -65,6 +65,14 @@ func (s *Scheduler) waitTurn(ctx context.Context, chat string, w *worker, head s
 	}
 }
 
+// answered reports whether the head turn has replied: marked here, or its
+// stream records its completion. The read model may show a head open that
+// another process, or this one before a restart, answered: the messages
+// behind it are then no queue.
+func (s *Scheduler) answered(ctx context.Context, head string) func() bool {
+	return func() bool { return s.driver.Replied.Has(head) || s.completed(ctx, head) }
+}
+
 // completed reports whether the turn's stream records its completion.
 func (s *Scheduler) completed(ctx context.Context, tn string) bool {
 	ok, err := s.completedErr(ctx, tn)

@@ -141,10 +141,7 @@ func (s *Scheduler) work(ctx context.Context, chat string, w *worker) {
 			coalesced[head.ID] = true
 			continue
 		}
-		// The read model may show the head open while its stream records
-		// its completion (another process, or this one before a restart,
-		// answered it): the messages behind it are then no queue.
-		s.ackQueued(ctx, turns[1:], acked, func() bool { return s.driver.Replied.Has(head.ID) || s.completed(ctx, head.ID) }, log)
+		s.ackQueued(ctx, turns[1:], acked, s.answered(ctx, head.ID), log)
 		if err := s.runTurn(ctx, chat, w, head.ID, done, acked, log); err != nil {
 			if ctx.Err() != nil {
 				return
