@@ -84,16 +84,7 @@ func TestMessageBehindTheHorizonDoesNotAwaitTheReadModels(t *testing.T) {
 	})
 	defer cancel()
 	schedDone := background(ctx, p.scheduler.Run)
-	older, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := older.Exec("SELECT pg_current_xact_id()"); err != nil {
-		t.Fatal(err)
-	}
-	id := uuid.NewString()
-	p.receive(t, id, "first")
-	p.scheduler.Kick(chanName+"-"+senderID, id)
+	older, id := messageBehindTheHorizon(ctx, t, p, db, "first")
 	time.Sleep(300 * time.Millisecond)
 	if p.completed(t, id) {
 		t.Fatal("the turn ran before its place in the log could be read")

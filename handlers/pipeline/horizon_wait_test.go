@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -28,16 +29,7 @@ func TestTurnBehindTheHorizonWaitsForItsMessage(t *testing.T) {
 	tail := store.(interface{ Tail() *eventstore.Tail }).Tail()
 	eventually(t, "the shared reader following the log", tail.Following)
 
-	older, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := older.Exec("SELECT pg_current_xact_id()"); err != nil {
-		t.Fatal(err)
-	}
-	id := uuid.NewString()
-	p.receive(t, id, "second")
-	p.scheduler.Kick(chanName+"-"+senderID, id)
+	older, id := messageBehindTheHorizon(ctx, t, p, db, "second")
 	time.Sleep(100 * time.Millisecond)
 	looked := p.scheduler.Looks()
 	time.Sleep(400 * time.Millisecond)
@@ -54,4 +46,22 @@ func TestTurnBehindTheHorizonWaitsForItsMessage(t *testing.T) {
 	cancel()
 	<-schedDone
 	<-engineDone
+}
+
+// messageBehindTheHorizon opens a transaction holding a transaction id,
+// then receives a message and kicks the scheduler for it: the message
+// cannot be read from the log before older ends.
+func messageBehindTheHorizon(ctx context.Context, t *testing.T, p *rig, db *sql.DB, text string) (older *sql.Tx, id string) {
+	t.Helper()
+	older, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := older.Exec("SELECT pg_current_xact_id()"); err != nil {
+		t.Fatal(err)
+	}
+	id = uuid.NewString()
+	p.receive(t, id, text)
+	p.scheduler.Kick(chanName+"-"+senderID, id)
+	return older, id
 }
