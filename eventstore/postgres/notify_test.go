@@ -208,11 +208,12 @@ func awaitListening(ctx context.Context, t *testing.T, s *Store, changes <-chan 
 		select {
 		case <-changes:
 			// Let the signals still on their way (earlier reads', the
-			// notifier's for earlier appends) arrive.
+			// notifier's for earlier appends, sent up to notifyWindow
+			// after them) arrive.
 			for {
 				select {
 				case <-changes:
-				case <-time.After(100 * time.Millisecond):
+				case <-time.After(notifyWindow + 100*time.Millisecond):
 					return
 				}
 			}
