@@ -2,13 +2,13 @@ package scheduling
 
 import (
 	"context"
-	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"time"
 
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"github.com/omega-gateway/omega/projections"
 )
 

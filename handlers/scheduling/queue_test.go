@@ -2,7 +2,6 @@ package scheduling
 
 import (
 	"encoding/json"
-	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"maps"
 	"slices"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/omega-gateway/omega/domain/sender"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/handlers/pipeline"
+	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"github.com/omega-gateway/omega/internal/twogen"
 	"github.com/omega-gateway/omega/projections"
 )

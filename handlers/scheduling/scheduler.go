@@ -6,7 +6,6 @@ package scheduling
 import (
 	"context"
 	"errors"
-	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"log/slog"
 	"slices"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/handlers/pipeline"
 	"github.com/omega-gateway/omega/handlers/scheduling/lease"
+	"github.com/omega-gateway/omega/handlers/scheduling/openq"
 	"github.com/omega-gateway/omega/internal/twogen"
 	"github.com/omega-gateway/omega/projections"
 )
