@@ -69,7 +69,9 @@ type Store interface {
 	// Append writes events to one stream atomically, checking the expected
 	// version. A conflicting writer gets a *ConcurrencyError.
 	Append(ctx context.Context, stream string, expected ExpectedVersion, events ...domain.NewEvent) (AppendResult, error)
-	// Load returns the stream's events with version >= fromVersion.
+	// Load returns the stream's events with version >= fromVersion. They
+	// may be shared with the store's cache and other readers: callers
+	// read them and never change them.
 	Load(ctx context.Context, stream string, fromVersion int64) ([]domain.Event, error)
 	// StreamVersion returns the stream's current version (0 if none).
 	StreamVersion(ctx context.Context, stream string) (int64, error)

@@ -25,7 +25,9 @@ import (
 //
 // Delivery order and cursors are the store's: the window is a contiguous
 // run of that order, so a follower served from it sees exactly what
-// ReadAll would have returned.
+// ReadAll would have returned. Followers are handed the window's events
+// themselves, as every store's reads may be shared: they never change
+// them.
 type Tail struct {
 	read    func(ctx context.Context, after int64, limit int) ([]domain.Event, error)
 	changes func(ctx context.Context) <-chan struct{}
@@ -39,9 +41,12 @@ type Tail struct {
 	index   map[int64]int64 // position -> sequence number of buffered events
 	first   int64           // sequence number of buf[0]
 	bytes   int
-	start   chan struct{} // signalled when started becomes true
-	hurry   chan struct{} // signalled when a follower needs a read now (Hurry)
-	grown   Broadcaster   // signalled when the window grows or resets
+	// dead and deadBytes count the events dropped from the front of buf's
+	// backing array, still referenced there (see addLocked).
+	dead, deadBytes int
+	start           chan struct{} // signalled when started becomes true
+	hurry           chan struct{} // signalled when a follower needs a read now (Hurry)
+	grown           Broadcaster   // signalled when the window grows or resets
 	// awaited are own commits not read yet (with when they were
 	// committed): while any is missing the Tail keeps reading soon, as
 	// the transaction holding the horizon back may end without a signal.
@@ -282,25 +287,36 @@ func (t *Tail) addLocked(evs []domain.Event) {
 	}
 	t.cache.Observe(evs)
 	t.head = evs[len(evs)-1].Position
-	drop := 0
+	drop, droppedBytes := 0, 0
 	for len(t.buf)-drop > tailEvents || (t.bytes > tailBytes && len(t.buf)-drop > 1) {
 		delete(t.index, t.buf[drop].Position)
 		t.bytes -= len(t.buf[drop].Data)
+		droppedBytes += len(t.buf[drop].Data)
 		drop++
 	}
-	if drop > 0 {
-		// Reslicing instead of copying keeps an add O(events added): the
-		// appends above reuse the backing array and copy the window only
-		// when it is full. Cleared slots let their payloads be collected.
-		clear(t.buf[:drop])
-		t.buf = t.buf[drop:]
-		t.first += int64(drop)
+	if drop == 0 {
+		return
+	}
+	// Followers are handed slices of the window (take), never copies, so
+	// the slots of dropped events are not cleared: a follower may still
+	// read them. Reslicing keeps an add O(events added); the backing array
+	// is copied when appends fill it or, so that dropped payloads are not
+	// kept alive for long, once the dropped events outnumber or outweigh
+	// half a window.
+	t.buf = t.buf[drop:]
+	t.first += int64(drop)
+	t.dead += drop
+	t.deadBytes += droppedBytes
+	if t.dead > tailEvents/2 || t.deadBytes > tailBytes/2 {
+		t.buf = append(make([]domain.Event, 0, len(t.buf)+tailEvents/2+tailBatch), t.buf...)
+		t.dead, t.deadBytes = 0, 0
 	}
 }
 
 func (t *Tail) reset() {
 	t.mu.Lock()
 	t.started, t.buf, t.index, t.bytes, t.first = false, nil, map[int64]int64{}, 0, 0
+	t.dead, t.deadBytes = 0, 0
 	for p := range t.awaited {
 		t.settleLocked(p)
 	}
@@ -334,7 +350,9 @@ func (t *Tail) take(after int64, limit int) (evs []domain.Event, ok bool) {
 		return nil, false
 	}
 	to := min(from+limit, len(t.buf))
-	return append([]domain.Event(nil), t.buf[from:to]...), true
+	// Capped, so that a follower appending to its batch copies it rather
+	// than write into the window.
+	return t.buf[from:to:to], true
 }
 
 // after returns the index in buf of the event that follows position pos

@@ -50,6 +50,46 @@ func TestTailWindowSlidesWithoutCopying(t *testing.T) {
 	}
 }
 
+// Followers are served slices of the window, not copies: a take
+// allocates nothing, a batch taken keeps its events however the window
+// slides and compacts afterwards, and a follower appending to its batch
+// gets a copy the Tail's adds do not write over.
+func TestTailTakeSharesTheWindow(t *testing.T) {
+	tail := NewTail(func(context.Context, int64, int) ([]domain.Event, error) { return nil, nil },
+		func(context.Context) <-chan struct{} { return nil })
+	tail.offer(0)
+	pos := int64(0)
+	add := func() {
+		pos++
+		tail.add(pos-1, []domain.Event{{Position: pos, StreamID: "s", Data: []byte(`{}`)}})
+	}
+	for range 100 {
+		add()
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = tail.take(50, 20) }); allocs != 0 {
+		t.Fatalf("a take allocates %.0f times", allocs)
+	}
+	batch, ok := tail.take(50, 20)
+	if !ok || len(batch) != 20 {
+		t.Fatalf("take: %v, %d events", ok, len(batch))
+	}
+	mine := append(batch, domain.Event{Position: -1})
+	for range 3 * tailEvents { // slides the window past the batch, compacting it
+		add()
+	}
+	for i, e := range batch {
+		if e.Position != int64(51+i) || e.StreamID != "s" {
+			t.Fatalf("taken event %d became %+v", i, e)
+		}
+	}
+	if mine[20].Position != -1 {
+		t.Fatalf("the Tail wrote over a follower's append: %+v", mine[20])
+	}
+	if tail.dead > tailEvents/2 {
+		t.Fatalf("%d dropped events still referenced by the window (at most %d)", tail.dead, tailEvents/2)
+	}
+}
+
 // Scan walks the window after a position without copying it and says
 // when the position is not in it.
 func TestTailScan(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/google/uuid"
 )
@@ -35,7 +36,10 @@ func IsPromptTextStream(stream string) bool { return strings.HasPrefix(stream, p
 
 // TextHash is a text's content address: its SHA-256 in hex.
 func TextHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
+	// The system prompt is hashed at every turn: reading the string's
+	// bytes in place (Sum256 neither keeps nor changes them) spares a copy
+	// of several kilobytes each time.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -71,24 +75,38 @@ const maxGlue = 4
 // inline pieces merged. Stored texts are added to stored (hash -> text).
 // Joining the parts gives the pieces' concatenation.
 func SplitText(pieces []TextPiece, message string, stored map[string]string) []TextPart {
+	var b strings.Builder
+	for _, p := range pieces {
+		b.WriteString(p.Text)
+	}
+	return splitText(b.String(), pieces, message, stored)
+}
+
+// splitText is SplitText for pieces that make up text: every text it
+// stores or inlines is a slice of text, so a turn's prompt, split at
+// every turn, is not copied piece by piece.
+func splitText(text string, pieces []TextPiece, message string, stored map[string]string) []TextPart {
 	var parts []TextPart
+	at := 0 // where pieces[i] starts in text
 	for i := 0; i < len(pieces); i++ {
 		p := pieces[i]
+		start := at
+		at += len(p.Text)
 		switch {
 		case p.Text == "":
 		case i == len(pieces)-1 && p.Text == message && !p.Stable:
 			parts = append(parts, TextPart{Message: true})
 		case p.Stable:
-			run := p.Text
 			for i+2 < len(pieces) && pieces[i+2].Stable && len(pieces[i+1].Text) <= maxGlue {
-				run += pieces[i+1].Text + pieces[i+2].Text
+				at += len(pieces[i+1].Text) + len(pieces[i+2].Text)
 				i += 2
 			}
-			parts = append(parts, storedPart(run, stored))
+			parts = append(parts, storedPart(text[start:at], stored))
 		case len(p.Text) >= MinStoredText:
 			parts = append(parts, storedPart(p.Text, stored))
 		case len(parts) > 0 && parts[len(parts)-1].Hash == "" && !parts[len(parts)-1].Message:
-			parts[len(parts)-1].Text += p.Text
+			last := &parts[len(parts)-1]
+			last.Text = text[start-len(last.Text) : at]
 		default:
 			parts = append(parts, TextPart{Text: p.Text})
 		}
@@ -206,10 +224,10 @@ func historyOf(refs []string) []HistoryMessage {
 func (c ContextBuilt) ByReference(received string) (ContextBuilt, map[string]string) {
 	stored := map[string]string{}
 	ref := c
-	ref.SystemParts = SplitText(orPieces(c.SystemPieces, c.System), c.Message, stored)
+	ref.SystemParts = splitText(c.System, orPieces(c.SystemPieces, c.System), c.Message, stored)
 	ref.PromptParts = nil
 	if c.Prompt != c.Message {
-		ref.PromptParts = SplitText(orPieces(c.PromptPieces, c.Prompt), c.Message, stored)
+		ref.PromptParts = splitText(c.Prompt, orPieces(c.PromptPieces, c.Prompt), c.Message, stored)
 		if len(ref.PromptParts) == 0 {
 			ref.PromptParts = []TextPart{{}} // an empty prompt, not the message
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -221,5 +222,74 @@ func TestOrPieces(t *testing.T) {
 	}
 	if got := orPieces(nil, "x"); len(got) != 1 || got[0].Text != "x" {
 		t.Errorf("without pieces: %+v", got)
+	}
+}
+
+// Splitting keeps the pieces' text whatever their mix: inline pieces
+// merged, stable runs glued, long pieces stored, the message named.
+func TestSplitTextJoinsBackToThePieces(t *testing.T) {
+	long := strings.Repeat("L", MinStoredText)
+	cases := []struct {
+		name   string
+		pieces []TextPiece
+		want   []string // each part: "h" stored, "m" the message, else its inline text
+	}{
+		{"inline merged", append(pieces(false, "a", "b"), pieces(false, "c")...), []string{"abc"}},
+		{"stable run glued", pieces(true, "s1", "\n\n", "s2"), []string{"h"}},
+		{"stable, inline, stable", append(append(pieces(true, "s1"), pieces(false, "x", "y")...), pieces(true, "s2")...), []string{"h", "xy", "h"}},
+		{"long piece stored", append(pieces(false, "a"), pieces(false, long, "b")...), []string{"a", "h", "b"}},
+		{"empty pieces skipped", append(pieces(false, "a", "", "b"), pieces(true, "", "s")...), []string{"ab", "h"}},
+		{"message last", append(pieces(true, "s"), pieces(false, "\n", "hello")...), []string{"h", "\n", "m"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var whole strings.Builder
+			for _, p := range c.pieces {
+				whole.WriteString(p.Text)
+			}
+			stored := memTexts{}
+			parts := SplitText(c.pieces, "hello", stored)
+			var got []string
+			for _, p := range parts {
+				switch {
+				case p.Hash != "":
+					got = append(got, "h")
+				case p.Message:
+					got = append(got, "m")
+				default:
+					got = append(got, p.Text)
+				}
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("parts %q, want %q", got, c.want)
+			}
+			joined, err := JoinText(parts, "hello", stored.lookup)
+			if err != nil || joined != whole.String() {
+				t.Fatalf("joined %q (%v), want %q", joined, err, whole.String())
+			}
+		})
+	}
+}
+
+// A turn's context is split at every turn: its prompt texts are not
+// copied to be stored or hashed.
+func TestByReferenceDoesNotCopyThePrompt(t *testing.T) {
+	sys := append(pieces(true, strings.Repeat("rule. ", 4000), "\n\n", strings.Repeat("file. ", 4000)), pieces(false, "\n\n", "Current time: 10:00")...)
+	var whole strings.Builder
+	for _, p := range sys {
+		whole.WriteString(p.Text)
+	}
+	c := ContextBuilt{System: whole.String(), SystemPieces: sys, Message: "hi", Prompt: "hi"}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 20
+	for range runs {
+		if _, stored := c.ByReference("hi"); len(stored) != 1 {
+			t.Fatalf("stored %d texts, want 1", len(stored))
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > uint64(len(c.System))/4 {
+		t.Fatalf("%d bytes allocated a split of a %d-byte prompt", per, len(c.System))
 	}
 }

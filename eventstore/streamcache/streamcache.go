@@ -142,7 +142,9 @@ func (c *Cache) Load(stream string, from int64) ([]domain.Event, bool) {
 	if from > cs.version {
 		return nil, true
 	}
-	return append([]domain.Event(nil), cs.events[from-1:]...), true
+	// The cached events are only ever appended to, so the caller may
+	// share them; capped, so that its appends copy them.
+	return cs.events[from-1 : len(cs.events) : len(cs.events)], true
 }
 
 // Version returns the stream's version if the cache knows it.

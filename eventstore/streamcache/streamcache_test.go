@@ -138,15 +138,21 @@ func TestStreamCacheIsBounded(t *testing.T) {
 	}
 }
 
-// Loaded copies are the caller's: changing one leaves the cache intact.
-func TestStreamCacheReturnsCopies(t *testing.T) {
+// Loaded events are shared with the cache, read-only and capped: a
+// caller that appends to them gets a copy, which the cache's own appends
+// do not overwrite.
+func TestStreamCacheSharesCappedEvents(t *testing.T) {
 	c := liveCache()
 	c.Loaded(c.Token(), "s", 1, cacheEvents("s", 1, 2))
+	c.Appended("s", cacheEvents("s", 3, 3)) // the cache's slice now has room
 	evs, _ := c.Load("s", 1)
-	evs[0].Version = 99
-	again, _ := c.Load("s", 1)
-	if again[0].Version != 1 {
-		t.Fatal("a caller's change reached the cache")
+	mine := append(evs, cacheEvents("s", 9, 9)...)
+	c.Appended("s", cacheEvents("s", 4, 4))
+	if mine[3].Version != 9 {
+		t.Fatalf("the cache wrote over a caller's append: %+v", mine[3])
+	}
+	if again, _ := c.Load("s", 1); len(again) != 4 || again[3].Version != 4 {
+		t.Fatalf("the cache holds %+v", again)
 	}
 }
 
