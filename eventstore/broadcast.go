@@ -21,12 +21,13 @@ func (b *Broadcaster) Subscribe(ctx context.Context) <-chan struct{} {
 	}
 	b.subs[ch] = struct{}{}
 	b.mu.Unlock()
-	go func() {
-		<-ctx.Done()
+	// Not a goroutine per subscriber: a thousand waiting chat workers
+	// subscribe, and each goroutine's stack is scanned at every collection.
+	context.AfterFunc(ctx, func() {
 		b.mu.Lock()
 		delete(b.subs, ch)
 		b.mu.Unlock()
-	}()
+	})
 	return ch
 }
 

@@ -210,12 +210,15 @@ func scanEvents(rows *sql.Rows) ([]domain.Event, error) {
 	defer rows.Close()
 	// No room is made for a whole batch: a read at the end of the log
 	// usually finds an event or two, and clearing the rest cost more.
-	var events []domain.Event
+	var (
+		events []domain.Event
+		// Scanned into in place, one of each per read: declared in the
+		// loop, each row's event escaped to the heap of its own.
+		e  domain.Event
+		md []byte
+	)
 	for rows.Next() {
-		var (
-			e  domain.Event
-			md []byte
-		)
+		e = domain.Event{}
 		if err := rows.Scan(&e.Position, &e.StreamID, &e.Version, &e.ID, &e.Type, &e.Data, &md, &e.RecordedAt); err != nil {
 			return nil, err
 		}
