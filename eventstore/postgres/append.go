@@ -1,12 +1,14 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/lib/pq"
@@ -117,8 +119,8 @@ func backoff(ctx context.Context, attempt int) error {
 func appendArgs(stream string, expected eventstore.ExpectedVersion, events []domain.NewEvent, versions eventstore.SchemaVersions) ([]any, error) {
 	ids := make([]string, len(events))
 	types := make([]string, len(events))
-	data := make([]string, len(events))
-	meta := make([]string, len(events))
+	data := make([][]byte, len(events))
+	meta := make([][]byte, len(events))
 	for i, e := range events {
 		md, err := json.Marshal(eventstore.StampedMetadata(e, versions))
 		if err != nil {
@@ -126,10 +128,44 @@ func appendArgs(stream string, expected eventstore.ExpectedVersion, events []dom
 		}
 		ids[i] = e.ID.String()
 		types[i] = e.Type
-		data[i] = string(e.Data)
-		meta[i] = string(md)
+		data[i] = e.Data
+		meta[i] = md
 	}
-	return []any{stream, int64(expected), pq.Array(ids), pq.Array(types), pq.Array(data), pq.Array(meta)}, nil
+	return []any{stream, int64(expected), pq.Array(ids), pq.Array(types), arrayLiteral(data), arrayLiteral(meta)}, nil
+}
+
+// arrayLiteral is items as a PostgreSQL array literal of quoted elements,
+// built in one allocation: the payloads of every append pass through it,
+// and pq.Array copied each of them three times on the way (to a string
+// of its own, into the literal, and the literal into a string).
+func arrayLiteral(items [][]byte) string {
+	n := 2 + len(items)
+	for _, it := range items {
+		n += len(it) + 2 + bytes.Count(it, []byte{'"'}) + bytes.Count(it, []byte{'\\'})
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('{')
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for {
+			j := bytes.IndexAny(it, `"\`)
+			if j < 0 {
+				b.Write(it)
+				break
+			}
+			b.Write(it[:j])
+			b.WriteByte('\\')
+			b.WriteByte(it[j])
+			it = it[j+1:]
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 func (s *Store) appendOnce(ctx context.Context, stream string, expected eventstore.ExpectedVersion, args []any, n int) (in inserted, err error) {

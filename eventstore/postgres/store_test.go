@@ -2,11 +2,15 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lib/pq"
 
 	"github.com/omega-gateway/omega/eventstore/storetest"
 	"github.com/omega-gateway/omega/internal/pgtest"
@@ -104,5 +108,40 @@ func TestParseKeyValue(t *testing.T) {
 		if ok != c.ok || fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("parseKeyValue(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// The array literal of an append's payloads is pq.Array's, and reads back
+// in PostgreSQL as the payloads themselves, quotes, backslashes and all.
+func TestArrayLiteral(t *testing.T) {
+	db, err := sql.Open("postgres", pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	items := []string{
+		`{"text":"say \"hi\" \\ bye","n":1}`,
+		`{}`,
+		`"\\\\"`,
+		`{"unicode":"żółw ✓","nl":"a\nb"}`,
+	}
+	raw := make([][]byte, len(items))
+	for i, it := range items {
+		raw[i] = []byte(it)
+	}
+	lit := arrayLiteral(raw)
+	want, err := pq.Array(items).Value()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lit != want {
+		t.Errorf("literal %s, pq.Array's %s", lit, want)
+	}
+	var got []string
+	if err := db.QueryRow(`SELECT array_agg(x::text) FROM unnest($1::json[]) AS x`, lit).Scan(pq.Array(&got)); err != nil {
+		t.Fatalf("%s: %v", lit, err)
+	}
+	if !slices.Equal(got, items) {
+		t.Fatalf("read back %q, want %q", got, items)
 	}
 }
