@@ -48,14 +48,15 @@ func (q *Queries) RecentConversationWith(ctx context.Context, snd, project strin
 		out           RecentConversation
 		found, closed bool
 		applied       []string
+		// Scanned into row by row: declared in the loop, each row's
+		// values escaped to the heap of their own.
+		kind, last, at int64
+		id             string
+		isClosed       bool
+		role, text, tn string
 	)
+	out.History = make([]turn.HistoryMessage, 0, min(max(limit, 0), 256))
 	for rows.Next() {
-		var (
-			kind, last, at int64
-			id             string
-			isClosed       bool
-			role, text, tn string
-		)
 		if err := rows.Scan(&kind, &id, &last, &isClosed, &role, &text, &tn, &at); err != nil {
 			return RecentConversation{}, false, nil, fmt.Errorf("read last conversation of %s: %w", snd, err)
 		}
