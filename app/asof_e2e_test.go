@@ -185,6 +185,13 @@ func TestStateAtATurnIsWhatTheTurnSaw(t *testing.T) {
 			// its message is already the conversation's latest.
 			slow := say(t, n, "alice", "a slow one", "0s")
 			waitFor(t, "the slow turn's context", func() bool { _, ok := seenContext(t, n, slow.TurnID); return ok })
+			// The read models index a sender's turns; as omega state does
+			// (it opens caught up), let them show the slow turn first: a
+			// turn no longer waits for them, so under load they may still
+			// be a batch behind its context.
+			if err := n.rt.Engine.CatchUp(ctx); err != nil {
+				t.Fatal(err)
+			}
 			now, err := states.At(ctx, who, asof.Moment{At: time.Now()})
 			if err != nil {
 				t.Fatal(err)
