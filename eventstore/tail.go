@@ -276,6 +276,9 @@ func (t *Tail) addLocked(evs []domain.Event) {
 	if len(evs) == 0 {
 		return
 	}
+	if len(evs) > cap(t.buf)-len(t.buf) { // the appends copy the window to a new array
+		t.dead, t.deadBytes = 0, 0
+	}
 	for _, e := range evs {
 		t.index[e.Position] = t.first + int64(len(t.buf))
 		t.buf = append(t.buf, e)

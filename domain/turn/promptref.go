@@ -68,23 +68,14 @@ const MinStoredText = 160
 // stored text (the blank line between sections).
 const maxGlue = 4
 
-// SplitText records pieces as parts: each run of stable pieces (with the
-// separators between them) as one stored text, each other piece of at
-// least MinStoredText bytes as a stored text of its own, a last piece
-// equal to message as the message, the rest inline with neighbouring
-// inline pieces merged. Stored texts are added to stored (hash -> text).
-// Joining the parts gives the pieces' concatenation.
-func SplitText(pieces []TextPiece, message string, stored map[string]string) []TextPart {
-	var b strings.Builder
-	for _, p := range pieces {
-		b.WriteString(p.Text)
-	}
-	return splitText(b.String(), pieces, message, stored)
-}
-
-// splitText is SplitText for pieces that make up text: every text it
-// stores or inlines is a slice of text, so a turn's prompt, split at
-// every turn, is not copied piece by piece.
+// splitText records pieces, which make up text, as parts: each run of
+// stable pieces (with the separators between them) as one stored text,
+// each other piece of at least MinStoredText bytes as a stored text of its
+// own, a last piece equal to message as the message, the rest inline with
+// neighbouring inline pieces merged. Stored texts are added to stored
+// (hash -> text). Joining the parts gives text. Every text it stores or
+// inlines is a slice of text: a turn's prompt, split at every turn, is not
+// copied piece by piece.
 func splitText(text string, pieces []TextPiece, message string, stored map[string]string) []TextPart {
 	var parts []TextPart
 	at := 0 // where pieces[i] starts in text

@@ -135,18 +135,27 @@ func jsonText(s string) string {
 	return strings.Trim(string(b), `"`)
 }
 
+// splitPieces splits pieces as a context's prompt made of them is split.
+func splitPieces(pieces []TextPiece, message string, stored map[string]string) []TextPart {
+	var b strings.Builder
+	for _, p := range pieces {
+		b.WriteString(p.Text)
+	}
+	return splitText(b.String(), pieces, message, stored)
+}
+
 // The prompt files are one stored text: a context records one hash for
 // them, not their text, and the same files give the same hash.
 func TestStablePiecesAreOneStoredText(t *testing.T) {
 	files := pieces(true, strings.Repeat("a", 500), "\n\n", strings.Repeat("b", 10), "\n\n", strings.Repeat("c", 300))
 	sys := append(files, pieces(false, "\n\n", "Current time: 10:00")...)
 	stored := map[string]string{}
-	parts := SplitText(sys, "", stored)
+	parts := splitPieces(sys, "", stored)
 	if len(parts) != 2 || parts[0].Hash == "" || parts[1].Text != "\n\nCurrent time: 10:00" || len(stored) != 1 {
 		t.Fatalf("parts %+v, stored %d", parts, len(stored))
 	}
 	later := append(files, pieces(false, "\n\n", "Current time: 10:01")...)
-	if again := SplitText(later, "", map[string]string{}); again[0].Hash != parts[0].Hash {
+	if again := splitPieces(later, "", map[string]string{}); again[0].Hash != parts[0].Hash {
 		t.Fatalf("the same files stored twice: %s, %s", again[0].Hash, parts[0].Hash)
 	}
 }
@@ -248,7 +257,7 @@ func TestSplitTextJoinsBackToThePieces(t *testing.T) {
 				whole.WriteString(p.Text)
 			}
 			stored := memTexts{}
-			parts := SplitText(c.pieces, "hello", stored)
+			parts := splitPieces(c.pieces, "hello", stored)
 			var got []string
 			for _, p := range parts {
 				switch {
