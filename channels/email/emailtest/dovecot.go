@@ -80,6 +80,12 @@ func StartDovecot(t *testing.T, users ...string) *Dovecot {
 // StartDovecotWith is StartDovecot with options.
 func StartDovecotWith(t *testing.T, opts Options, users ...string) *Dovecot {
 	t.Helper()
+	return startDovecot(t, opts, freeAddrs, users...)
+}
+
+// startDovecot is StartDovecotWith choosing its ports with choose.
+func startDovecot(t *testing.T, opts Options, choose func(*testing.T, int) []string, users ...string) *Dovecot {
+	t.Helper()
 	bin, err := exec.LookPath("dovecot")
 	if err != nil {
 		unavailable(t, "dovecot is not installed (apt-get install -y dovecot-imapd dovecot-lmtpd dovecot-submissiond)")
@@ -91,28 +97,56 @@ func StartDovecotWith(t *testing.T, opts Options, users ...string) *Dovecot {
 	}
 	dir := t.TempDir()
 	uid, gid := mailOwner(t, dir)
-	addrs := freeAddrs(t, 5)
-	d := &Dovecot{IMAPAddr: addrs[0], LMTPAddr: addrs[1], opts: opts, dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
+	d := &Dovecot{opts: opts, dir: dir, bin: bin, conf: filepath.Join(dir, "dovecot.conf")}
 	var passwd strings.Builder
 	for _, u := range users {
 		fmt.Fprintf(&passwd, "%s:{PLAIN}%s::::::\n", u, Password)
 	}
 	write(t, filepath.Join(dir, "passwd"), passwd.String())
 	if opts.TLS {
-		d.IMAPSAddr = addrs[2]
 		d.TLSConfig = writeCertificate(t, dir)
 	}
 	if opts.Submission {
-		d.SubmissionAddr = addrs[3]
-		if opts.TLS {
-			d.SubmissionsAddr = addrs[4]
-		}
 		d.Relay = startRelay(t, d)
 	}
-	write(t, d.conf, d.config(uid, gid))
-	d.start(t)
 	t.Cleanup(d.Stop)
-	return d
+	// The ports are free when chosen but must be closed before Dovecot
+	// binds them, and another process on the machine may take one in
+	// between: such a start is retried on fresh ports.
+	for attempt := 1; ; attempt++ {
+		d.usePorts(choose(t, 5))
+		write(t, d.conf, d.config(uid, gid))
+		err := d.launch()
+		if err == nil {
+			return d
+		}
+		log := d.Log()
+		d.Stop()
+		if attempt == portAttempts || !strings.Contains(log, "Address already in use") {
+			t.Fatalf("%v\n%s", err, log)
+		}
+		t.Logf("dovecot found a port taken, starting again on fresh ports: %v", err)
+		if err := os.Remove(filepath.Join(dir, "dovecot.log")); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// portAttempts bounds the starts on fresh ports when another process
+// takes one of the chosen ports first.
+const portAttempts = 5
+
+func (d *Dovecot) usePorts(addrs []string) {
+	d.IMAPAddr, d.LMTPAddr = addrs[0], addrs[1]
+	if d.opts.TLS {
+		d.IMAPSAddr = addrs[2]
+	}
+	if d.opts.Submission {
+		d.SubmissionAddr = addrs[3]
+		if d.opts.TLS {
+			d.SubmissionsAddr = addrs[4]
+		}
+	}
 }
 
 // unavailable skips the test, or fails it where the email tests are
@@ -125,28 +159,29 @@ func unavailable(t *testing.T, why string) {
 	t.Skip(why + "; set " + RequireVar + "=1 to fail instead")
 }
 
-func (d *Dovecot) start(t *testing.T) {
-	t.Helper()
+// launch starts the server and waits until every listener answers.
+func (d *Dovecot) launch() error {
 	d.cmd = exec.Command(d.bin, "-F", "-c", d.conf)
 	d.cmd.Stdout, d.cmd.Stderr = os.Stderr, os.Stderr
 	// Its own process group, so that stopping it ends every process it
 	// forked.
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := d.cmd.Start(); err != nil {
-		t.Fatalf("start dovecot: %v", err)
+		return fmt.Errorf("start dovecot: %w", err)
 	}
-	d.waitListening(t)
+	return d.waitListening()
 }
 
 // Resume starts the stopped server again on the same ports, with the
 // same users and mail.
 func (d *Dovecot) Resume(t *testing.T) {
 	t.Helper()
-	d.start(t)
+	if err := d.launch(); err != nil {
+		t.Fatalf("%v\n%s", err, d.Log())
+	}
 }
 
-func (d *Dovecot) waitListening(t *testing.T) {
-	t.Helper()
+func (d *Dovecot) waitListening() error {
 	deadline := time.Now().Add(15 * time.Second)
 	for _, addr := range []string{d.IMAPAddr, d.LMTPAddr, d.IMAPSAddr, d.SubmissionAddr, d.SubmissionsAddr} {
 		for addr != "" {
@@ -155,12 +190,15 @@ func (d *Dovecot) waitListening(t *testing.T) {
 				c.Close()
 				break
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("dovecot is not listening on %s: %v\n%s", addr, err, d.Log())
+			// A master that could not bind says so and exits: no use
+			// waiting out the deadline.
+			if time.Now().After(deadline) || strings.Contains(d.Log(), "Fatal:") {
+				return fmt.Errorf("dovecot is not listening on %s: %w", addr, err)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	return nil
 }
 
 // Log is Dovecot's log so far, for failure messages.

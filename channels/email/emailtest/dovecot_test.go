@@ -1,6 +1,7 @@
 package emailtest
 
 import (
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -43,4 +44,34 @@ func submit(addr, from, to, raw string) error {
 		return err
 	}
 	return c.SendMail(from, []string{to}, strings.NewReader(raw))
+}
+
+// A port another process takes between its choice and Dovecot's bind
+// costs a second start on fresh ports, not the test.
+func TestStartRetriesWhenAPortIsTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var calls int
+	choose := func(t *testing.T, n int) []string {
+		calls++
+		addrs := freeAddrs(t, n)
+		if calls == 1 {
+			addrs[1] = taken.Addr().String()
+		}
+		return addrs
+	}
+	d := startDovecot(t, Options{}, choose, "bot@example.test")
+	if calls != 2 {
+		t.Fatalf("ports chosen %d times, want 2 (the first set had a taken port)", calls)
+	}
+	if d.LMTPAddr == taken.Addr().String() {
+		t.Fatalf("LMTP on the taken port %s", d.LMTPAddr)
+	}
+	d.Deliver(t, "alice@example.test", []string{"bot@example.test"}, []byte("Subject: hi\r\n\r\nhello\r\n"))
+	if got := d.Messages(t, "bot@example.test"); len(got) != 1 {
+		t.Fatalf("bot's mailbox after the retried start: %+v\n%s", got, d.Log())
+	}
 }
