@@ -11,6 +11,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -57,16 +58,38 @@ type Dendrite struct {
 // is missing.
 func Start(t *testing.T) *Dendrite {
 	t.Helper()
+	return start(t, freeAddr)
+}
+
+// start is Start choosing its port with choose.
+func start(t *testing.T, choose func(*testing.T) string) *Dendrite {
+	t.Helper()
 	bin := binary(t)
 	dir := t.TempDir()
-	addr := freeAddr(t)
-	d := &Dendrite{URL: "http://" + addr, addr: addr, dir: dir, bin: bin}
+	d := &Dendrite{dir: dir, bin: bin}
 	writeKey(t, filepath.Join(dir, "matrix_key.pem"))
 	write(t, filepath.Join(dir, "dendrite.yaml"), config(dir))
-	d.start(t)
 	t.Cleanup(d.stop)
-	return d
+	// The port is free when chosen but closed before Dendrite binds it,
+	// and another process may take it in between: such a start is
+	// retried on a fresh port.
+	for attempt := 1; ; attempt++ {
+		d.addr = choose(t)
+		d.URL = "http://" + d.addr
+		err := d.launch()
+		if err == nil {
+			return d
+		}
+		if attempt == portAttempts || !strings.Contains(d.logTail(), "address already in use") {
+			t.Fatalf("matrixtest: %v:\n%s", err, d.logTail())
+		}
+		t.Logf("matrixtest: dendrite found its port taken, starting again on a fresh one: %v", err)
+	}
 }
+
+// portAttempts bounds the starts on fresh ports when another process
+// takes the chosen port first.
+const portAttempts = 5
 
 func binary(t *testing.T) string {
 	t.Helper()
@@ -111,39 +134,49 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// start runs the binary and waits until the client API answers.
-func (d *Dendrite) start(t *testing.T) {
+// restart runs the binary on its port again and waits until the client
+// API answers.
+func (d *Dendrite) restart(t *testing.T) {
 	t.Helper()
+	if err := d.launch(); err != nil {
+		t.Fatalf("matrixtest: %v:\n%s", err, d.logTail())
+	}
+}
+
+func (d *Dendrite) launch() error {
 	logf, err := os.OpenFile(filepath.Join(d.dir, "dendrite.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer func() { _ = logf.Close() }()
 	cmd := exec.Command(d.bin, "-config", filepath.Join(d.dir, "dendrite.yaml"), "-http-bind-address", d.addr, "-https-bind-address", "")
 	cmd.Dir, cmd.Stdout, cmd.Stderr = d.dir, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("matrixtest: start dendrite: %v", err)
+		return fmt.Errorf("start dendrite: %w", err)
 	}
 	d.cmd, d.exit = cmd, make(chan struct{})
 	go func(exit chan struct{}) { _ = cmd.Wait(); close(exit) }(d.exit)
+	// Whatever else holds the port may take a request and never answer.
+	probe := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-d.exit:
-			t.Fatalf("matrixtest: dendrite exited at start:\n%s", d.logTail())
+			d.cmd = nil
+			return errors.New("dendrite exited at start")
 		default:
 		}
-		resp, err := http.Get(d.URL + "/_matrix/client/versions")
+		resp, err := probe.Get(d.URL + "/_matrix/client/versions")
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				return nil
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("matrixtest: dendrite did not answer within a minute:\n%s", d.logTail())
+	return errors.New("dendrite did not answer within a minute")
 }
 
 // Stop stops the server as its operator would, once it has settled
@@ -204,7 +237,7 @@ func (d *Dendrite) Kill() {
 func (d *Dendrite) Restart(t *testing.T) {
 	t.Helper()
 	d.Stop(t)
-	d.start(t)
+	d.restart(t)
 }
 
 func (d *Dendrite) logTail() string {

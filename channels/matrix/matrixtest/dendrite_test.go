@@ -1,6 +1,9 @@
 package matrixtest
 
-import "testing"
+import (
+	"net"
+	"testing"
+)
 
 // The kit starts a homeserver, registers people, and carries a message
 // from one to the other across a restart.
@@ -20,5 +23,29 @@ func TestDendrite(t *testing.T) {
 	}
 	if got := alice.Membership(t, room, bob.ID); got != "join" {
 		t.Fatalf("bob's membership %q", got)
+	}
+}
+
+// A port another process takes between its choice and Dendrite's bind
+// costs a second start on a fresh port, not the test.
+func TestStartRetriesWhenThePortIsTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var calls int
+	d := start(t, func(t *testing.T) string {
+		calls++
+		if calls == 1 {
+			return taken.Addr().String()
+		}
+		return freeAddr(t)
+	})
+	if calls != 2 || d.addr == taken.Addr().String() {
+		t.Fatalf("port chosen %d times, now %s (the first, %s, was taken)", calls, d.addr, taken.Addr())
+	}
+	if alice := d.Register(t, "alice"); alice.ID != "@alice:localhost" {
+		t.Fatalf("registered %q on the retried start", alice.ID)
 	}
 }
