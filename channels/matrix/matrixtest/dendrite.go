@@ -84,6 +84,10 @@ func start(t *testing.T, choose func(*testing.T) string) *Dendrite {
 			t.Fatalf("matrixtest: %v:\n%s", err, d.logTail())
 		}
 		t.Logf("matrixtest: dendrite found its port taken, starting again on a fresh one: %v", err)
+		d.stop()
+		if err := os.Remove(filepath.Join(d.dir, "dendrite.log")); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
