@@ -161,6 +161,7 @@ func unavailable(t *testing.T, why string) {
 
 // launch starts the server and waits until every listener answers.
 func (d *Dovecot) launch() error {
+	logged := len(d.Log()) // what an earlier run of the server logged
 	d.cmd = exec.Command(d.bin, "-F", "-c", d.conf)
 	d.cmd.Stdout, d.cmd.Stderr = os.Stderr, os.Stderr
 	// Its own process group, so that stopping it ends every process it
@@ -169,7 +170,7 @@ func (d *Dovecot) launch() error {
 	if err := d.cmd.Start(); err != nil {
 		return fmt.Errorf("start dovecot: %w", err)
 	}
-	return d.waitListening()
+	return d.waitListening(logged)
 }
 
 // Resume starts the stopped server again on the same ports, with the
@@ -181,7 +182,9 @@ func (d *Dovecot) Resume(t *testing.T) {
 	}
 }
 
-func (d *Dovecot) waitListening() error {
+// waitListening waits for every listener; the log from offset logged on
+// is this run's.
+func (d *Dovecot) waitListening(logged int) error {
 	deadline := time.Now().Add(15 * time.Second)
 	for _, addr := range []string{d.IMAPAddr, d.LMTPAddr, d.IMAPSAddr, d.SubmissionAddr, d.SubmissionsAddr} {
 		for addr != "" {
@@ -192,7 +195,8 @@ func (d *Dovecot) waitListening() error {
 			}
 			// A master that could not bind says so and exits: no use
 			// waiting out the deadline.
-			if time.Now().After(deadline) || strings.Contains(d.Log(), "Fatal:") {
+			log := d.Log()
+			if time.Now().After(deadline) || strings.Contains(log[min(logged, len(log)):], "Fatal:") {
 				return fmt.Errorf("dovecot is not listening on %s: %w", addr, err)
 			}
 			time.Sleep(50 * time.Millisecond)
