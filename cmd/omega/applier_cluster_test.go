@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/internal/freeport"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
 
@@ -57,7 +58,7 @@ func applierLocks(t *testing.T, db *sql.DB) map[int]int {
 // it returns the process and its base URL once it answers.
 func startClusterNode(t *testing.T, bin string, vars []string, extra ...string) (*proc, string) {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	env := append(os.Environ(), vars...)
 	env = append(env, "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_HTTP_ADDR="+addr, "OMEGA_CLASSIFY=false", "HOME="+t.TempDir())
 	p := startServe(t, bin, append(env, extra...))

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // countingClaude answers every call with 10 tokens in and 5 out ($0.001)
@@ -50,7 +52,7 @@ func TestBudgetThroughTheBinary(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			vars, _ := b.env(t)
 			claude, calls := countingClaude(t)
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			url := "http://" + addr
 			env := append(os.Environ(), vars...)
 			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_STATUS_FIRST=0s",

@@ -21,6 +21,7 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/freeport"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
 
@@ -42,7 +43,7 @@ func newBuildEnv(t *testing.T, bin string, backend storeBackend) *buildEnv {
 			b.data = d
 		}
 	}
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	b.url = "http://" + addr
 	b.env = append(os.Environ(), vars...)
 	b.env = append(b.env, "OMEGA_CLAUDE_BIN="+providertest.BuildClaude(t, b.ctl), "OMEGA_HTTP_ADDR="+addr, "OMEGA_CLASSIFY=false",

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +21,7 @@ import (
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
 	"github.com/omega-gateway/omega/eventstore/sqlite"
+	"github.com/omega-gateway/omega/internal/freeport"
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
@@ -34,16 +34,6 @@ func buildOmega(t testing.TB) string {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // crashClaude answers slowly for "slow" prompts, logging each call first.
@@ -172,7 +162,7 @@ func TestCrashResume(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			vars, open := c.env(t)
 			claude, callLog := crashClaude(t, t.TempDir())
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			url := "http://" + addr
 			env := append(os.Environ(), vars...)
 			// A lease TTL of an hour: the restarted process must resume its
@@ -272,7 +262,7 @@ func BenchmarkResumeAfterKill(b *testing.B) {
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
 			claude, callLog := crashClaude(b, b.TempDir())
-			addr := freeAddr(b)
+			addr := freeport.Addr(b)
 			url := "http://" + addr
 			env := append(os.Environ(), be.vars(b)...)
 			env = append(env, "OMEGA_DATA_DIR="+b.TempDir(), "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr,

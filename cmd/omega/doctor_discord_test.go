@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/discord/discordtest"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // `omega doctor` asks the Discord double who the token is, whether the
@@ -49,7 +50,7 @@ func TestDoctorChecksDiscord(t *testing.T) {
 		!strings.Contains(report, "fix: switch on Message Content Intent") {
 		t.Errorf("the intent switched off is not a failure:\n%s", report)
 	}
-	if report = run(discordToken, "http://"+freeAddr(t)); !strings.Contains(report, "FAIL  discord    gateway: GET /gateway") {
+	if report = run(discordToken, "http://"+freeport.Addr(t)); !strings.Contains(report, "FAIL  discord    gateway: GET /gateway") {
 		t.Errorf("an unreachable API is not a failure:\n%s", report)
 	}
 }

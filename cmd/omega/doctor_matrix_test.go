@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/omega-gateway/omega/channels/matrix/matrixtest"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // `omega doctor` asks a real Dendrite for its versions and whom the
@@ -41,7 +42,7 @@ func TestDoctorChecksMatrixHomeserver(t *testing.T) {
 	if strings.Contains(report, "wrong_token_2718") {
 		t.Errorf("the token is in the report:\n%s", report)
 	}
-	report = run("http://"+freeAddr(t), bot.Token)
+	report = run("http://"+freeport.Addr(t), bot.Token)
 	if !strings.Contains(report, "FAIL  matrix     homeserver http://") || !strings.Contains(report, "fix: check OMEGA_MATRIX_HOMESERVER") {
 		t.Errorf("an unreachable homeserver is not reported:\n%s", report)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/internal/freeport"
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
@@ -86,7 +87,7 @@ func TestHeartbeatCrashResume(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			vars, open := c.env(t)
 			claude, callLog := heartbeatCrashClaude(t, t.TempDir())
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			url := "http://" + addr
 			env := append(os.Environ(), vars...)
 			// Alerts go to the Telegram double: with no target to tell, no

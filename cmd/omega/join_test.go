@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omega-gateway/omega/internal/freeport"
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
@@ -43,7 +44,7 @@ func TestProcessesStartedTogetherBecomeReady(t *testing.T) {
 	claude, _ := crashClaude(t, t.TempDir())
 	var urls []string
 	for range 3 {
-		addr := freeAddr(t)
+		addr := freeport.Addr(t)
 		startServe(t, bin, clusterEnv(t, dsn, claude, addr))
 		urls = append(urls, "http://"+addr)
 	}
@@ -74,7 +75,7 @@ func BenchmarkReady(b *testing.B) {
 			var wg sync.WaitGroup
 			var procs []*proc
 			for range 4 {
-				addr := freeAddr(b)
+				addr := freeport.Addr(b)
 				procs = append(procs, startServe(b, bin, clusterEnv(b, dsn, claude, addr)))
 				wg.Go(func() {
 					if !waitReady("http://"+addr, time.Minute) {
@@ -93,7 +94,7 @@ func BenchmarkReady(b *testing.B) {
 	})
 	b.Run("join", func(b *testing.B) {
 		dsn := pgtest.DSN(b)
-		first := "http://" + freeAddr(b)
+		first := "http://" + freeport.Addr(b)
 		startServe(b, bin, clusterEnv(b, dsn, claude, first[len("http://"):]))
 		if !waitReady(first, time.Minute) {
 			b.Fatal("the first process never became ready")
@@ -103,7 +104,7 @@ func BenchmarkReady(b *testing.B) {
 			for s := range 20 {
 				postMessage(b, first, fmt.Sprintf("busy-%d-%d", i, s), "hello", "0s")
 			}
-			addr := freeAddr(b)
+			addr := freeport.Addr(b)
 			start := time.Now()
 			p := startServe(b, bin, clusterEnv(b, dsn, claude, addr))
 			if !waitReady("http://"+addr, time.Minute) {

@@ -22,6 +22,7 @@ import (
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/eventstore/postgres"
+	"github.com/omega-gateway/omega/internal/freeport"
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
@@ -169,7 +170,7 @@ func TestServeOutlivesDatabaseOutage(t *testing.T) {
 	}
 	db := newOutageDB(t)
 	bin := buildOmega(t)
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	url := "http://" + addr
 	env := append(os.Environ(), "OMEGA_DATA_DIR="+t.TempDir(), "OMEGA_DATABASE_URL="+db.dsn,
 		"OMEGA_CLAUDE_BIN="+outageClaude(t, t.TempDir()), "OMEGA_HTTP_ADDR="+addr, "OMEGA_STATUS_FIRST=0s",

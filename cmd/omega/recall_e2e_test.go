@@ -15,6 +15,7 @@ import (
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/turn"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // recallClaude keeps every prompt it is given (on standard input, as
@@ -60,7 +61,7 @@ func TestRecallThroughTheDoor(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			vars, open := b.env(t)
 			prompts := t.TempDir()
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			url := "http://" + addr
 			env := append(append(os.Environ(), vars...), "OMEGA_CLAUDE_BIN="+recallClaude(t, prompts), "OMEGA_HTTP_ADDR="+addr,
 				"OMEGA_CONVERSATION_IDLE=1s", "OMEGA_TIMEZONE=UTC", "HOME="+t.TempDir())

@@ -18,6 +18,7 @@ import (
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // stallFirst stands in front of the Bot API double and holds the first
@@ -80,7 +81,7 @@ printf '{"type":"result","subtype":"success","is_error":false,"result":"Sure.\\n
 			}
 			api := telegramtest.New(t, tgToken)
 			front, stalled := newStallFirst(t, api.URL, "Reminder: Call Juan")
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			env := append(os.Environ(), vars...)
 			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_CLASSIFY=false",
 				"OMEGA_TELEGRAM_TOKEN="+tgToken, "OMEGA_TELEGRAM_API_URL="+front.URL, "OMEGA_TELEGRAM_ALLOWED_USERS=42",

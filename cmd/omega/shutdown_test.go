@@ -18,6 +18,7 @@ import (
 	"github.com/omega-gateway/omega/domain/summary"
 	"github.com/omega-gateway/omega/domain/turn"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // shutdownClaude answers turns with "done: <last line>" (slowly for
@@ -79,7 +80,7 @@ func eachShutdownBackend(t *testing.T, extra []string, test func(t *testing.T, b
 func newShutdownEnv(t *testing.T, vars []string, open func() eventstore.Store) shutdownEnv {
 	dir := t.TempDir()
 	claude, callLog := shutdownClaude(t, dir)
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	env := append(os.Environ(), vars...)
 	env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_STATUS_FIRST=0s",
 		"OMEGA_CLASSIFY=false", "OMEGA_LOG_LEVEL=debug", "HOME="+t.TempDir())

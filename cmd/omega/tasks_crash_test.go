@@ -11,6 +11,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/eventstore"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 const tgToken = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghi"
@@ -36,7 +37,7 @@ printf '{"type":"result","subtype":"success","is_error":false,"result":"Sure.\\n
 				t.Fatal(err)
 			}
 			api := telegramtest.New(t, tgToken)
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			env := append(os.Environ(), vars...)
 			env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_CLASSIFY=false",
 				"OMEGA_TELEGRAM_TOKEN="+tgToken, "OMEGA_TELEGRAM_API_URL="+api.URL, "OMEGA_TELEGRAM_ALLOWED_USERS=42",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // omega serve registers Telegram's command menu, in each language it
@@ -20,7 +21,7 @@ func TestServeTelegramMenuAndHelp(t *testing.T) {
 	vars, _ := storeBackends()[0].env(t)
 	claude, _ := crashClaude(t, t.TempDir())
 	api := telegramtest.New(t, tgToken)
-	addr := freeAddr(t)
+	addr := freeport.Addr(t)
 	env := append(os.Environ(), vars...)
 	env = append(env, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_HTTP_ADDR="+addr, "OMEGA_CLASSIFY=false", "OMEGA_WHATSAPP_ENABLED=false",
 		"OMEGA_TELEGRAM_TOKEN="+tgToken, "OMEGA_TELEGRAM_API_URL="+api.URL, "OMEGA_TELEGRAM_ALLOWED_USERS=42", "HOME="+t.TempDir())

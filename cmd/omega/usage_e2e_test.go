@@ -12,6 +12,7 @@ import (
 
 	"github.com/omega-gateway/omega/channels/telegram/telegramtest"
 	"github.com/omega-gateway/omega/domain/usage"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // usageClaude answers each kind of call omega makes (the prompt arrives
@@ -53,7 +54,7 @@ func TestEveryProviderCallIsAccountedByPurpose(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			vars, _ := b.env(t)
 			api := telegramtest.New(t, tgToken)
-			addr := freeAddr(t)
+			addr := freeport.Addr(t)
 			url := "http://" + addr
 			env := append(os.Environ(), vars...)
 			env = append(env, "OMEGA_CLAUDE_BIN="+usageClaude(t), "OMEGA_HTTP_ADDR="+addr, "OMEGA_LEASE_TTL=1s", "OMEGA_STATUS_FIRST=0s",

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // Server is one handler on one loopback address.
@@ -28,10 +30,9 @@ type Server struct {
 // whose server it is in failures.
 func New(t testing.TB, name string, h http.Handler) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("%s: listen: %v", name, err)
-	}
+	// Outside the ephemeral range, so that no connection takes the port
+	// while the server is down.
+	ln := freeport.Listen(t)
 	s := &Server{t: t, name: name, addr: ln.Addr().String(), handler: h}
 	s.serve(ln)
 	t.Cleanup(s.Stop)

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // Password is every test user's password.
@@ -80,11 +82,11 @@ func StartDovecot(t *testing.T, users ...string) *Dovecot {
 // StartDovecotWith is StartDovecot with options.
 func StartDovecotWith(t *testing.T, opts Options, users ...string) *Dovecot {
 	t.Helper()
-	return startDovecot(t, opts, freeAddrs, users...)
+	return startDovecot(t, opts, freeport.Addrs, users...)
 }
 
 // startDovecot is StartDovecotWith choosing its ports with choose.
-func startDovecot(t *testing.T, opts Options, choose func(*testing.T, int) []string, users ...string) *Dovecot {
+func startDovecot(t *testing.T, opts Options, choose func(testing.TB, int) []string, users ...string) *Dovecot {
 	t.Helper()
 	bin, err := exec.LookPath("dovecot")
 	if err != nil {
@@ -417,21 +419,4 @@ func write(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// freeAddrs are n distinct loopback addresses nothing listens on right
-// now: all are held open until every one is chosen, since a port closed
-// at once may be handed out again by the next request.
-func freeAddrs(t *testing.T, n int) []string {
-	t.Helper()
-	addrs := make([]string, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		addrs = append(addrs, l.Addr().String())
-	}
-	return addrs
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // The kit's own check: a message submitted to Dovecot's submission
@@ -55,9 +57,9 @@ func TestStartRetriesWhenAPortIsTaken(t *testing.T) {
 	}
 	defer taken.Close()
 	var calls int
-	choose := func(t *testing.T, n int) []string {
+	choose := func(t testing.TB, n int) []string {
 		calls++
-		addrs := freeAddrs(t, n)
+		addrs := freeport.Addrs(t, n)
 		if calls == 1 {
 			addrs[1] = taken.Addr().String()
 		}

@@ -13,7 +13,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // Version is the Dendrite release the Makefile builds.
@@ -58,11 +59,11 @@ type Dendrite struct {
 // is missing.
 func Start(t *testing.T) *Dendrite {
 	t.Helper()
-	return start(t, freeAddr)
+	return start(t, freeport.Addr)
 }
 
 // start is Start choosing its port with choose.
-func start(t *testing.T, choose func(*testing.T) string) *Dendrite {
+func start(t *testing.T, choose func(testing.TB) string) *Dendrite {
 	t.Helper()
 	bin := binary(t)
 	dir := t.TempDir()
@@ -309,14 +310,4 @@ func write(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }

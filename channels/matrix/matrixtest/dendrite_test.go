@@ -3,6 +3,8 @@ package matrixtest
 import (
 	"net"
 	"testing"
+
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // The kit starts a homeserver, registers people, and carries a message
@@ -35,12 +37,12 @@ func TestStartRetriesWhenThePortIsTaken(t *testing.T) {
 	}
 	defer taken.Close()
 	var calls int
-	d := start(t, func(t *testing.T) string {
+	d := start(t, func(t testing.TB) string {
 		calls++
 		if calls == 1 {
 			return taken.Addr().String()
 		}
-		return freeAddr(t)
+		return freeport.Addr(t)
 	})
 	if calls != 2 || d.addr == taken.Addr().String() {
 		t.Fatalf("port chosen %d times, now %s (the first, %s, was taken)", calls, d.addr, taken.Addr())

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // The bot the server impersonates.
@@ -113,7 +115,12 @@ func New(t testing.TB, token string) *Server {
 
 		draftOpen: map[string]bool{},
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	// Outside the ephemeral range, so that no connection takes the port
+	// while Stop has the server down (Restart listens on it again).
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	_ = s.srv.Listener.Close()
+	s.srv.Listener = freeport.Listen(t)
+	s.srv.Start()
 	s.URL = s.srv.URL
 	t.Cleanup(s.Stop)
 	return s
