@@ -213,16 +213,7 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	filter := auditlog.Filter{Sender: key, Limit: 20}
-	if past {
-		filter.Until = at.Add(time.Microsecond)
-	}
-	page, err := s.audit.Query(r.Context(), filter)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	data := senderData{Title: channel + ":" + id, Channel: channel, ID: id, View: view, Turns: page.Rows}
+	data := senderData{Title: channel + ":" + id, Channel: channel, ID: id, View: view}
 	if s.states != nil {
 		data.Loc = s.loc
 	}
@@ -234,11 +225,21 @@ func (s *Server) senderPage(w http.ResponseWriter, r *http.Request) {
 		}
 		data.Heartbeat = &hb
 	}
+	filter := auditlog.Filter{Sender: key, Limit: 20}
 	if past {
+		// First: the state of the moment waits for the read models to show
+		// the log, and the turns listed below come from them.
 		if err := s.senderAsOf(r.Context(), &data, at); err != nil {
 			s.fail(w, r, err)
 			return
 		}
+		filter.Until = at.Add(time.Microsecond)
 	}
+	page, err := s.audit.Query(r.Context(), filter)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	data.Turns = page.Rows
 	html.Render(w, senderHTML(data))
 }

@@ -107,6 +107,12 @@ type Reader struct {
 	Registry *domain.Registry
 	Profiles Profiles
 	Index    Index
+	// Current, when set, waits until the read models behind Index show
+	// every event committed so far: they are applied after the log, by
+	// another process perhaps, and a turn they have not shown yet would be
+	// missing from a moment just past. Nil when the caller brought them up
+	// to date itself (a tool that caught up).
+	Current func(ctx context.Context) error
 	// Idle is OMEGA_CONVERSATION_IDLE: a conversation idle this long is
 	// not continued.
 	Idle time.Duration
@@ -125,8 +131,19 @@ func New(r Reader) (*Reader, error) {
 	return &r, nil
 }
 
+// currentWait bounds the wait for the read models to show the log.
+const currentWait = 5 * time.Second
+
 // At returns what omega knew about who at the moment.
 func (r *Reader) At(ctx context.Context, who sender.SenderRef, at Moment) (State, error) {
+	if r.Current != nil {
+		wctx, cancel := context.WithTimeout(ctx, currentWait)
+		err := r.Current(wctx)
+		cancel()
+		if err != nil {
+			return State{}, fmt.Errorf("the state of %s: %w", label(who), err)
+		}
+	}
 	profile, ref, err := r.Profiles.LoadUntil(ctx, who.Channel, who.ID, at.Keep)
 	if err != nil {
 		return State{}, fmt.Errorf("the profile of %s: %w", label(who), err)

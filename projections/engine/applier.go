@@ -161,9 +161,6 @@ func (e *Engine) takeFree(ctx context.Context, s *pglock.Session, ps, held []rea
 func (e *Engine) setHeld(s *pglock.Session, lane, held []readmodel.Projection) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.held == nil {
-		e.held = map[string]*pglock.Session{}
-	}
 	for _, p := range lane {
 		delete(e.held, p.Name())
 	}
@@ -190,9 +187,6 @@ func (e *Engine) watchCheckpoints(ctx context.Context) {
 func (e *Engine) noticed(projections []string, pos int64) {
 	moved := false
 	e.mu.Lock()
-	if e.through == nil {
-		e.through = map[string]int64{}
-	}
 	for _, n := range projections {
 		_, held := e.held[n]
 		if at, known := e.through[n]; !held && (!known || at != pos) {

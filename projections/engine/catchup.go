@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omega-gateway/omega/internal/wait"
 	"github.com/omega-gateway/omega/projections/engine/pglock"
 	"github.com/omega-gateway/omega/projections/readmodel"
 )
@@ -80,25 +79,70 @@ func (e *Engine) catchUpExclusive(ctx context.Context, p readmodel.Projection) e
 			s.Close()
 		}
 	}()
-	for {
-		reached, err := e.reached(ctx, p, end)
-		if err != nil || reached {
-			return err
-		}
+	return e.awaitReached(ctx, p, end, nil, func() (bool, error) {
 		if s == nil {
 			if s, err = pglock.Open(ctx, e.db, e.exclusiveTTL); err != nil {
-				return err
+				return false, err
 			}
 		}
 		took, err := s.TryLock(ctx, []string{p.Name()})
-		if err != nil {
+		if err != nil || len(took) == 0 {
+			return false, err
+		}
+		return true, e.catchUpOne(withSession(ctx, s), p)
+	})
+}
+
+// Reach waits until the named read models show every event committed
+// before the call, whoever applies them: this engine's running applier
+// (hurried, as for a waiting turn) or another process's. Unlike CatchUp it
+// applies nothing itself, so a reader inside a running server can use it;
+// with no applier running it waits until ctx ends.
+func (e *Engine) Reach(ctx context.Context, projections ...string) error {
+	ps, err := e.Select(projections...)
+	if err != nil {
+		return err
+	}
+	if err := e.store.Settle(ctx); err != nil {
+		return fmt.Errorf("reach %v: %w", projections, err)
+	}
+	end, err := e.logEnd(ctx)
+	if err != nil || end == 0 {
+		return err
+	}
+	defer e.Await()()
+	sub, stop := context.WithCancel(ctx)
+	defer stop()
+	applied := e.Applied(sub)
+	for _, p := range ps {
+		if err := e.awaitReached(ctx, p, end, applied, nil); err != nil {
 			return err
 		}
-		if len(took) > 0 {
-			return e.catchUpOne(withSession(ctx, s), p)
+	}
+	return nil
+}
+
+// awaitReached waits until p's checkpoint reaches the event at end,
+// looking again at each signal on wake and at every catchUpPoll. Before
+// each wait it calls step, when set: true ends the wait.
+func (e *Engine) awaitReached(ctx context.Context, p readmodel.Projection, end int64, wake <-chan struct{}, step func() (bool, error)) error {
+	for {
+		reached, err := e.reached(ctx, p, end)
+		if ctx.Err() != nil {
+			return fmt.Errorf("the %s read model has not yet applied the log up to position %d: %w", p.Name(), end, context.Cause(ctx))
 		}
-		if err := wait.Sleep(ctx, catchUpPoll); err != nil {
-			return fmt.Errorf("catch up %s: wait for its applier: %w", p.Name(), err)
+		if err != nil || reached {
+			return err
+		}
+		if step != nil {
+			if done, err := step(); err != nil || done {
+				return err
+			}
+		}
+		select {
+		case <-wake:
+		case <-time.After(catchUpPoll):
+		case <-ctx.Done(): // the next look says so
 		}
 	}
 }
@@ -107,8 +151,12 @@ func (e *Engine) catchUpExclusive(ctx context.Context, p readmodel.Projection) e
 // applier looks at the checkpoint.
 const catchUpPoll = 20 * time.Millisecond
 
-// logEnd is the position of the last event delivered now (0: none).
+// logEnd is the position of the last event delivered now (0: none). On
+// SQLite, with one writer, positions are the delivery order.
 func (e *Engine) logEnd(ctx context.Context) (int64, error) {
+	if e.dialect != readmodel.Postgres {
+		return e.Head(ctx)
+	}
 	var end int64
 	err := e.db.QueryRowContext(ctx, `SELECT position FROM events
 		WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -128,6 +176,9 @@ func (e *Engine) reached(ctx context.Context, p readmodel.Projection, end int64)
 	pos, err := e.store.Checkpoint(ctx, readmodel.CheckpointName(p))
 	if err != nil || pos == end {
 		return pos == end, err
+	}
+	if e.dialect != readmodel.Postgres {
+		return pos > end, nil
 	}
 	var past bool
 	err = e.db.QueryRowContext(ctx, `SELECT (c.transaction_id, c.position) >= (x.transaction_id, x.position)

@@ -69,9 +69,6 @@ func (e *Engine) AppliedThrough(name string) (int64, bool) {
 
 func (e *Engine) committed(ps []readmodel.Projection, pos int64) {
 	e.mu.Lock()
-	if e.through == nil {
-		e.through = map[string]int64{}
-	}
 	for _, p := range ps {
 		e.through[p.Name()] = pos
 	}
@@ -90,22 +87,23 @@ type Log interface {
 // New returns an engine over db, which must be the database the store
 // keeps its log in (checkpoints live beside the read models).
 func New(db *sql.DB, store Log, d readmodel.Dialect, reg *domain.Registry, logger *slog.Logger, ps ...readmodel.Projection) *Engine {
-	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000, stmts: readmodel.NewStatements(db, d)}
+	return &Engine{db: db, store: store, dialect: d, registry: reg, projections: ps, logger: logger, BatchSize: 1000, stmts: readmodel.NewStatements(db, d),
+		through: map[string]int64{}, held: map[string]*pglock.Session{}}
 }
 
 // Projections returns the registered projections.
 func (e *Engine) Projections() []readmodel.Projection { return e.projections }
 
 // Select returns the named projections, or all of them for no names.
-func (e *Engine) Select(names ...string) ([]readmodel.Projection, error) {
-	if len(names) == 0 {
+func (e *Engine) Select(which ...string) ([]readmodel.Projection, error) {
+	if len(which) == 0 {
 		return e.projections, nil
 	}
 	var out []readmodel.Projection
-	for _, n := range names {
+	for _, n := range which {
 		p := e.find(n)
 		if p == nil {
-			return nil, fmt.Errorf("unknown projection %q (known: %v)", n, e.names())
+			return nil, fmt.Errorf("unknown projection %q (known: %v)", n, names(e.projections))
 		}
 		out = append(out, p)
 	}
@@ -119,14 +117,6 @@ func (e *Engine) find(name string) readmodel.Projection {
 		}
 	}
 	return nil
-}
-
-func (e *Engine) names() []string {
-	out := make([]string, len(e.projections))
-	for i, p := range e.projections {
-		out[i] = p.Name()
-	}
-	return out
 }
 
 // Versioned is implemented by projections whose tables have changed shape
