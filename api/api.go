@@ -91,6 +91,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.UI != nil {
 		mux.Handle("/ui/", s.UI)
+		mux.HandleFunc("GET /{$}", toUI) // a browser pointed at the server finds the web UI
 	}
 	if s.Audit != nil {
 		mux.Handle("GET /api/audit", s.auth(http.HandlerFunc(s.getAudit)))
@@ -102,6 +103,16 @@ func (s *Server) Handler() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// toUI redirects to the web UI's front page, keeping the query (a
+// ?token= sign-in link written for the server's root works there too).
+func toUI(w http.ResponseWriter, r *http.Request) {
+	target := "/ui/"
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusFound)
 }
 
 // canonical reports whether p is an absolute path without dot segments or

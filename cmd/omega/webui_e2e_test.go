@@ -55,14 +55,14 @@ func get(t *testing.T, c *http.Client, url string, header map[string]string) (in
 	return resp.StatusCode, string(b)
 }
 
-// Under omega serve the audit page is the web UI's front door: /ui/ and
-// /ui (which redirects there) answer it with the bearer token, and after
-// ?token= the cookie alone does.
+// Under omega serve the audit page is the web UI's front door: /ui/, /ui
+// and the server's root (which redirect there) answer it with the bearer
+// token, and after ?token= (at /ui/ or at the root) the cookie alone does.
 func TestServeWebUIFrontDoor(t *testing.T) {
 	const token = "front-door-token"
 	url := webUIServe(t, token)
 	bearer := map[string]string{"Authorization": "Bearer " + token}
-	for _, p := range []string{"/ui/", "/ui"} {
+	for _, p := range []string{"/ui/", "/ui", "/"} {
 		code, body := get(t, http.DefaultClient, url+p, bearer)
 		if code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
 			t.Errorf("GET %s with the bearer token: %d\n%s", p, code, body)
@@ -71,13 +71,18 @@ func TestServeWebUIFrontDoor(t *testing.T) {
 	if code, _ := get(t, http.DefaultClient, url+"/ui/", nil); code != http.StatusUnauthorized {
 		t.Errorf("GET /ui/ without credentials: %d, want 401", code)
 	}
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
-	if code, body := get(t, c, url+"/ui/?token="+token, nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
-		t.Fatalf("GET /ui/?token=: %d\n%s", code, body)
+	for _, signIn := range []string{"/ui/?token=", "/?token="} {
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Jar: jar}
+		if code, body := get(t, c, url+signIn+token, nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+			t.Fatalf("GET %s: %d\n%s", signIn, code, body)
+		}
+		if code, body := get(t, c, url+"/ui/", nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
+			t.Fatalf("GET /ui/ with the cookie from %s: %d\n%s", signIn, code, body)
+		}
 	}
-	if code, body := get(t, c, url+"/ui/", nil); code != http.StatusOK || !strings.Contains(body, `id="rows"`) {
-		t.Fatalf("GET /ui/ with the cookie: %d\n%s", code, body)
+	if code, _ := get(t, http.DefaultClient, url+"/nothing", bearer); code != http.StatusNotFound {
+		t.Errorf("GET /nothing: %d, want 404", code)
 	}
 	// Paths that are not canonical still name no route.
 	for _, p := range []string{"/ui//", "/ui/./", "/api//audit"} {
