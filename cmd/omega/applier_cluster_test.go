@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/app"
+	"github.com/omega-gateway/omega/eventstore"
 	"github.com/omega-gateway/omega/internal/freeport"
 	"github.com/omega-gateway/omega/providers/providertest"
 )
@@ -53,6 +54,34 @@ func applierLocks(t *testing.T, db *sql.DB) map[int]int {
 	return out
 }
 
+// cluster is a test's PostgreSQL database, the built binary and a fake
+// Claude Code CLI, for starting `omega serve` processes that share them.
+type cluster struct {
+	bin, claude string
+	vars        []string
+	db          *sql.DB
+}
+
+func newCluster(t *testing.T) cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	c := cluster{bin: buildOmega(t)}
+	var open func() eventstore.Store
+	_, c.vars, open = postgresEnv(t)
+	c.db = open().(interface{ DB() *sql.DB }).DB()
+	c.claude, _ = crashClaude(t, t.TempDir())
+	return c
+}
+
+// start starts a process answering through the fake CLI, with the extra
+// settings, and returns it with its base URL once it answers.
+func (c cluster) start(t *testing.T, extra ...string) (*proc, string) {
+	t.Helper()
+	return startClusterNode(t, c.bin, c.vars, append([]string{"OMEGA_CLAUDE_BIN=" + c.claude, "OMEGA_STATUS_FIRST=0s"}, extra...)...)
+}
+
 // startClusterNode starts `omega serve` on the test's database (vars)
 // with its own data directory, address and home, and the extra settings;
 // it returns the process and its base URL once it answers.
@@ -91,17 +120,10 @@ func waitOneApplier(t *testing.T, db *sql.DB, within time.Duration, pids ...int)
 // checkpoints: a sender's next turn, which waits for the read model to
 // show the one before, completes there, and every turn shows completed.
 func TestApplierKilledHandsOver(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildOmega(t)
-	_, vars, open := postgresEnv(t)
-	db := open().(interface{ DB() *sql.DB }).DB()
-	claude, _ := crashClaude(t, t.TempDir())
+	c := newCluster(t)
+	db := c.db
 	const ttl = 2 * time.Second
-	start := func() (*proc, string) {
-		return startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s")
-	}
+	start := func() (*proc, string) { return c.start(t, "OMEGA_APPLIER_TTL="+ttl.String()) }
 	first, firstURL := start()
 	second, secondURL := start()
 	pids := map[int]string{first.cmd.Process.Pid: firstURL, second.cmd.Process.Pid: secondURL}
@@ -160,17 +182,10 @@ func TestApplierKilledHandsOver(t *testing.T) {
 // hung process wakes it finds its session gone and applies nothing more;
 // turns posted to both complete and the read models show them all.
 func TestHungApplierHandsOver(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildOmega(t)
-	_, vars, open := postgresEnv(t)
-	db := open().(interface{ DB() *sql.DB }).DB()
-	claude, _ := crashClaude(t, t.TempDir())
+	c := newCluster(t)
+	db := c.db
 	const ttl = 2 * time.Second
-	start := func() (*proc, string) {
-		return startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_APPLIER_TTL="+ttl.String(), "OMEGA_STATUS_FIRST=0s")
-	}
+	start := func() (*proc, string) { return c.start(t, "OMEGA_APPLIER_TTL="+ttl.String()) }
 	first, firstURL := start()
 	second, secondURL := start()
 	applier := waitOneApplier(t, db, 10*time.Second, first.cmd.Process.Pid, second.cmd.Process.Pid)

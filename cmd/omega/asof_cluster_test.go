@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -17,17 +16,11 @@ import (
 // reads the other's events at its lazy pace: without waiting for it the
 // page showed the moment before the turn: no conversation, no turn.
 func TestSenderPageAsOfNowOnAProcessThatDoesNotApply(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildOmega(t)
-	_, vars, open := postgresEnv(t)
-	db := open().(interface{ DB() *sql.DB }).DB()
-	claude, _ := crashClaude(t, t.TempDir())
-	first, firstURL := startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_STATUS_FIRST=0s")
-	second, secondURL := startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_STATUS_FIRST=0s")
+	c := newCluster(t)
+	first, firstURL := c.start(t)
+	second, secondURL := c.start(t)
 	other := secondURL
-	if waitOneApplier(t, db, 10*time.Second, first.cmd.Process.Pid, second.cmd.Process.Pid) == second.cmd.Process.Pid {
+	if waitOneApplier(t, c.db, 10*time.Second, first.cmd.Process.Pid, second.cmd.Process.Pid) == second.cmd.Process.Pid {
 		other = firstURL
 	}
 	for i := range 5 {

@@ -10,14 +10,9 @@ import (
 // every process's /metrics shows the whole cluster's turns, wherever they
 // ran, as the README says (take max across instances, not sum).
 func TestMetricsOfEachProcessCountTheCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := buildOmega(t)
-	_, vars, _ := postgresEnv(t)
-	claude, _ := crashClaude(t, t.TempDir())
-	_, first := startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_STATUS_FIRST=0s")
-	_, second := startClusterNode(t, bin, vars, "OMEGA_CLAUDE_BIN="+claude, "OMEGA_STATUS_FIRST=0s")
+	c := newCluster(t)
+	_, first := c.start(t)
+	_, second := c.start(t)
 	for i, url := range []string{first, first, second} {
 		if out := postMessage(t, url, fmt.Sprintf("m%d", i), "hello", "30s"); out["status"] != "ok" {
 			t.Fatalf("turn %d: %v", i, out)
