@@ -149,7 +149,7 @@ func (s *Store) readAll(ctx context.Context, after int64, limit int, check bool)
 	}
 	if check {
 		// Not the Tail's read (the Tail tells the cache itself).
-		s.cache.ObserveRead(events)
+		s.cache.Observe(events)
 	}
 	if len(events) == 0 && after > 0 && check {
 		// An unknown cursor would otherwise read as "nothing new" forever.

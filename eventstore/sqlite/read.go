@@ -58,7 +58,7 @@ func (s *Store) ReadAll(ctx context.Context, after int64, limit int) ([]domain.E
 	events, err := s.readAll(ctx, after, limit)
 	if err == nil {
 		// Not the Tail's read (the Tail tells the cache itself).
-		s.cache.ObserveRead(events)
+		s.cache.Observe(events)
 	}
 	return events, err
 }

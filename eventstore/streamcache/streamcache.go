@@ -206,19 +206,17 @@ func (c *Cache) Appended(stream string, evs []domain.Event) {
 	c.apply(stream, evs, true)
 }
 
-// Observe records events the Tail read at the end of the log, in
-// delivery order: the first event of a stream starts a copy of it.
-func (c *Cache) Observe(evs []domain.Event) { c.observe(evs, true) }
-
-// ObserveRead records events any other reader of the log read, in
-// delivery order, before the reader sees them: a follower reading the
-// log itself may be ahead of the Tail (or of the append that wrote them
-// telling the cache), and what it then loads must include what it read.
-// Such a reader may be far behind the end, so a first event starts no
-// copy: the stream may have gone on since.
-func (c *Cache) ObserveRead(evs []domain.Event) { c.observe(evs, false) }
-
-func (c *Cache) observe(evs []domain.Event, atEnd bool) {
+// Observe records events read from the log, in delivery order, before
+// their reader sees them: the Tail's reads at the end of the log, and any
+// other reader's (a follower reading the log itself may be ahead of the
+// Tail, or of the append that wrote them telling the cache, and what it
+// then loads must include what it read). They extend the streams the
+// cache holds; a stream it does not hold starts no copy. A reader may be
+// far behind the end, and at the end this process's new streams start
+// theirs when committed (Appended): another process's are that process's
+// to fold, and a copy of each would cost every process a copy of every
+// stream of the cluster, pushing out the streams its own turns fold.
+func (c *Cache) Observe(evs []domain.Event) {
 	if c == nil {
 		return
 	}
@@ -229,7 +227,7 @@ func (c *Cache) observe(evs []domain.Event, atEnd bool) {
 		for j < len(evs) && evs[j].StreamID == evs[i].StreamID {
 			j++
 		}
-		c.apply(evs[i].StreamID, evs[i:j], atEnd)
+		c.apply(evs[i].StreamID, evs[i:j], false)
 		i = j
 	}
 }

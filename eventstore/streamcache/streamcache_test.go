@@ -49,6 +49,9 @@ func TestStreamCacheDecisions(t *testing.T) {
 		{"a new stream written here is known whole", func(c *Cache) {
 			c.Appended("s", cacheEvents("s", 1, 2))
 		}, true, 2},
+		{"a new stream read from the log is not kept", func(c *Cache) {
+			c.Observe(cacheEvents("s", 1, 3))
+		}, false, 0},
 		{"an old stream written here is not", func(c *Cache) {
 			c.Appended("s", cacheEvents("s", 4, 4))
 		}, false, 0},
