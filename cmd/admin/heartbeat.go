@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/omega-gateway/omega/app"
 	"github.com/omega-gateway/omega/cmd/cli"
@@ -23,6 +24,7 @@ func heartbeatCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "heartbeat", Short: "Show and change the heartbeat checklist (global, or --project)"}
 	cmd.PersistentFlags().StringVar(&project, "project", "", "the project's checklist instead of the global one")
 	scope := func() string { return cmp.Or(project, heartbeatdom.GlobalHeartbeat) }
+	var configured time.Duration // OMEGA_HEARTBEAT_INTERVAL, for show
 	run := func(fn func(*cobra.Command, heartbeat.Checklists, []string) error) func(*cobra.Command, []string) error {
 		return func(cmd *cobra.Command, args []string) error {
 			a, err := cli.Open(cmd.Context(), app.OpenOptions{})
@@ -30,6 +32,7 @@ func heartbeatCmd() *cobra.Command {
 				return err
 			}
 			defer a.Close()
+			configured = a.Config.HeartbeatInterval
 			return fn(cmd, heartbeat.Checklists{Store: a.Store, Registry: a.Registry}, args)
 		}
 	}
@@ -40,13 +43,16 @@ func heartbeatCmd() *cobra.Command {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			interval := "OMEGA_HEARTBEAT_INTERVAL"
+			interval := configured.String() + ", OMEGA_HEARTBEAT_INTERVAL"
 			if hb.Interval > 0 {
 				interval = strconv.Itoa(hb.Interval) + " min"
 			}
 			fmt.Fprintf(out, "checklist %s (interval: %s)\n", scope(), interval)
 			if len(hb.Suppressed) > 0 {
 				fmt.Fprintf(out, "suppressed sections: %s\n", strings.Join(hb.Suppressed, ", "))
+			}
+			if len(hb.Items) == 0 {
+				fmt.Fprintln(out, "The checklist is empty: no check-ins run. Add an item with: omega heartbeat add ITEM")
 			}
 			fmt.Fprint(out, hb.Export())
 			return nil

@@ -25,6 +25,9 @@ func TestHeartbeatCLI(t *testing.T) {
 			if backend == "postgres" {
 				t.Setenv("OMEGA_DATABASE_URL", pgtest.DSN(t))
 			}
+			if out := runOmega(t, "heartbeat", "show"); !strings.Contains(out, "(interval: 30m0s, OMEGA_HEARTBEAT_INTERVAL)") || !strings.Contains(out, "The checklist is empty") {
+				t.Fatalf("show before any item:\n%s", out)
+			}
 			runOmega(t, "heartbeat", "add", "Check", "the", "backups")
 			runOmega(t, "heartbeat", "add", "check the BACKUPS") // a duplicate
 			runOmega(t, "heartbeat", "add", "Water the plants")
@@ -32,7 +35,7 @@ func TestHeartbeatCLI(t *testing.T) {
 			runOmega(t, "heartbeat", "rm", "plants")
 			runOmega(t, "heartbeat", "--project", "trader", "add", "Check BTC")
 			out := runOmega(t, "heartbeat", "show")
-			if !strings.Contains(out, "interval: 15 min") || !strings.Contains(out, "- Check the backups\n") ||
+			if !strings.Contains(out, "interval: 15 min") || !strings.Contains(out, "- Check the backups\n") || strings.Contains(out, "empty") ||
 				strings.Contains(out, "plants") || strings.Contains(out, "BTC") || strings.Count(out, "backups") != 1 {
 				t.Fatalf("show:\n%s", out)
 			}
