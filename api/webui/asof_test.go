@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"context"
+	stdhtml "html"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -65,7 +66,9 @@ func TestSenderPageAsOf(t *testing.T) {
 			t.Errorf("the page as of lacks %q", want)
 		}
 	}
-	if code, body := get("?at=last+tuesday"); code != http.StatusBadRequest || !strings.Contains(body, `at="last tuesday" is not a time`) {
+	// A page in the layout, with the way back, saying what was wrong.
+	if code, body := get("?at=last+tuesday"); code != http.StatusBadRequest || !strings.Contains(stdhtml.UnescapeString(body), `at="last tuesday" is not a time`) ||
+		!strings.Contains(body, `href="/ui/"`) {
 		t.Errorf("a bad moment: %d %s", code, body)
 	}
 	code, body = get("")

@@ -170,7 +170,7 @@ func (s *Server) turnPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(evs) == 0 {
-		http.Error(w, "no turn "+id, http.StatusNotFound)
+		html.Error(w, http.StatusNotFound, "No turn "+id+" is on record.")
 		return
 	}
 	row, done, err := s.audit.Turn(r.Context(), id)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/omega-gateway/omega/api/webui/buildsui"
+	"github.com/omega-gateway/omega/api/webui/html"
 	"github.com/omega-gateway/omega/domain"
 	"github.com/omega-gateway/omega/domain/heartbeat"
 	"github.com/omega-gateway/omega/projections/auditlog"
@@ -231,9 +232,9 @@ func (s *Server) deny(w http.ResponseWriter, code int, msg string) {
 // fail answers a failed read: a bad filter is the user's to fix.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, auditlog.ErrBadFilter) {
-		http.Error(w, err.Error(), http.StatusBadRequest)
+		html.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	s.logger.ErrorContext(r.Context(), "webui: read failed", "path", r.URL.Path, "err", err)
-	http.Error(w, "reading the read models failed; see the server log", http.StatusInternalServerError)
+	html.Error(w, http.StatusInternalServerError, "Reading omega's records failed; the server log says why.")
 }

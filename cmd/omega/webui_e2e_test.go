@@ -81,6 +81,22 @@ func TestServeWebUIFrontDoor(t *testing.T) {
 			t.Fatalf("GET /ui/ with the cookie from %s: %d\n%s", signIn, code, body)
 		}
 	}
+	// A stale link or a bad filter answers a page in the layout that says
+	// what was wrong, with the way back.
+	for _, tc := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/ui/turns/0b9f4a9e-0000-4000-8000-000000000000", http.StatusNotFound, "No turn 0b9f4a9e-0000-4000-8000-000000000000 is on record."},
+		{"/ui/builds/0b9f4a9e", http.StatusNotFound, "No build 0b9f4a9e is on record."},
+		{"/ui/usage?since=yesterday", http.StatusBadRequest, "want RFC 3339"},
+	} {
+		code, body := get(t, http.DefaultClient, url+tc.path, bearer)
+		if code != tc.code || !strings.Contains(body, tc.want) || !strings.Contains(body, `<a href="/ui/">Back to the audit</a>`) {
+			t.Errorf("GET %s: %d, want %d and a page saying %q\n%s", tc.path, code, tc.code, tc.want, body)
+		}
+	}
 	if code, _ := get(t, http.DefaultClient, url+"/nothing", bearer); code != http.StatusNotFound {
 		t.Errorf("GET /nothing: %d, want 404", code)
 	}

@@ -114,7 +114,7 @@ func phaseOf(st builddom.State) string {
 func (s *Pages) One(w http.ResponseWriter, r *http.Request) {
 	st, err := s.foldBuild(r.Context(), r.PathValue("id"))
 	if errors.Is(err, errNoBuild) {
-		http.NotFound(w, r)
+		html.Error(w, http.StatusNotFound, "No build "+r.PathValue("id")+" is on record.")
 		return
 	}
 	if err != nil {

@@ -158,8 +158,26 @@ func (d *Doc) Cells(cells ...any) {
 }
 
 // Render writes a page (or a fragment) to w, never cached.
-func Render(w http.ResponseWriter, page string) {
+func Render(w http.ResponseWriter, page string) { RenderStatus(w, http.StatusOK, page) }
+
+// RenderStatus is Render with a status other than 200.
+func RenderStatus(w http.ResponseWriter, status int, page string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
 	_, _ = w.Write([]byte(page))
+}
+
+// Error writes a page that says what went wrong, in the layout, so that a
+// person who followed a stale link or typed a bad filter can go on.
+func Error(w http.ResponseWriter, status int, message string) {
+	RenderStatus(w, status, Page(http.StatusText(status), func(d *Doc) {
+		d.Raw(`<h1>`)
+		d.Esc(http.StatusText(status))
+		d.Raw(`</h1>
+<p class="error">`)
+		d.Esc(message)
+		d.Raw(`</p>
+<p><a href="/ui/">Back to the audit</a></p>`)
+	}))
 }
