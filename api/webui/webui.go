@@ -160,6 +160,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ui/builds", s.builds.List)
 	mux.HandleFunc("GET /ui/builds/{id}", s.builds.One)
 	mux.HandleFunc("GET /ui/calls", s.callsPage)
+	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
+		html.Error(w, http.StatusNotFound, "omega has no page at "+r.URL.Path+".")
+	})
 	outer := http.NewServeMux()
 	// The stylesheet and script are public code: served without auth so
 	// the sign-in page is styled too.

@@ -91,6 +91,7 @@ func TestServeWebUIFrontDoor(t *testing.T) {
 		{"/ui/turns/0b9f4a9e-0000-4000-8000-000000000000", http.StatusNotFound, "No turn 0b9f4a9e-0000-4000-8000-000000000000 is on record."},
 		{"/ui/builds/0b9f4a9e", http.StatusNotFound, "No build 0b9f4a9e is on record."},
 		{"/ui/usage?since=yesterday", http.StatusBadRequest, "want RFC 3339"},
+		{"/ui/nothing", http.StatusNotFound, "omega has no page at /ui/nothing."},
 	} {
 		code, body := get(t, http.DefaultClient, url+tc.path, bearer)
 		if code != tc.code || !strings.Contains(body, tc.want) || !strings.Contains(body, `<a href="/ui/">Back to the audit</a>`) {
