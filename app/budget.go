@@ -38,6 +38,9 @@ func (r *Runtime) guardedProvider(ctx context.Context, loc *time.Location, opts 
 	if err != nil {
 		return nil, nil, err
 	}
+	if opts.Replay != nil {
+		problem = opts.Replay.ProviderProblem
+	}
 	p, err = r.guarded(p, loc, opts)
 	return p, problem, err
 }

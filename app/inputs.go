@@ -27,6 +27,10 @@ type Replay struct {
 	// Recall answers the turn's full-text recall with the passages it
 	// recorded (nil: the index).
 	Recall gather.Recaller
+	// ProviderProblem is why the turn's provider could not work at all
+	// when it ran (nil: it could): the driver answers with the explanation
+	// again instead of calling it.
+	ProviderProblem error
 }
 
 // configuredInputs are the decision inputs of this process: the

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/omega-gateway/omega/cmd/cli"
+	"github.com/omega-gateway/omega/internal/freeport"
 )
 
 // The 8 characters omega audit prints name a turn: a recorded turn that
@@ -36,5 +40,29 @@ func TestRerunCLIShortID(t *testing.T) {
 	}
 	if _, err := run("ffffffff"); err == nil || !strings.Contains(err.Error(), `no completed turn id starts with "ffffffff"`) {
 		t.Fatalf("an unknown id: %v", err)
+	}
+}
+
+// A turn recorded while the provider could not work at all (its CLI not
+// installed: omega answered with the explanation and called nothing) re-runs
+// identical from a shell where the provider now works: the re-run takes
+// the problem from the record, not from the configuration.
+func TestRerunOfATurnWhoseProviderCouldNotWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	data, addr := t.TempDir(), freeport.Addr(t)
+	user := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OMEGA_DATA_DIR=" + data}
+	startServe(t, bin, append(user, "OMEGA_HTTP_ADDR="+addr, "OMEGA_CLAUDE_BIN="+filepath.Join(t.TempDir(), "claude")))
+	waitHTTP(t, "http://"+addr)
+	out := postMessage(t, "http://"+addr, "alice", "hello", "30s")
+	if out["status"] != "error" || !strings.Contains(fmt.Sprint(out["reply"]), "can't reach my AI provider") {
+		t.Fatalf("the turn without a provider: %v", out)
+	}
+	claude, _ := crashClaude(t, t.TempDir())
+	stdout, stderr, err := runBin(t, bin, append(user, "OMEGA_CLAUDE_BIN="+claude), "rerun", out["turn_id"].(string)[:8])
+	if err != nil || strings.TrimSpace(stdout) != "identical" {
+		t.Fatalf("omega rerun: %v\n%s%s", err, stdout, stderr)
 	}
 }

@@ -26,6 +26,7 @@ type call struct {
 // the classification, each plan step's attempts, the direct call's.
 func recordedCalls(decoded []domain.Payload) []call {
 	var out []call
+	called := false
 	for _, p := range decoded {
 		switch ev := p.(type) {
 		case turn.RouteDecided:
@@ -46,11 +47,36 @@ func recordedCalls(decoded []domain.Payload) []call {
 			r := usageResponse(ev.Text, ev.Model, &u)
 			r.SessionID, r.NumTurns, r.Resumes = ev.SessionID, ev.NumTurns, ev.Resumes
 			out = append(out, call{resp: r})
+		case turn.ProviderCalled:
+			called = true
 		case turn.ProviderFailed:
-			out = append(out, call{err: recordedError(ev.Class, ev.Message)})
+			if called { // else the provider could not work at all: no call (recordedProblem)
+				out = append(out, call{err: recordedError(ev.Class, ev.Message)})
+			}
+			called = false
 		}
 	}
 	return out
+}
+
+// recordedProblem is why the turn's provider could not work at all when
+// it ran (omega answered with the explanation and called nothing): a
+// failure recorded with no call before it. The re-run hands it to the
+// driver, which takes the same path.
+func recordedProblem(decoded []domain.Payload) error {
+	called := false
+	for _, p := range decoded {
+		switch ev := p.(type) {
+		case turn.ProviderCalled:
+			called = true
+		case turn.ProviderFailed:
+			if !called {
+				return recordedError(ev.Class, ev.Message)
+			}
+			called = false
+		}
+	}
+	return nil
 }
 
 func usageResponse(text, model string, u *usage.CallUsage) providers.Response {
@@ -208,6 +234,8 @@ func providerName(decoded []domain.Payload, cfg config.Config) string {
 		case turn.ProviderCalled:
 			return ev.Provider
 		case turn.ProviderReplied:
+			return ev.Provider
+		case turn.ProviderFailed:
 			return ev.Provider
 		}
 	}

@@ -91,6 +91,9 @@ func runScratch(ctx context.Context, src Source, cfg config.Config, o Options, s
 	replay := *o.replay
 	replay.Now = now
 	replay.Recall = recalledOf(decoded)
+	if !o.Live { // a what-if asks the provider configured now
+		replay.ProviderProblem = recordedProblem(decoded)
+	}
 	// The recorded roles are the projects; the scratch has no folder.
 	// The summarizer runs on the real clock, to which the copied
 	// conversations look idle: closing them would change the turn's
