@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func rerunCmd() *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			o.Logger = a.Logger
+			o.Logger = scratchLogger(a.Logger)
 			var ids []string
 			if f.since != "" {
 				ids, err = turnsSince(cmd, log, f.since)
@@ -212,4 +213,33 @@ func turnsSince(cmd *cobra.Command, log *auditlog.Queries, since string) ([]stri
 		ids[i], ids[j] = ids[j], ids[i]
 	}
 	return ids, nil
+}
+
+// scratchLogger is the log of the scratch runs: their warnings and errors,
+// everything at OMEGA_LOG_LEVEL=debug. A scratch run's start-up and turn
+// lines are no news to the person re-running turns, and --since repeats
+// them for every turn.
+func scratchLogger(l *slog.Logger) *slog.Logger {
+	if l.Enabled(context.Background(), slog.LevelDebug) {
+		return l
+	}
+	return slog.New(atLeast{Handler: l.Handler(), level: slog.LevelWarn})
+}
+
+// atLeast passes on the records at or above level.
+type atLeast struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler {
+	return atLeast{Handler: h.Handler.WithAttrs(as), level: h.level}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{Handler: h.Handler.WithGroup(name), level: h.level}
 }

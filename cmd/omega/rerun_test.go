@@ -65,4 +65,8 @@ func TestRerunOfATurnWhoseProviderCouldNotWork(t *testing.T) {
 	if err != nil || strings.TrimSpace(stdout) != "identical" {
 		t.Fatalf("omega rerun: %v\n%s%s", err, stdout, stderr)
 	}
+	// The scratch run's start-up and turn lines stay out of the terminal.
+	if strings.Contains(stderr, "level=INFO") {
+		t.Errorf("omega rerun logged:\n%s", stderr)
+	}
 }
