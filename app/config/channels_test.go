@@ -131,7 +131,7 @@ func TestRegistryChannelsKeepTheirSettings(t *testing.T) {
 func TestChannelParseErrorsJoinOmegas(t *testing.T) {
 	_, err := LoadFrom(map[string]string{"OMEGA_DATA_DIR": "/tmp/x", "OMEGA_HISTORY_LIMIT": "many",
 		"OMEGA_WHATSAPP_ALLOWED_NUMBERS": "12"})
-	for _, want := range []string{"HistoryLimit", `invalid phone number "12"`} {
+	for _, want := range []string{`OMEGA_HISTORY_LIMIT must be a whole number (got "many")`, `OMEGA_WHATSAPP_ALLOWED_NUMBERS: invalid phone number "12"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not mention %s", err, want)
 		}

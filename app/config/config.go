@@ -147,17 +147,29 @@ func parse(opts env.Options, descs []channels.Descriptor) (Config, error) {
 	c := Config{Channels: channels.Configs{}, descriptors: descs}
 	// Every variable that does not parse is reported at once, the
 	// channels' beside omega's own.
-	errs := []error{env.ParseWithOptions(&c, opts)}
+	var errs []error
+	if err := env.ParseWithOptions(&c, opts); err != nil {
+		errs = unreadable(err, &c, opts)
+	}
 	for _, d := range descs {
 		if d.Settings == nil {
 			continue
 		}
 		s := d.Settings()
-		errs = append(errs, env.ParseWithOptions(s, opts))
+		if err := env.ParseWithOptions(s, opts); err != nil {
+			errs = append(errs, unreadable(err, s, opts)...)
+		}
 		c.Channels[d.Name] = s
 	}
-	if err := errors.Join(errs...); err != nil {
-		return c, fmt.Errorf("configuration: %w", err)
+	if len(errs) > 0 {
+		// With the other problems, but not a second word on a variable
+		// that was not read.
+		for _, p := range c.problems() {
+			if !slices.ContainsFunc(errs, func(e error) bool { return sameVariable(e, p) }) {
+				errs = append(errs, p)
+			}
+		}
+		return c, fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
 	}
 	dir, err := expandHome(c.DataDir)
 	if err != nil {
@@ -172,6 +184,15 @@ func parse(opts env.Options, descs []channels.Descriptor) (Config, error) {
 
 // Validate checks every field and joins all problems into one error.
 func (c Config) Validate() error {
+	if errs := c.problems(); len(errs) > 0 {
+		return fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
+	}
+	return nil
+}
+
+// problems lists what is wrong with the configuration, each naming its
+// variable first.
+func (c Config) problems() []error {
 	var p problems
 	c.validateStorage(&p)
 	c.validateTimes(&p)
@@ -179,11 +200,7 @@ func (c Config) Validate() error {
 	c.validateProvider(&p)
 	c.validateHeartbeat(&p)
 	c.validateBudget(&p)
-	errs := p.errs
-	if len(errs) > 0 {
-		return fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
-	}
-	return nil
+	return p.errs
 }
 
 // problems collects what is wrong with a configuration.

@@ -135,3 +135,31 @@ func TestMemorySettings(t *testing.T) {
 		t.Errorf("OMEGA_GOGC=0: %v, want ErrInvalid", err)
 	}
 }
+
+// A value the parser cannot read is reported as the variable a person set
+// and what it wants, beside the others, never as a Go field.
+func TestUnreadableValuesNameTheirVariables(t *testing.T) {
+	_, err := LoadFrom(map[string]string{
+		"HOME":                     "/home/u",
+		"OMEGA_HEARTBEAT_INTERVAL": "5",
+		"OMEGA_CLASSIFY":           "maybe",
+		"OMEGA_HISTORY_LIMIT":      "ten",
+		"OMEGA_LOG_LEVEL":          "loud",
+	})
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+	for _, want := range []string{
+		`OMEGA_HEARTBEAT_INTERVAL must be a duration such as 30s, 5m or 1h30m (got "5")`,
+		`OMEGA_CLASSIFY must be true or false (got "maybe")`,
+		`OMEGA_HISTORY_LIMIT must be a whole number (got "ten")`,
+		`OMEGA_LOG_LEVEL must be debug, info, warn or error (got "loud")`, // and the others' problems
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "field") || strings.Count(err.Error(), "OMEGA_HEARTBEAT_INTERVAL") != 1 {
+		t.Errorf("error names a Go field, or a variable twice:\n%v", err)
+	}
+}

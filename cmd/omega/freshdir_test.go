@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,5 +92,29 @@ func TestMigrationLoggedOnceAndSenderSyntax(t *testing.T) {
 		if !strings.Contains(out, "telegram:1001") || strings.Contains(out, "telegram-1001") || !strings.Contains(out, "Lisbon") {
 			t.Errorf("omega %v:\n%s", args, out)
 		}
+	}
+}
+
+// A setting omega cannot read stops serve before it touches anything, and
+// says which variable and what it wants, with every other problem.
+func TestServeRefusesUnreadableSettingsByName(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	env, data := freshEnv(t)
+	out, errs, err := runBin(t, bin, append(env, "OMEGA_HEARTBEAT_INTERVAL=5", "OMEGA_LOG_LEVEL=loud"), "serve")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("serve: %v, want exit 1\n%s%s", err, out, errs)
+	}
+	for _, want := range []string{"invalid configuration:", `OMEGA_HEARTBEAT_INTERVAL must be a duration such as 30s, 5m or 1h30m (got "5")`,
+		`OMEGA_LOG_LEVEL must be debug, info, warn or error (got "loud")`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("serve's error lacks %q:\n%s", want, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "omega.db")); err == nil {
+		t.Error("serve created the database before refusing its settings")
 	}
 }
