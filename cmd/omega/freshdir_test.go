@@ -118,3 +118,25 @@ func TestServeRefusesUnreadableSettingsByName(t *testing.T) {
 		t.Error("serve created the database before refusing its settings")
 	}
 }
+
+// omega events --type with a type no event has says which types were
+// meant (a misspelt type printed nothing and exited 0); the right one
+// prints its events.
+func TestEventsTypeFilterNamesTheTypes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	env, _ := freshEnv(t)
+	if out, errs, err := runBin(t, bin, env, "facts", "set", "telegram:1001", "city", "Lisbon"); err != nil {
+		t.Fatalf("facts set: %v\n%s%s", err, out, errs)
+	}
+	out, errs, err := runBin(t, bin, env, "events", "--type", "factrecorded")
+	if err == nil || out != "" || !strings.Contains(errs, `no event type "factrecorded"; did you mean FactRecorded`) {
+		t.Errorf("a misspelt type: %v\n%s%s", err, out, errs)
+	}
+	out, errs, err = runBin(t, bin, env, "events", "--type", "FactRecorded")
+	if err != nil || strings.Count(out, "FactRecorded") != 1 || !strings.Contains(out, "Lisbon") {
+		t.Errorf("the type: %v\n%s%s", err, out, errs)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,12 +31,18 @@ func eventsCmd() *cobra.Command {
 		Use:   "events",
 		Short: "Print the event log (filter by stream or type; --follow to tail it)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.after < 0 {
+				return fmt.Errorf("--after must not be negative (got %d)", f.after)
+			}
 			// Following may start before serve has made the log.
 			a, err := cli.Open(cmd.Context(), app.OpenOptions{MustExist: !f.follow})
 			if err != nil {
 				return err
 			}
 			defer a.Close()
+			if f.typ != "" && !a.Registry.Known(f.typ) {
+				return unknownType(f.typ, a.Registry.Types())
+			}
 			return printEvents(cmd.Context(), cmd.OutOrStdout(), a.Store, f)
 		},
 	}
@@ -46,6 +53,22 @@ func eventsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&f.follow, "follow", false, "keep printing new events as they are committed")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "one JSON object per line")
 	return cmd
+}
+
+// unknownType refuses a --type no event has, naming the types it may
+// have meant (or all of them): a misspelt type would print nothing.
+func unknownType(typ string, types []string) error {
+	slices.Sort(types)
+	var near []string
+	for _, t := range types {
+		if strings.Contains(strings.ToLower(t), strings.ToLower(typ)) {
+			near = append(near, t)
+		}
+	}
+	if len(near) > 0 {
+		return fmt.Errorf("no event type %q; did you mean %s?", typ, strings.Join(near, ", "))
+	}
+	return fmt.Errorf("no event type %q; the types are %s", typ, strings.Join(types, ", "))
 }
 
 func printEvents(ctx context.Context, w io.Writer, s eventstore.Store, f eventsFilter) error {
