@@ -98,8 +98,9 @@ type OpenOptions struct {
 	MustExist bool
 }
 
-// ErrNoData is Open's answer, under MustExist, where omega has never run:
-// reading would only create an empty database.
+// ErrNoData is Open's answer, under MustExist, where omega has never run
+// (no SQLite file; a PostgreSQL database, the operator's to create,
+// without omega's schema): reading would only create an empty one.
 var ErrNoData = errors.New("no omega data")
 
 // Open opens the configured store, applying migrations, and prepares the
@@ -107,14 +108,18 @@ var ErrNoData = errors.New("no omega data")
 func Open(ctx context.Context, cfg config.Config, logger *slog.Logger, opts OpenOptions) (*App, error) {
 	a := &App{Config: cfg, Logger: logger, Registry: NewRegistry()}
 	if cfg.DatabaseURL != "" {
-		s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry.Stamps()})
+		s, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{Logger: logger, SkipMigrate: opts.SkipMigrate, Versions: a.Registry.Stamps(),
+			MustExist: opts.MustExist})
+		if errors.Is(err, postgres.ErrNoSchema) {
+			return nil, fmt.Errorf("%w in %s: run omega serve first", ErrNoData, WhereOf(cfg))
+		}
 		if err != nil {
 			return nil, err
 		}
 		a.backend, a.Dialect = s, readmodel.Postgres
 	} else {
-		if err := checkExists(cfg, opts); err != nil {
-			return nil, err
+		if _, err := os.Stat(cfg.SQLitePath()); opts.MustExist && errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w in %s: run omega serve first", ErrNoData, cfg.DataDir)
 		}
 		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data directory %s: %w", cfg.DataDir, err)
@@ -189,25 +194,15 @@ func awaitedHere(e domain.Event) bool {
 	return e.Type == (turn.MessageReceived{}).EventType()
 }
 
-// checkExists refuses, under MustExist, a SQLite store that is not there
-// (PostgreSQL's database is the operator's to create; its schema is
-// omega's, made by whichever command opens it first).
-func checkExists(cfg config.Config, opts OpenOptions) error {
-	if !opts.MustExist {
-		return nil
-	}
-	if _, err := os.Stat(cfg.SQLitePath()); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w in %s: run omega serve first", ErrNoData, cfg.DataDir)
-	}
-	return nil
-}
-
 // Where describes where the data lives, for logs (never with a password).
-func (a *App) Where() string {
-	if a.Config.DatabaseURL != "" {
-		return "postgres " + postgres.Redact(a.Config.DatabaseURL)
+func (a *App) Where() string { return WhereOf(a.Config) }
+
+// WhereOf is Where for a configuration, before anything is opened.
+func WhereOf(cfg config.Config) string {
+	if cfg.DatabaseURL != "" {
+		return "postgres " + postgres.Redact(cfg.DatabaseURL)
 	}
-	return "sqlite " + a.Config.SQLitePath()
+	return "sqlite " + cfg.SQLitePath()
 }
 
 // MigrationStatus returns the schema version the database is at and the

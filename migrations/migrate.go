@@ -102,6 +102,20 @@ func Status(ctx context.Context, db *sql.DB, d Dialect) (current, latest int64, 
 	return current, Latest(p), nil
 }
 
+// Newest is the newest migration version this binary embeds for d, read
+// without a database (a migration's file name starts with its version).
+func Newest(d Dialect) int64 {
+	entries, _ := fs.ReadDir(files, string(d))
+	var newest int64
+	for _, e := range entries {
+		var v int64
+		if _, err := fmt.Sscanf(e.Name(), "%d_", &v); err == nil {
+			newest = max(newest, v)
+		}
+	}
+	return newest
+}
+
 // Latest returns the newest migration version a provider knows.
 func Latest(p *goose.Provider) int64 {
 	var latest int64

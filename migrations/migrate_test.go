@@ -60,8 +60,8 @@ func TestUp(t *testing.T) {
 				}
 			}
 			current, latest, err := migrations.Status(ctx, db, c.dialect)
-			if err != nil || current != latest || latest < 2 {
-				t.Fatalf("status = %d/%d, %v", current, latest, err)
+			if err != nil || current != latest || latest < 2 || migrations.Newest(c.dialect) != latest {
+				t.Fatalf("status = %d/%d, %v; newest embedded %d", current, latest, err, migrations.Newest(c.dialect))
 			}
 			if _, err := db.ExecContext(ctx, `INSERT INTO omega_schema_migrations (version_id, is_applied) VALUES (9999, true)`); err != nil {
 				t.Fatal(err)

@@ -102,7 +102,11 @@ func checkDataDir(c *checkup, cfg config.Config) {
 func checkDatabase(dctx context.Context, c *checkup, cfg config.Config) *app.App {
 	a, err := app.Open(dctx, cfg, cfg.Logger(), app.OpenOptions{SkipMigrate: true, MustExist: true})
 	if errors.Is(err, app.ErrNoData) {
-		c.ok("database", "none yet at "+cfg.SQLitePath()+"; `omega serve` creates it")
+		where := cfg.SQLitePath()
+		if cfg.DatabaseURL != "" {
+			where = app.WhereOf(cfg) + ", no omega schema"
+		}
+		c.ok("database", "none yet at "+where+"; `omega serve` creates it")
 		return nil
 	}
 	if err != nil {

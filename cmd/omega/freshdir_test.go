@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/omega-gateway/omega/internal/pgtest"
 )
 
 // freshEnv is the environment of an omega that has never run: a data
@@ -62,6 +65,46 @@ func TestFreshDataDirIsLeftAlone(t *testing.T) {
 		if _, err := os.Stat(db); err == nil {
 			t.Fatalf("omega %s created %s", strings.Join(args, " "), db)
 		}
+	}
+}
+
+// The same on a PostgreSQL database omega has never used: doctor and
+// migrate status report no schema, the commands that only read say there
+// is no data, and none of them creates a table; omega migrate does.
+func TestFreshPostgresDatabaseIsLeftAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	dsn := pgtest.DSN(t)
+	env, _ := freshEnv(t)
+	env = append(env, "OMEGA_DATABASE_URL="+dsn)
+	if out, _, _ := runBin(t, bin, env, "doctor"); !strings.Contains(out, "ok    database   none yet at postgres") {
+		t.Errorf("doctor on an empty database:\n%s", out)
+	}
+	if out, errs, err := runBin(t, bin, env, "migrate", "status"); err != nil || !strings.Contains(out, "no omega schema yet, version 0") {
+		t.Errorf("migrate status on an empty database: %v\n%s%s", err, out, errs)
+	}
+	for _, args := range [][]string{{"audit"}, {"facts", "list"}, {"tasks", "list"}} {
+		out, errs, err := runBin(t, bin, env, args...)
+		if err == nil || !strings.Contains(errs, "no omega data in postgres") || !strings.Contains(errs, "run omega serve first") {
+			t.Errorf("omega %s on an empty database (%v):\n%s%s", strings.Join(args, " "), err, out, errs)
+		}
+	}
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()`).Scan(&tables); err != nil || tables != 0 {
+		t.Fatalf("the commands left %d tables (%v)", tables, err)
+	}
+	if out, errs, err := runBin(t, bin, env, "migrate"); err != nil || !strings.Contains(out, "schema version") {
+		t.Fatalf("migrate: %v\n%s%s", err, out, errs)
+	}
+	if out, errs, err := runBin(t, bin, env, "audit"); err != nil {
+		t.Errorf("audit after migrate: %v\n%s%s", err, out, errs)
 	}
 }
 

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -31,7 +32,13 @@ type Options struct {
 	// Versions stamps each appended event with its type's current schema
 	// version; nil leaves it unset (read as 1).
 	Versions eventstore.SchemaVersions
+	// MustExist makes Open refuse with ErrNoSchema, rather than create
+	// the schema, a database omega has never used: for commands that read.
+	MustExist bool
 }
+
+// ErrNoSchema: under Options.MustExist, the database has no omega schema.
+var ErrNoSchema = errors.New("no omega schema in the database")
 
 const (
 	defaultMaxOpenConns = 32
@@ -102,6 +109,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err := ping(ctx, db, logger, dsn); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if opts.MustExist {
+		var exists bool
+		if err := db.QueryRowContext(ctx, `SELECT to_regclass('events') IS NOT NULL`).Scan(&exists); err != nil || !exists {
+			db.Close()
+			return nil, cmp.Or(err, ErrNoSchema)
+		}
 	}
 	if !opts.SkipMigrate {
 		if err := migrations.Up(ctx, db, migrations.Postgres, migrations.Options{Logger: logger}); err != nil {
