@@ -30,7 +30,10 @@ type Config struct {
 	LogLevel    string `env:"LOG_LEVEL" envDefault:"info"`
 	LogFormat   string `env:"LOG_FORMAT" envDefault:"text"`
 
-	HTTPAddr string `env:"HTTP_ADDR" envDefault:"127.0.0.1:8787"`
+	// HTTPAddr is set to defaultHTTPAddr when OMEGA_HTTP_ADDR is unset;
+	// set but empty, it turns the HTTP channel off (an envDefault would
+	// apply to the empty value too).
+	HTTPAddr string `env:"HTTP_ADDR"`
 	APIToken string `env:"API_TOKEN"`
 	// ReadyMaxLag is how far projections may trail the log before /readyz
 	// answers not ready.
@@ -126,6 +129,9 @@ type Config struct {
 	descriptors []channels.Descriptor
 }
 
+// defaultHTTPAddr is where the HTTP channel listens unless told otherwise.
+const defaultHTTPAddr = "127.0.0.1:8787"
+
 // Load parses the environment (OMEGA_ prefix) and validates the result,
 // reporting every problem at once.
 func Load() (Config, error) {
@@ -170,6 +176,9 @@ func parse(opts env.Options, descs []channels.Descriptor) (Config, error) {
 			}
 		}
 		return c, fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
+	}
+	if _, set := lookupVar(opts, opts.Prefix+"HTTP_ADDR"); !set {
+		c.HTTPAddr = defaultHTTPAddr
 	}
 	dir, err := expandHome(c.DataDir)
 	if err != nil {

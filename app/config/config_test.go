@@ -163,3 +163,22 @@ func TestUnreadableValuesNameTheirVariables(t *testing.T) {
 		t.Errorf("error names a Go field, or a variable twice:\n%v", err)
 	}
 }
+
+// OMEGA_HTTP_ADDR unset listens on the default address; set but empty it
+// turns the HTTP channel off, as the README says (a default applied to the
+// empty value kept it on 127.0.0.1:8787).
+func TestEmptyHTTPAddrTurnsTheChannelOff(t *testing.T) {
+	for _, tc := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"HOME": "/home/u"}, "127.0.0.1:8787"},
+		{map[string]string{"HOME": "/home/u", "OMEGA_HTTP_ADDR": ""}, ""},
+		{map[string]string{"HOME": "/home/u", "OMEGA_HTTP_ADDR": "127.0.0.1:9999"}, "127.0.0.1:9999"},
+	} {
+		c, err := LoadFrom(tc.vars)
+		if err != nil || c.HTTPAddr != tc.want {
+			t.Errorf("%v: HTTPAddr = %q, %v; want %q", tc.vars, c.HTTPAddr, err, tc.want)
+		}
+	}
+}

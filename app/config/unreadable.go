@@ -80,10 +80,17 @@ func wanted(t reflect.Type) string {
 }
 
 func lookup(opts env.Options, key string) string {
+	v, _ := lookupVar(opts, key)
+	return v
+}
+
+// lookupVar reads a variable from where the options parse from.
+func lookupVar(opts env.Options, key string) (string, bool) {
 	if opts.Environment != nil {
-		return opts.Environment[key]
+		v, ok := opts.Environment[key]
+		return v, ok
 	}
-	return os.Getenv(key)
+	return os.LookupEnv(key)
 }
 
 // sameVariable reports whether two problems name the same variable first.

@@ -71,7 +71,7 @@ func pairingCmd() *cobra.Command {
 			RunE: func(cmd *cobra.Command, args []string) error {
 				who, err := identity.ParseIdentity(args[0])
 				if err != nil {
-					return err
+					return identityArgs(args, "CHANNEL:SENDER")
 				}
 				return cli.Send(cmd, &access.RevokePairing{Channel: who.Channel, SenderID: who.ID, By: "cli"})
 			},
@@ -103,6 +103,9 @@ func identityCmd() *cobra.Command {
 			Use: "link CANONICAL ALIAS", Short: "ALIAS (channel:id) shares CANONICAL's profile (records IdentityLinked)",
 			Args: cobra.ExactArgs(2),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := identityArgs(args, "CANONICAL", "ALIAS"); err != nil {
+					return err
+				}
 				return cli.Send(cmd, &access.LinkIdentities{Canonical: args[0], Alias: args[1], By: "cli"})
 			},
 		},
@@ -110,10 +113,24 @@ func identityCmd() *cobra.Command {
 			Use: "unlink CHANNEL:ID", Short: "Give an identity its own profile back (records IdentityUnlinked)",
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := identityArgs(args, "CHANNEL:ID"); err != nil {
+					return err
+				}
 				return cli.Send(cmd, &access.UnlinkIdentity{Identity: args[0], By: "cli"})
 			},
 		})
 	return cmd
+}
+
+// identityArgs refuses, before anything is sent, an argument that is not
+// channel:id, naming it.
+func identityArgs(args []string, names ...string) error {
+	for i, name := range names {
+		if _, err := identity.ParseIdentity(args[i]); err != nil {
+			return fmt.Errorf("%s must be channel:id, such as telegram:1001 (got %q)", name, args[i])
+		}
+	}
+	return nil
 }
 
 // openAccess opens the store for reading pairings and identity links;

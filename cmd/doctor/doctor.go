@@ -144,6 +144,7 @@ func checkProvider(dctx context.Context, c *checkup, cfg config.Config) {
 
 func checkHTTP(c *checkup, cfg config.Config) {
 	if cfg.HTTPAddr == "" {
+		c.warn("http", "off (OMEGA_HTTP_ADDR is empty; unset it to listen on 127.0.0.1:8787)")
 		return
 	}
 	token := "none needed on loopback"

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/omega-gateway/omega/internal/pgtest"
 )
@@ -181,5 +183,40 @@ func TestEventsTypeFilterNamesTheTypes(t *testing.T) {
 	out, errs, err = runBin(t, bin, env, "events", "--type", "FactRecorded")
 	if err != nil || strings.Count(out, "FactRecorded") != 1 || !strings.Contains(out, "Lisbon") {
 		t.Errorf("the type: %v\n%s%s", err, out, errs)
+	}
+}
+
+// OMEGA_HTTP_ADDR set but empty turns the HTTP channel off, as the README
+// says; unset, it listens on the default address.
+func TestEmptyHTTPAddrTurnsTheAPIOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildOmega(t)
+	env, _ := freshEnv(t)
+	out, _, _ := runBin(t, bin, env, "doctor")
+	if !strings.Contains(out, "ok    http       API on 127.0.0.1:8787") {
+		t.Errorf("doctor with OMEGA_HTTP_ADDR unset:\n%s", out)
+	}
+	out, _, _ = runBin(t, bin, append(env, "OMEGA_HTTP_ADDR="), "doctor")
+	if !strings.Contains(out, "warn  http       off (OMEGA_HTTP_ADDR is empty") {
+		t.Errorf("doctor with OMEGA_HTTP_ADDR empty:\n%s", out)
+	}
+	env, data := freshEnv(t)
+	p := startServe(t, bin, append(env, "OMEGA_HTTP_ADDR="))
+	// Started once it has written the workspace's CLAUDE.md (the log is
+	// read once the process has ended).
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(data, "workspace", "CLAUDE.md")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not start")
+		}
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Wait()
+	if log := p.log.String(); !strings.Contains(log, `msg="omega ready" channels=0`) || strings.Contains(log, "http channel listening") {
+		t.Errorf("serve with OMEGA_HTTP_ADDR empty:\n%s", log)
 	}
 }

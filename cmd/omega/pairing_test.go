@@ -43,7 +43,9 @@ func TestPairingCLI(t *testing.T) {
 			for args, want := range map[string]string{
 				"pairing approve K7M2QX": "already decided",
 				"pairing reject ZZZZZZ":  "no such pairing code",
-				"pairing revoke nobody":  "want channel:id",
+				"pairing revoke nobody":  `CHANNEL:SENDER must be channel:id, such as telegram:1001 (got "nobody")`,
+				"identity link a b":      `CANONICAL must be channel:id, such as telegram:1001 (got "a")`,
+				"identity unlink nobody": `CHANNEL:ID must be channel:id, such as telegram:1001 (got "nobody")`,
 			} {
 				if out, err := runOmegaErr(strings.Fields(args)...); err == nil || !strings.Contains(err.Error()+out, want) {
 					t.Errorf("%s: %v\n%s", args, err, out)
