@@ -3,6 +3,7 @@ package webui
 import (
 	"context"
 	"fmt"
+	"github.com/omega-gateway/omega/domain/sender"
 	"net/http"
 	"net/url"
 	"strings"
@@ -83,7 +84,7 @@ func searchHTML(s searchData) string {
 			}
 			d.Cells(func() {
 				d.Raw(`<td class="when"><time datetime="`, html.ISO(h.At), `">`, html.When(h.At), `</time></td>`)
-			}, h.Chat, h.Kind, func() {
+			}, sender.SenderLabel(h.Chat), h.Kind, func() {
 				d.Raw(`<td class="msg hit"><a href="/ui/turns/`, url.PathEscape(turnID), `">`)
 				d.Esc(passage(h.Text))
 				d.Raw(`</a></td>`)

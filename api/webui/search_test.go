@@ -50,7 +50,8 @@ func TestSearchPage(t *testing.T) {
 	if code != http.StatusOK || f.last == nil || f.last.Chat != "telegram-42" || f.last.Text != "greyhound" {
 		t.Fatalf("search: %d %+v\n%s", code, f.last, body)
 	}
-	for _, want := range []string{`href="/ui/turns/turn-1"`, `href="/ui/turns/conv-2"`, "a &lt;b&gt;greyhound&lt;/b&gt;", `<form class="search"`} {
+	for _, want := range []string{`href="/ui/turns/turn-1"`, `href="/ui/turns/conv-2"`, "a &lt;b&gt;greyhound&lt;/b&gt;", `<form class="search"`,
+		"<td>telegram:42</td>"} { // the chat as people write it
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %s:\n%s", want, body)
 		}

@@ -3,6 +3,7 @@ package webui
 import (
 	"context"
 	"fmt"
+	"github.com/omega-gateway/omega/domain/sender"
 	"net/http"
 	"strconv"
 	"time"
@@ -45,7 +46,7 @@ func (s *Server) callsPage(w http.ResponseWriter, r *http.Request) {
 		html.Table(d, len(calls), `<th>position</th><th>at</th><th>purpose</th><th>sender</th><th>model</th><th>tokens</th><th>cost</th><th>failed</th>`,
 			"No provider call in this range.", func(i int) {
 				c := calls[i]
-				d.Cells(strconv.FormatInt(c.Position, 10), html.When(c.At), c.Purpose, c.Sender, c.Model, strconv.FormatInt(c.Tokens, 10),
+				d.Cells(strconv.FormatInt(c.Position, 10), html.When(c.At), c.Purpose, sender.SenderLabel(c.Sender), c.Model, strconv.FormatInt(c.Tokens, 10),
 					fmt.Sprintf("$%.4f", c.USD), strconv.FormatBool(c.Failed))
 			})
 	}))

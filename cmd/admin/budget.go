@@ -134,7 +134,7 @@ func writeLines(w io.Writer, lines []budget.Line) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCOPE\tPERIOD\tSPENT TOKENS\tSPENT USD\tCALLS\tLIMIT\tLEFT\tRESETS")
 	for _, l := range lines {
-		scope := l.Scope
+		scope := sender.SenderLabel(l.Scope)
 		if scope == "" {
 			scope = "everything"
 		}

@@ -93,14 +93,14 @@ func TestBudgetThroughTheBinary(t *testing.T) {
 			}
 
 			show, errs, err := runBin(t, bin, env, "budget", "show", "--sender", "http:ana")
-			if err != nil || !strings.Contains(show, "http-ana") || !hasRow(show, "http-ana", "day", "30", "0.0020", "2", "20tok", "0") {
+			if err != nil || !strings.Contains(show, "http:ana") || !hasRow(show, "http:ana", "day", "30", "0.0020", "2", "20tok", "0") {
 				t.Fatalf("budget show: %v\n%s%s", err, show, errs)
 			}
 			if !hasRow(show, "everything", "month", "45", "0.0030", "3", "100000tok,50usd") {
 				t.Fatalf("budget show lacks everything's month:\n%s", show)
 			}
 			for by, row := range map[string][]string{
-				"sender":  {"http-ana", "2", "0", "30"},
+				"sender":  {"http:ana", "2", "0", "30"}, // senders are written channel:id
 				"purpose": {"turn", "3", "0", "45"},
 				"model":   {"claude-test", "3", "0", "45"},
 				"day":     {time.Now().UTC().Format(time.DateOnly), "3", "0", "45"},

@@ -109,12 +109,12 @@ func TestRecallThroughTheDoor(t *testing.T) {
 			}
 
 			stdout, stderr, err := runBin(t, bin, env, "search", "greyhound", "shelter", "--sender", "http:ann")
-			if err != nil || !strings.Contains(stdout, annSaid) || strings.Contains(stdout, "York") || !strings.Contains(stdout, "http-ann  user  turn ") {
+			if err != nil || !strings.Contains(stdout, annSaid) || strings.Contains(stdout, "York") || !strings.Contains(stdout, "http:ann  user  turn ") {
 				t.Fatalf("omega search --sender http:ann: %v\n%s%s", err, stdout, stderr)
 			}
 			stdout, stderr, err = runBin(t, bin, env, "search", "greyhound", "--json")
 			var hits []struct{ Chat, Text string }
-			if err != nil || json.Unmarshal([]byte(stdout), &hits) != nil || len(hits) != 2 {
+			if err != nil || json.Unmarshal([]byte(stdout), &hits) != nil || len(hits) != 2 || !strings.HasPrefix(hits[0].Chat, "http:") || !strings.HasPrefix(hits[1].Chat, "http:") {
 				t.Fatalf("omega search --json: %v\n%s%s", err, stdout, stderr)
 			}
 			if _, stderr, err = runBin(t, bin, env, "search", "the", "of"); err == nil || !strings.Contains(stderr, "nothing to search for") {

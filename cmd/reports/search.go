@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/omega-gateway/omega/domain/sender"
 	"io"
 	"strings"
 
@@ -74,7 +75,7 @@ func writeHits(w io.Writer, hits []recall.Hit) error {
 		if h.TurnID == "" {
 			where = "conversation " + h.ConversationID
 		}
-		if _, err := fmt.Fprintf(w, "%s  %s  %s  %s\n  %s\n", h.At.Format("2006-01-02 15:04"), h.Chat, h.Kind, where,
+		if _, err := fmt.Fprintf(w, "%s  %s  %s  %s\n  %s\n", h.At.Format("2006-01-02 15:04"), sender.SenderLabel(h.Chat), h.Kind, where,
 			strings.Join(strings.Fields(h.Text), " ")); err != nil {
 			return err
 		}
@@ -96,7 +97,7 @@ type hitJSON struct {
 func writeHitsJSON(w io.Writer, hits []recall.Hit) error {
 	out := make([]hitJSON, len(hits))
 	for i, h := range hits {
-		out[i] = hitJSON{At: h.At.Format("2006-01-02T15:04:05Z07:00"), Chat: h.Chat, Conversation: h.ConversationID, Turn: h.TurnID,
+		out[i] = hitJSON{At: h.At.Format("2006-01-02T15:04:05Z07:00"), Chat: sender.SenderLabel(h.Chat), Conversation: h.ConversationID, Turn: h.TurnID,
 			Project: h.Project, Kind: h.Kind, Text: h.Text, Score: h.Score}
 	}
 	enc := json.NewEncoder(w)

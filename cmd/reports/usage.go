@@ -56,7 +56,11 @@ func usageCmd() *cobra.Command {
 			fmt.Fprintf(tw, "%s\tCALLS\tFAILED\tTOKENS\tCOST USD\n", map[string]string{"day": "DAY", "sender": "SENDER", "purpose": "PURPOSE", "model": "MODEL"}[by])
 			var all providercalls.Total
 			for _, t := range totals {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.4f\n", t.Group, t.Calls, t.Failed, t.Tokens, t.USD)
+				group := t.Group
+				if by == providercalls.BySender {
+					group = sender.SenderLabel(group)
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.4f\n", group, t.Calls, t.Failed, t.Tokens, t.USD)
 				all.Calls, all.Failed, all.Tokens, all.USD = all.Calls+t.Calls, all.Failed+t.Failed, all.Tokens+t.Tokens, all.USD+t.USD
 			}
 			fmt.Fprintf(tw, "all\t%d\t%d\t%d\t%.4f\n", all.Calls, all.Failed, all.Tokens, all.USD)
