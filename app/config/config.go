@@ -177,7 +177,7 @@ func parse(opts env.Options, descs []channels.Descriptor) (Config, error) {
 		}
 		return c, fmt.Errorf("%w:\n  - %w", ErrInvalid, lines(errs))
 	}
-	if _, set := lookupVar(opts, opts.Prefix+"HTTP_ADDR"); !set {
+	if _, set := lookup(opts, opts.Prefix+"HTTP_ADDR"); !set {
 		c.HTTPAddr = defaultHTTPAddr
 	}
 	dir, err := expandHome(c.DataDir)

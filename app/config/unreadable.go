@@ -34,7 +34,8 @@ func unreadable(err error, into any, opts env.Options) []error {
 			continue
 		}
 		if want := wanted(pe.Type); want != "" {
-			out = append(out, fmt.Errorf("%s must be %s (got %q)", key, want, lookup(opts, key)))
+			got, _ := lookup(opts, key)
+			out = append(out, fmt.Errorf("%s must be %s (got %q)", key, want, got))
 		} else { // a type of omega's own says what it wants
 			out = append(out, fmt.Errorf("%s: %w", key, pe.Err))
 		}
@@ -79,13 +80,8 @@ func wanted(t reflect.Type) string {
 	return ""
 }
 
-func lookup(opts env.Options, key string) string {
-	v, _ := lookupVar(opts, key)
-	return v
-}
-
-// lookupVar reads a variable from where the options parse from.
-func lookupVar(opts env.Options, key string) (string, bool) {
+// lookup reads a variable from where the options parse from.
+func lookup(opts env.Options, key string) (string, bool) {
 	if opts.Environment != nil {
 		v, ok := opts.Environment[key]
 		return v, ok
